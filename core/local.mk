@@ -1,0 +1,53 @@
+# The coupling core: a convenience library (also linked by the tests), the
+# shared library libmergesplit and the mergesplit command.
+#
+# libmergesplit's libtool version (current:revision:age) follows the
+# library's own API; it is independent of the plugin ABI (plugin.h).
+MS_LT_VERSION = 0:0:0
+
+noinst_LTLIBRARIES += core/libmscore.la
+core_libmscore_la_SOURCES = \
+	core/blas.c \
+	core/settings.c core/settings.h \
+	core/detect.c core/detect.h \
+	core/error.c core/error.h \
+	core/group.c core/group.h \
+	core/host.c \
+	core/loader.c core/loader.h \
+	core/merge.c core/merge.h \
+	core/metas.c core/metas.h \
+	core/neighbors.c core/neighbors.h \
+	core/output.h core/output_vtp.c \
+	core/report.c core/report.h \
+	core/rng.c core/rng.h \
+	core/scene.c core/scene.h \
+	core/shapes.c core/shapes.h \
+	core/sim.c core/sim.h \
+	core/split.c core/split.h \
+	core/status.c \
+	core/step.c \
+	core/sync.c core/sync.h \
+	core/system.c \
+	core/timing.h \
+	core/vec3.h \
+	core/version.c \
+	core/xalloc.h
+core_libmscore_la_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE -DMS_BUILDING_CORE \
+	-DMS_PLUGINDIR='"$(plugindir)"' $(LIBCONFIG_CFLAGS)
+core_libmscore_la_CFLAGS = $(AM_CFLAGS) $(MS_VISIBILITY_CFLAGS)
+core_libmscore_la_LIBADD = $(LIBCONFIG_LIBS)
+
+lib_LTLIBRARIES += core/libmergesplit.la
+# All objects come from the convenience library (libtool links it whole).
+core_libmergesplit_la_SOURCES =
+nodist_EXTRA_core_libmergesplit_la_SOURCES = core/dummy.c
+core_libmergesplit_la_CPPFLAGS = $(core_libmscore_la_CPPFLAGS)
+core_libmergesplit_la_CFLAGS = $(core_libmscore_la_CFLAGS)
+core_libmergesplit_la_LIBADD = core/libmscore.la $(LIBCONFIG_LIBS)
+core_libmergesplit_la_LDFLAGS = -version-info $(MS_LT_VERSION) -no-undefined \
+	$(OPENMP_CFLAGS)
+
+bin_PROGRAMS += core/cli/mergesplit
+core_cli_mergesplit_SOURCES = core/cli/main.c
+core_cli_mergesplit_LDADD = core/libmergesplit.la
+core_cli_mergesplit_LDFLAGS = $(OPENMP_CFLAGS)

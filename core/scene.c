@@ -1,0 +1,224 @@
+/* Parsing and validating the core part of a scene file. */
+#include "scene.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mergesplit/status.h>
+
+#include "settings.h"
+
+#define TRY(expr)          \
+  do {                     \
+    int rc_ = (expr);      \
+    if (rc_) return rc_;   \
+  } while (0)
+
+static int parse_scene(struct ms__scene *sc, config_setting_t *root,
+                       struct ms__err *err) {
+  config_setting_t *g = ms__cfg_get(root, "scene");
+  static const double g0[3] = {0.0, -9.81, 0.0};
+  static const double ninf[3] = {-INFINITY, -INFINITY, -INFINITY};
+  static const double pinf[3] = {INFINITY, INFINITY, INFINITY};
+  if (g && !config_setting_is_group(g))
+    return ms__cfg_fail(err, g, NULL, "must be a group { ... }");
+  int64_t seed;
+  TRY(ms__cfg_double(g, "duration", 1.0, &sc->duration, err));
+  TRY(ms__cfg_double(g, "fps", 30.0, &sc->fps, err));
+  TRY(ms__cfg_int(g, "seed", 1, &seed, err));
+  TRY(ms__cfg_vec3(g, "gravity", g0, sc->gravity, err));
+  if (!(sc->duration > 0.0))
+    return ms__cfg_fail(err, g, "duration", "must be > 0 (got %g)",
+                        sc->duration);
+  if (!(sc->fps > 0.0))
+    return ms__cfg_fail(err, g, "fps", "must be > 0 (got %g)", sc->fps);
+  sc->seed = (uint64_t)seed;
+  sc->frames = (int64_t)ceil(sc->duration * sc->fps - 1e-9);
+  if (sc->frames < 1) sc->frames = 1;
+
+  config_setting_t *d = ms__cfg_get(g, "domain");
+  memcpy(sc->domain_min, ninf, sizeof ninf);
+  memcpy(sc->domain_max, pinf, sizeof pinf);
+  if (d) {
+    if (!config_setting_is_group(d))
+      return ms__cfg_fail(err, d, NULL, "must be a group { min = [...]; max = [...]; }");
+    if (ms__cfg_vec3(d, "min", NULL, sc->domain_min, err) == MS_ENOENT)
+      return ms__cfg_fail(err, d, "min", "is required");
+    if (err->status) return err->status;
+    if (ms__cfg_vec3(d, "max", NULL, sc->domain_max, err) == MS_ENOENT)
+      return ms__cfg_fail(err, d, "max", "is required");
+    if (err->status) return err->status;
+    for (int a = 0; a < 3; a++)
+      if (!(sc->domain_min[a] < sc->domain_max[a]))
+        return ms__cfg_fail(err, d, "max", "must exceed min on every axis");
+  }
+  return g ? ms__cfg_check_unknown(g, err) : MS_OK;
+}
+
+static int unit_interval(struct ms__err *err, config_setting_t *g,
+                         const char *key, double v) {
+  if (v >= 0.0 && v <= 1.0) return MS_OK;
+  return ms__cfg_fail(err, g, key, "must be in [0, 1] (got %g)", v);
+}
+
+static int parse_coupling(struct ms__scene *sc, config_setting_t *root,
+                          struct ms__err *err) {
+  config_setting_t *g = ms__cfg_get(root, "coupling");
+  const char *method;
+  int64_t nmin, nmax;
+  if (g && !config_setting_is_group(g))
+    return ms__cfg_fail(err, g, NULL, "must be a group { ... }");
+  TRY(ms__cfg_string(g, "method", "merge-split", &method, err));
+  TRY(ms__cfg_double(g, "alpha", 1.0, &sc->alpha, err));
+  TRY(ms__cfg_double(g, "beta", 0.0, &sc->beta, err));
+  TRY(ms__cfg_int(g, "n_min", 8, &nmin, err));
+  TRY(ms__cfg_int(g, "n_max", 64, &nmax, err));
+  TRY(ms__cfg_bool(g, "two_stage", 1, &sc->two_stage, err));
+  TRY(ms__cfg_double(g, "cfl", 0.5, &sc->cfl, err));
+  TRY(ms__cfg_double(g, "max_dt", INFINITY, &sc->max_dt, err));
+  TRY(ms__cfg_double(g, "min_dt", 1e-9, &sc->min_dt, err));
+  TRY(ms__cfg_double(g, "skin", 1.0, &sc->skin, err));
+  int64_t stages;
+  TRY(ms__cfg_int(g, "stages", 2, &stages, err));
+  if (stages < 2 || stages > 64)
+    return ms__cfg_fail(err, g, "stages", "must be in [2, 64] (got %lld)",
+                        (long long)stages);
+  sc->stages = (uint32_t)stages;
+  if (!strcmp(method, "merge-split"))
+    sc->method = MS__METHOD_MERGE_SPLIT;
+  else if (!strcmp(method, "none"))
+    sc->method = MS__METHOD_NONE;
+  else
+    return ms__cfg_fail(err, g, "method",
+                        "unknown method '%s' (expected merge-split or none)",
+                        method);
+  TRY(unit_interval(err, g, "alpha", sc->alpha));
+  TRY(unit_interval(err, g, "beta", sc->beta));
+  if (!(nmin == 0 && nmax == 0)) {
+    if (nmin < 2 || nmin > UINT32_MAX)
+      return ms__cfg_fail(err, g, "n_min",
+                          "must be >= 2, or n_min = n_max = 0 for no limit "
+                          "(got %lld)", (long long)nmin);
+    if (nmax < nmin || nmax > UINT32_MAX)
+      return ms__cfg_fail(err, g, "n_min", "must not exceed n_max (%lld > %lld)",
+                          (long long)nmin, (long long)nmax);
+  }
+  sc->n_min = (uint32_t)nmin;
+  sc->n_max = (uint32_t)nmax;
+  if (!(sc->cfl > 0.0 && sc->cfl <= 1.0))
+    return ms__cfg_fail(err, g, "cfl", "must be in (0, 1] (got %g)", sc->cfl);
+  if (!(sc->skin >= 0.0 && sc->skin <= 10.0))
+    return ms__cfg_fail(err, g, "skin", "must be in [0, 10] (got %g)",
+                        sc->skin);
+  if (!(sc->max_dt > 0.0))
+    return ms__cfg_fail(err, g, "max_dt", "must be > 0 (got %g)", sc->max_dt);
+  if (!(sc->min_dt > 0.0) || sc->min_dt > sc->max_dt)
+    return ms__cfg_fail(err, g, "min_dt", "must be > 0 and <= max_dt (got %g)",
+                        sc->min_dt);
+  return g ? ms__cfg_check_unknown(g, err) : MS_OK;
+}
+
+static int parse_output(struct ms__scene *sc, config_setting_t *root,
+                        struct ms__err *err) {
+  config_setting_t *g = ms__cfg_get(root, "output");
+  if (g && !config_setting_is_group(g))
+    return ms__cfg_fail(err, g, NULL, "must be a group { ... }");
+  TRY(ms__cfg_string(g, "dir", "out", &sc->out_dir, err));
+  TRY(ms__cfg_int(g, "every", 1, &sc->out_every, err));
+  if (sc->out_every < 1)
+    return ms__cfg_fail(err, g, "every", "must be >= 1 (got %lld)",
+                        (long long)sc->out_every);
+  if (!sc->out_dir[0])
+    return ms__cfg_fail(err, g, "dir", "must not be empty");
+  return g ? ms__cfg_check_unknown(g, err) : MS_OK;
+}
+
+static int valid_name(const char *s) {
+  if (!*s) return 0;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+          (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+      return 0;
+  return 1;
+}
+
+static int parse_system(struct ms__scene *sc, config_setting_t *s, uint32_t i,
+                        struct ms__err *err) {
+  struct ms__sysdesc *d = &sc->sys[i];
+  ms__cfg_mark(s);
+  if (!config_setting_is_group(s))
+    return ms__cfg_fail(err, s, NULL, "each system must be a group { ... }");
+  d->section = s;
+  TRY(ms__cfg_string(s, "solver", NULL, &d->solver, err));
+  if (!d->solver)
+    return ms__cfg_fail(err, s, "solver", "is required (a plugin id, see "
+                        "'mergesplit plugins')");
+  TRY(ms__cfg_string(s, "name", NULL, &d->name, err));
+  if (!d->name)
+    return ms__cfg_fail(err, s, "name", "is required");
+  if (!valid_name(d->name))
+    return ms__cfg_fail(err, s, "name",
+                        "'%s' must use only letters, digits, '_' and '-'",
+                        d->name);
+  for (uint32_t j = 0; j < i; j++)
+    if (!strcmp(sc->sys[j].name, d->name))
+      return ms__cfg_fail(err, s, "name", "'%s' is used by another system",
+                          d->name);
+  int self = -1;
+  if (config_setting_get_member(s, "self_collision"))
+    TRY(ms__cfg_bool(s, "self_collision", 0, &self, err));
+  d->self_collision = self;
+  return MS_OK;
+}
+
+static int parse_systems(struct ms__scene *sc, config_setting_t *root,
+                         struct ms__err *err) {
+  config_setting_t *l = ms__cfg_get(root, "systems");
+  if (!l)
+    return ms__errf(err, MS_ECONFIG, "%s: 'systems' is required: a list ( "
+                    "{ name = ...; solver = ...; ... }, ... )", sc->path);
+  if (!config_setting_is_list(l))
+    return ms__cfg_fail(err, l, NULL, "must be a list ( { ... }, ... )");
+  int n = config_setting_length(l);
+  if (n < 1) return ms__cfg_fail(err, l, NULL, "must hold at least one system");
+  sc->nsys = (uint32_t)n;
+  sc->sys = calloc((size_t)n, sizeof *sc->sys);
+  if (!sc->sys) return ms__errf(err, MS_ENOMEM, "out of memory");
+  for (int i = 0; i < n; i++)
+    TRY(parse_system(sc, config_setting_get_elem(l, (unsigned)i), (uint32_t)i,
+                     err));
+  return MS_OK;
+}
+
+int ms__scene_load(struct ms__scene *sc, const char *path,
+                   struct ms__err *err) {
+  memset(sc, 0, sizeof *sc);
+  sc->path = strdup(path);
+  if (!sc->path) return ms__errf(err, MS_ENOMEM, "out of memory");
+  TRY(ms__cfg_load(&sc->cfg, path, err));
+  sc->loaded = 1;
+  config_setting_t *root = config_root_setting(&sc->cfg);
+  TRY(parse_scene(sc, root, err));
+  TRY(parse_coupling(sc, root, err));
+  TRY(parse_output(sc, root, err));
+  TRY(parse_systems(sc, root, err));
+  /* Top-level keys: anything but the four sections is a typo. */
+  for (int i = 0; i < config_setting_length(root); i++) {
+    config_setting_t *c = config_setting_get_elem(root, (unsigned)i);
+    if (config_setting_get_hook(c) == NULL)
+      return ms__errf(err, MS_ECONFIG,
+                      "%s:%u: unknown top-level key '%s' (expected scene, "
+                      "coupling, output, systems)",
+                      c->file ? c->file : path, c->line,
+                      config_setting_name(c));
+  }
+  return MS_OK;
+}
+
+void ms__scene_free(struct ms__scene *sc) {
+  if (sc->loaded) config_destroy(&sc->cfg);
+  free(sc->sys);
+  free(sc->path);
+  memset(sc, 0, sizeof *sc);
+}

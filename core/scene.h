@@ -1,0 +1,48 @@
+/* The scene file's core settings (scene, coupling, output, systems).  The
+ * keys of each system other than name/solver/self_collision belong to the
+ * system's plugin, which reads them through the host. */
+#ifndef MS_CORE_SCENE_H
+#define MS_CORE_SCENE_H
+
+#include <libconfig.h>
+#include <stdint.h>
+
+#include "error.h"
+
+enum ms__method { MS__METHOD_MERGE_SPLIT = 0, MS__METHOD_NONE = 1 };
+
+struct ms__sysdesc {
+  const char *name;
+  const char *solver;
+  int self_collision; /* -1: the plugin's default */
+  config_setting_t *section;
+};
+
+struct ms__scene {
+  char *path;
+  config_t cfg;
+  int loaded;
+  /* scene */
+  double duration, fps;
+  int64_t frames;
+  uint64_t seed;
+  double gravity[3], domain_min[3], domain_max[3];
+  /* coupling */
+  int method;
+  double alpha, beta, cfl, max_dt, min_dt, skin;
+  uint32_t n_min, n_max; /* both 0: no limit */
+  uint32_t stages;
+  int two_stage;
+  /* output */
+  const char *out_dir;
+  int64_t out_every;
+  /* systems */
+  uint32_t nsys;
+  struct ms__sysdesc *sys;
+};
+
+int ms__scene_load(struct ms__scene *sc, const char *path,
+                   struct ms__err *err);
+void ms__scene_free(struct ms__scene *sc);
+
+#endif

@@ -1,0 +1,207 @@
+/* The simulation object: open a scene, run frames, write output. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "output.h"
+#include "report.h"
+#include "sim.h"
+
+
+void ms_abi_version(int *major, int *minor) {
+  if (major) *major = MS_ABI_MAJOR;
+  if (minor) *minor = MS_ABI_MINOR;
+}
+
+static void counts_add(struct ms__counts *a, const struct ms__counts *b) {
+  a->steps += b->steps;
+  a->stage2_steps += b->stage2_steps;
+  a->pairs += b->pairs;
+  a->approaching += b->approaching;
+  a->marked += b->marked;
+  a->metas += b->metas;
+  a->members += b->members;
+  if (b->meta_max > a->meta_max) a->meta_max = b->meta_max;
+  a->ledger.stored += b->ledger.stored;
+  a->ledger.restored += b->ledger.restored;
+  a->ledger.merges += b->ledger.merges;
+  a->ledger.splits += b->ledger.splits;
+  a->ledger.ortho += b->ledger.ortho;
+}
+
+static int write_frame(ms_sim *S) {
+  int rc = MS_OK;
+  if (S->out && (S->frame % S->scene.out_every == 0 ||
+                 S->frame == S->frames_total)) {
+    struct ms_view *views = malloc(S->nsys * sizeof *views);
+    if (!views) return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+    for (uint32_t s = 0; s < S->nsys; s++) views[s] = S->sys[s].view;
+    rc = ms__output_frame(S->out, S->frame, S->time, views, &S->err);
+    free(views);
+  }
+  if (rc == MS_OK && S->rep && ms__report_frame(S->rep, S))
+    rc = ms__errf(&S->err, MS_EIO, "%s: cannot write the report",
+                  S->opt.report_path);
+  for (uint32_t s = 0; s < S->nsys; s++) S->sys[s].ctx.nstats = 0;
+  memset(&S->frame_counts, 0, sizeof S->frame_counts);
+  return rc;
+}
+
+static void copy_options(ms_sim *S, const struct ms_sim_options *opt) {
+  memset(&S->opt, 0, sizeof S->opt);
+  S->opt.verbosity = MS_SINK_INFO;
+  if (!opt) return;
+  size_t n = opt->struct_size < sizeof S->opt ? opt->struct_size
+                                               : sizeof S->opt;
+  memcpy(&S->opt, opt, n);
+  S->opt.struct_size = sizeof S->opt;
+}
+
+static int open_all(ms_sim *S, const char *path) {
+  int rc;
+#ifdef _OPENMP
+  if (S->opt.threads > 0) omp_set_num_threads(S->opt.threads);
+  S->threads = omp_get_max_threads();
+#else
+  S->threads = 1;
+#endif
+  if ((rc = ms__scene_load(&S->scene, path, &S->err))) return rc;
+  if ((rc = ms_registry_open(S->opt.plugin_paths, &S->reg)))
+    return ms__errf(&S->err, rc, "scanning plugins: %s", ms_strerror(rc));
+  for (size_t i = 0; i < ms_registry_refusal_count(S->reg); i++)
+    ms__log(S, MS_SINK_WARN, "plugin refused: %s",
+            ms_registry_refusal(S->reg, i));
+  if ((rc = ms__systems_create(S))) return rc;
+  S->frames_total = S->opt.frames > 0 ? S->opt.frames : S->scene.frames;
+  if (S->opt.struct_size && S->opt.report_path &&
+      (rc = ms__report_open(&S->rep, S->opt.report_path, S, &S->err)))
+    return rc;
+  if (!S->opt.no_output) {
+    const char *dir = S->opt.output_dir ? S->opt.output_dir
+                                        : S->scene.out_dir;
+    const char **names = malloc(S->nsys * sizeof *names);
+    if (!names) return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+    for (uint32_t s = 0; s < S->nsys; s++) names[s] = S->sys[s].desc->name;
+    rc = ms__output_open(&S->out, dir, S->nsys, names, &S->err);
+    free(names);
+    if (rc) return rc;
+  }
+  return MS_OK;
+}
+
+int ms_sim_open(const char *scene_path, const struct ms_sim_options *opt,
+                ms_sim **out, char *err, size_t errlen) {
+  ms_sim *S = calloc(1, sizeof *S);
+  *out = NULL;
+  if (!S) {
+    if (err && errlen) ms__strlcpy(err, ms_strerror(MS_ENOMEM), errlen);
+    return MS_ENOMEM;
+  }
+  copy_options(S, opt);
+  int rc = open_all(S, scene_path);
+  if (rc == MS_OK && S->opt.frames >= 0) rc = write_frame(S); /* frame 0 */
+  if (rc) {
+    if (err && errlen) ms__strlcpy(err, S->err.msg, errlen);
+    ms_sim_close(S);
+    return rc;
+  }
+  *out = S;
+  return MS_OK;
+}
+
+int ms_sim_frame(ms_sim *S) {
+  if (S->err.status) return S->err.status;
+  if (S->frame >= S->frames_total) return MS_OK;
+  double t_end = (double)(S->frame + 1) / S->scene.fps;
+  double tol = 1e-9 / S->scene.fps;
+  while (t_end - S->time > tol) {
+    int rc = ms__step(S, t_end);
+    if (rc) {
+      if (!S->err.status) ms__errf(&S->err, rc, "%s", ms_strerror(rc));
+      return S->err.status;
+    }
+  }
+  S->time = t_end;
+  S->frame++;
+  counts_add(&S->run_counts, &S->frame_counts);
+  ms__log(S, MS_SINK_INFO,
+          "frame %lld/%lld  t = %.4g s  steps %llu  stage-2 %llu  "
+          "meta-particles %llu",
+          (long long)S->frame, (long long)S->frames_total, S->time,
+          (unsigned long long)S->frame_counts.steps,
+          (unsigned long long)S->frame_counts.stage2_steps,
+          (unsigned long long)S->frame_counts.metas);
+  return write_frame(S);
+}
+
+int ms_sim_run(ms_sim *S) {
+  while (S->frame < S->frames_total) {
+    int rc = ms_sim_frame(S);
+    if (rc) return rc;
+  }
+  return MS_OK;
+}
+
+int64_t ms_sim_frames_done(const ms_sim *S) { return S->frame; }
+int64_t ms_sim_frames_total(const ms_sim *S) { return S->frames_total; }
+double ms_sim_time(const ms_sim *S) { return S->time; }
+uint64_t ms_sim_steps(const ms_sim *S) { return S->step; }
+const char *ms_sim_error(const ms_sim *S) { return S->err.msg; }
+
+void ms_sim_print_timing(const ms_sim *S, void *file) {
+  FILE *f = file;
+  double total = 0.0;
+  uint64_t steps = S->run_counts.steps;
+  for (int p = 0; p < MS__PH_COUNT; p++) total += S->phase[p];
+  fprintf(f, "%-12s %12s %14s %8s\n", "phase", "total [s]", "per step [ms]",
+          "share");
+  for (int p = 0; p < MS__PH_COUNT; p++)
+    fprintf(f, "%-12s %12.4f %14.4f %7.2f%%\n", ms__phase_names[p],
+            S->phase[p], steps ? 1e3 * S->phase[p] / (double)steps : 0.0,
+            total > 0 ? 100.0 * S->phase[p] / total : 0.0);
+  fprintf(f, "%-12s %12.4f %14.4f %7.2f%%\n", "total", total,
+          steps ? 1e3 * total / (double)steps : 0.0, 100.0);
+  fprintf(f, "steps %llu, stage-2 steps %llu, meta-particles %llu (mean "
+             "size %.2f, max %llu), splits %llu (%llu orthogonal)\n",
+          (unsigned long long)steps,
+          (unsigned long long)S->run_counts.stage2_steps,
+          (unsigned long long)S->run_counts.metas,
+          S->run_counts.metas ? (double)S->run_counts.members /
+                                    (double)S->run_counts.metas
+                              : 0.0,
+          (unsigned long long)S->run_counts.meta_max,
+          (unsigned long long)S->run_counts.ledger.splits,
+          (unsigned long long)S->run_counts.ledger.ortho);
+}
+
+void ms_sim_close(ms_sim *S) {
+  if (!S) return;
+  if (S->rep) {
+    if (ms__report_close(S->rep, S, S->err.status ? S->err.msg : NULL))
+      ms__log(S, MS_SINK_ERROR, "%s: cannot write the report",
+              S->opt.report_path);
+    S->rep = NULL;
+  }
+  ms__output_close(S->out);
+  ms__systems_destroy(S);
+  ms_registry_close(S->reg);
+  ms__scene_free(&S->scene);
+  ms__detect_free(&S->det);
+  ms__groups_free(&S->groups);
+  ms__metaset_free(&S->metas);
+  struct ms__particles *P = &S->P;
+  free(P->x), free(P->v), free(P->m), free(P->r), free(P->sys),
+      free(P->local);
+  free(S->self);
+  free(S->appr);
+  free(S->marked);
+  free(S->lpairs);
+  free(S->keep);
+  free(S->lkeep);
+  free(S);
+}

@@ -1,0 +1,117 @@
+/* The simulation: scene, systems (plugin instances), step workspace,
+ * statistics, output.  Private to the core. */
+#ifndef MS_CORE_SIM_H
+#define MS_CORE_SIM_H
+
+#include <mergesplit/core.h>
+#include <mergesplit/plugin.h>
+
+#include "detect.h"
+#include "error.h"
+#include "group.h"
+#include "loader.h"
+#include "metas.h"
+#include "rng.h"
+#include "scene.h"
+#include "timing.h"
+
+/* A resolved strided double field of a view. */
+struct ms__fref {
+  char *base;
+  size_t stride;
+};
+
+static inline double *ms__at(const struct ms__fref *f, size_t i) {
+  return (double *)(f->base + i * f->stride);
+}
+
+struct ms__stat {
+  char name[64];
+  double value;
+};
+
+/* The host's context for one plugin instance (struct ms_ctx of host.h). */
+struct ms_ctx {
+  struct ms_sim *sim;
+  uint32_t index;
+  struct ms__rng rng;
+  struct ms__err err;
+  struct ms_scene_info info;
+  struct ms__stat *stats; /* per frame, reset after each frame record */
+  size_t nstats, cap_stats;
+};
+
+struct ms__system {
+  const struct ms__sysdesc *desc;
+  const struct ms__plugin *plugin;
+  ms_instance *inst;
+  struct ms_ctx ctx;
+  int self_collision;
+  struct ms_view view;
+  struct ms__fref x, v, m, r;
+  size_t offset; /* first global particle index */
+  struct ms__sysmetas sm;
+};
+
+/* Counters of one frame (and, summed, of the run). */
+struct ms__counts {
+  uint64_t steps, stage2_steps;
+  uint64_t pairs, approaching, marked; /* summed over steps */
+  uint64_t metas, members, meta_max;   /* final stage of each step */
+  struct ms__ledger ledger;
+};
+
+struct ms__output;
+struct ms__report;
+
+struct ms_sim {
+  struct ms_sim_options opt;
+  struct ms__scene scene;
+  ms_registry *reg;
+  struct ms__system *sys;
+  uint32_t nsys;
+  size_t ntotal;
+  int threads;
+  /* time */
+  double time;
+  uint64_t step;
+  int64_t frame, frames_total;
+  /* step workspace */
+  struct ms__particles P;
+  struct ms__detect det;
+  uint8_t *self;                 /* per system */
+  uint32_t *appr, *marked;       /* pair lists, 2 ids per pair */
+  size_t napp, nmarked, cap_app, cap_marked;
+  uint32_t *lpairs;              /* filter_pairs workspace */
+  uint8_t *keep, *lkeep;
+  size_t cap_local;
+  struct ms__groups groups;
+  struct ms__metaset metas;
+  /* statistics */
+  double phase[MS__PH_COUNT];
+  struct ms__counts frame_counts, run_counts;
+  struct ms__output *out;
+  struct ms__report *rep;
+  struct ms__err err;
+};
+
+/* host.c */
+extern const struct ms_host ms__host;
+void ms__ctx_init(struct ms_sim *S, uint32_t index);
+void ms__ctx_free(struct ms_ctx *ctx);
+void ms__log(struct ms_sim *S, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* system.c */
+int ms__systems_create(struct ms_sim *S);
+void ms__systems_destroy(struct ms_sim *S);
+/* Ask system i for its view again and resolve the required fields. */
+int ms__system_view(struct ms_sim *S, uint32_t i);
+/* Attach a plugin's error to S->err: "MESSAGE (system 'N', solver 'ID')". */
+int ms__system_fail(struct ms_sim *S, uint32_t i, int status,
+                    const char *what);
+
+/* step.c: advance by one step, not beyond t_end. */
+int ms__step(struct ms_sim *S, double t_end);
+
+#endif

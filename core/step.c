@@ -1,0 +1,399 @@
+/* One step of the merging-and-splitting driver (DESIGN §4):
+ *   gather -> dt -> begin_step -> detect -> filter -> classify -> merge ->
+ *   integrate (stage 1) -> [stage 2] -> sync -> split -> write back ->
+ *   end_step. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+#include "vec3.h"
+#include "xalloc.h"
+
+#define TRY(expr)        \
+  do {                   \
+    int rc_ = (expr);    \
+    if (rc_) return rc_; \
+  } while (0)
+
+static int reserve_particles(struct ms__particles *P, size_t n) {
+  if (n <= P->cap) return MS_OK;
+  size_t c = n + n / 4 + 64;
+  if (ms__grow((void **)&P->x, c, 3 * sizeof(double)) ||
+      ms__grow((void **)&P->v, c, 3 * sizeof(double)) ||
+      ms__grow((void **)&P->m, c, sizeof(double)) ||
+      ms__grow((void **)&P->r, c, sizeof(double)) ||
+      ms__grow((void **)&P->sys, c, sizeof(uint32_t)) ||
+      ms__grow((void **)&P->local, c, sizeof(uint32_t)))
+    return MS_ENOMEM;
+  P->cap = c;
+  return MS_OK;
+}
+
+/* Copy every system's state into P; check it; find max speed, min radius. */
+static int gather(struct ms_sim *S, double *vmax, double *rmin) {
+  size_t total = 0;
+  for (uint32_t s = 0; s < S->nsys; s++) {
+    S->sys[s].offset = total;
+    total += S->sys[s].view.count;
+  }
+  if (total >= UINT32_MAX)
+    return ms__errf(&S->err, MS_EINVAL, "too many particles (%zu)", total);
+  S->ntotal = total;
+  if (reserve_particles(&S->P, total))
+    return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+  double v2max = 0.0, rm = INFINITY;
+  for (uint32_t s = 0; s < S->nsys; s++) {
+    const struct ms__system *y = &S->sys[s];
+    size_t off = y->offset, n = y->view.count, bad = n;
+#pragma omp parallel for reduction(max : v2max) reduction(min : rm, bad) \
+    schedule(static)
+    for (size_t i = 0; i < n; i++) {
+      size_t g = off + i;
+      const double *x = ms__at(&y->x, i), *v = ms__at(&y->v, i);
+      double m = *ms__at(&y->m, i), r = *ms__at(&y->r, i);
+      ms__copy3(S->P.x + 3 * g, x);
+      ms__copy3(S->P.v + 3 * g, v);
+      S->P.m[g] = m;
+      S->P.r[g] = r;
+      S->P.sys[g] = s;
+      S->P.local[g] = (uint32_t)i;
+      double v2 = ms__norm2(v);
+      if (!(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) &&
+            isfinite(v2) && m > 0.0 && isfinite(m) && r > 0.0 &&
+            isfinite(r)))
+        bad = i < bad ? i : bad;
+      v2max = fmax(v2max, v2);
+      rm = fmin(rm, r);
+    }
+    if (bad < n) {
+      const double *x = ms__at(&y->x, bad), *v = ms__at(&y->v, bad);
+      return ms__errf(&S->err, MS_ENUMERIC,
+                      "system '%s' (solver '%s'): particle %zu has position "
+                      "(%g, %g, %g), velocity (%g, %g, %g), mass %g, radius "
+                      "%g at t = %g s (step %llu): not finite or not "
+                      "positive", y->desc->name, y->plugin->desc.id, bad,
+                      x[0], x[1], x[2], v[0], v[1], v[2], *ms__at(&y->m, bad),
+                      *ms__at(&y->r, bad), S->time,
+                      (unsigned long long)S->step);
+    }
+  }
+  S->P.n = total;
+  *vmax = sqrt(v2max);
+  *rmin = rm;
+  return MS_OK;
+}
+
+/* Largest step: CFL (max|v| dt + |g| dt^2 <= cfl r_min, i.e. the DESIGN
+ * rule with the speed gravity adds within the step), the plugins' limits,
+ * coupling.max_dt; then the frame remainder is cut into equal steps. */
+static int choose_dt(struct ms_sim *S, double t_end, double vmax, double rmin,
+                     double *dt) {
+  const struct ms__scene *sc = &S->scene;
+  double g = sqrt(ms__norm2(sc->gravity)), c = sc->cfl * rmin;
+  double h = sc->max_dt;
+  if (S->ntotal > 0 && isfinite(c)) {
+    double disc = vmax * vmax + 4.0 * g * c;
+    double cfl_dt = (vmax > 0.0 || g > 0.0) ? 2.0 * c / (vmax + sqrt(disc))
+                                             : INFINITY;
+    h = fmin(h, cfl_dt);
+  }
+  for (uint32_t s = 0; s < S->nsys; s++) {
+    struct ms__system *y = &S->sys[s];
+    if (!y->plugin->desc.max_dt) continue;
+    double p = INFINITY;
+    int rc = y->plugin->desc.max_dt(y->inst, &p);
+    if (rc) return ms__system_fail(S, s, rc, "max_dt() failed");
+    if (!(p > 0.0))
+      return ms__errf(&S->err, MS_ENUMERIC, "system '%s' (solver '%s') "
+                      "reports max dt %g; it must be > 0", y->desc->name,
+                      y->plugin->desc.id, p);
+    h = fmin(h, p);
+  }
+  double rest = t_end - S->time;
+  if (h >= rest) {
+    *dt = rest;
+    return MS_OK;
+  }
+  if (h < sc->min_dt)
+    return ms__errf(&S->err, MS_ENUMERIC,
+                    "time step %.3g s fell below coupling.min_dt = %.3g s at "
+                    "t = %g s (max speed %.3g m/s): the simulation is "
+                    "unstable", h, sc->min_dt, S->time, vmax);
+  double n = ceil(rest / h - 1e-9);
+  *dt = rest / n;
+  return MS_OK;
+}
+
+static int push_pair(uint32_t **buf, size_t *n, size_t *cap, uint32_t a,
+                     uint32_t b) {
+  if (*n == *cap) {
+    size_t c = *cap ? 2 * *cap : 1024;
+    if (ms__grow((void **)buf, c, 2 * sizeof(uint32_t))) return MS_ENOMEM;
+    *cap = c;
+  }
+  (*buf)[2 * *n] = a;
+  (*buf)[2 * *n + 1] = b;
+  (*n)++;
+  return MS_OK;
+}
+
+static int approaching(const struct ms__particles *P, const double *vi,
+                       const double *vj, uint32_t i, uint32_t j) {
+  double n[3], dv[3];
+  ms__sub(n, P->x + 3 * (size_t)j, P->x + 3 * (size_t)i);
+  ms__sub(dv, vj, vi);
+  return ms__dot(n, dv) < 0.0; /* Rule 2, Eq. 22 */
+}
+
+/* Rule 1 (Eq. 21) for positions xi, xj of particles i, j. */
+static int in_contact(const struct ms__particles *P, const double *xi,
+                      const double *xj, uint32_t i, uint32_t j) {
+  double d[3], t = P->r[i] + P->r[j];
+  ms__sub(d, xj, xi);
+  return ms__norm2(d) < t * t;
+}
+
+/* Let each plugin drop its connected intra-system pairs, then split the
+ * rest into approaching (merged now) and marked (checked after stage 1). */
+static int filter_classify(struct ms_sim *S) {
+  const uint32_t *pr = S->det.pairs;
+  size_t np = S->det.npairs;
+  if (np > S->cap_local) {
+    size_t c = np + np / 4 + 64;
+    if (ms__grow((void **)&S->keep, c, 1) ||
+        ms__grow((void **)&S->lkeep, c, 1) ||
+        ms__grow((void **)&S->lpairs, c, 2 * sizeof(uint32_t)))
+      return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+    S->cap_local = c;
+  }
+  memset(S->keep, 1, np);
+  for (uint32_t s = 0; s < S->nsys; s++) {
+    struct ms__system *y = &S->sys[s];
+    if (!y->plugin->desc.filter_pairs || !S->self[s]) continue;
+    size_t m = 0;
+    for (size_t k = 0; k < np; k++)
+      if (S->P.sys[pr[2 * k]] == s && S->P.sys[pr[2 * k + 1]] == s) {
+        S->lpairs[2 * m] = S->P.local[pr[2 * k]];
+        S->lpairs[2 * m + 1] = S->P.local[pr[2 * k + 1]];
+        m++;
+      }
+    if (!m) continue;
+    memset(S->lkeep, 1, m);
+    int rc = y->plugin->desc.filter_pairs(y->inst, S->lpairs, m, S->lkeep);
+    if (rc) return ms__system_fail(S, s, rc, "filter_pairs() failed");
+    size_t q = 0; /* same visiting order as the gather above */
+    for (size_t k = 0; k < np; k++)
+      if (S->P.sys[pr[2 * k]] == s && S->P.sys[pr[2 * k + 1]] == s)
+        S->keep[k] = S->lkeep[q++] != 0;
+  }
+  S->napp = S->nmarked = 0;
+  for (size_t k = 0; k < np; k++) {
+    if (!S->keep[k]) continue;
+    uint32_t i = pr[2 * k], j = pr[2 * k + 1];
+    int merge = in_contact(&S->P, S->P.x + 3 * (size_t)i,
+                           S->P.x + 3 * (size_t)j, i, j) &&
+                approaching(&S->P, S->P.v + 3 * (size_t)i,
+                            S->P.v + 3 * (size_t)j, i, j);
+    int rc = merge ? push_pair(&S->appr, &S->napp, &S->cap_app, i, j)
+                   : push_pair(&S->marked, &S->nmarked, &S->cap_marked, i, j);
+    if (rc) return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+  }
+  return MS_OK;
+}
+
+/* Group the approaching pairs, merge, and prepare each system's piece. */
+static int merge_pairs(struct ms_sim *S, uint32_t stage) {
+  const struct ms__scene *sc = &S->scene;
+  struct ms__rng rng;
+  /* One stream per (seed, step, stage): reproducible, checkpoint-free. */
+  ms__rng_seed(&rng, sc->seed, S->step, stage);
+  if (ms__group(&S->groups, S->ntotal, S->appr, S->napp, sc->n_min, sc->n_max,
+                &rng) ||
+      ms__metaset_build(&S->metas, &S->groups, &S->P))
+    return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+  for (uint32_t s = 0; s < S->nsys; s++)
+    if (ms__sysmetas_build(&S->sys[s].sm, &S->metas, &S->P, s))
+      return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+  return MS_OK;
+}
+
+static int integrate_all(struct ms_sim *S, const struct ms_step *st) {
+  for (uint32_t s = 0; s < S->nsys; s++) {
+    struct ms__system *y = &S->sys[s];
+    struct ms__sysmetas *sm = &y->sm;
+    struct ms_metas in = {
+        .struct_size = sizeof in, .count = sm->count,
+        .member_offset = sm->member_offset, .member = sm->member,
+        .mass = sm->mass, .own_mass = sm->own_mass, .position = sm->pos,
+        .velocity = sm->vel};
+    struct ms_meta_result out = {.struct_size = sizeof out,
+                                 .count = sm->count, .velocity = sm->rvel,
+                                 .displacement = sm->rdisp,
+                                 .constrained = sm->rcon};
+    memset(sm->rcon, 0, sm->count);
+    int rc = y->plugin->desc.integrate(y->inst, st, &in, &out);
+    if (rc) return ms__system_fail(S, s, rc, "integrate() failed");
+    ms__sysmetas_collect(sm, &S->metas);
+  }
+  return MS_OK;
+}
+
+/* Stage 2 (paper Sec. 5.1, extended).  Marked pairs are the candidate
+ * pairs not merged in stage 1: in contact but separating, or within the
+ * skin (they could touch during the step).  With the stage-1 velocities
+ * (read from the views: members of a meta-particle carry its velocity):
+ *  - a marked pair triggers stage 2 if it approaches (Rule 2) and is in
+ *    contact at the start of the step or after stage 1;
+ *  - stage 2 then merges every marked pair that is not separating
+ *    (n . dv <= 0).  A stack resting on the floor falls as one in stage 1,
+ *    so the pairs above the bottom contact have exactly zero relative
+ *    velocity: they are still in contact and must join, or each would sink
+ *    by g dt^2 per step (the paper's two stages would need one stage per
+ *    layer).  Pairs that only came into contact during stage 1 join too, so
+ *    a gap closed within one step does not become an overlap. */
+static size_t stage_two_pairs(struct ms_sim *S) {
+  size_t n0 = S->napp;
+  (void)0;
+  int trigger = 0;
+  for (size_t k = 0; k < S->nmarked; k++) {
+    uint32_t i = S->marked[2 * k], j = S->marked[2 * k + 1];
+    const struct ms__system *yi = &S->sys[S->P.sys[i]];
+    const struct ms__system *yj = &S->sys[S->P.sys[j]];
+    uint32_t li = S->P.local[i], lj = S->P.local[j];
+    const double *vi = ms__at(&yi->v, li), *vj = ms__at(&yj->v, lj);
+    double n[3], dv[3];
+    ms__sub(n, S->P.x + 3 * (size_t)j, S->P.x + 3 * (size_t)i);
+    ms__sub(dv, vj, vi);
+    double s = ms__dot(n, dv);
+    if (s > 0.0) continue; /* separating */
+    if (s < 0.0 && !trigger)
+      trigger = in_contact(&S->P, S->P.x + 3 * (size_t)i,
+                           S->P.x + 3 * (size_t)j, i, j) ||
+                in_contact(&S->P, ms__at(&yi->x, li), ms__at(&yj->x, lj), i,
+                           j);
+    if (push_pair(&S->appr, &S->napp, &S->cap_app, i, j)) {
+      S->napp = n0;
+      return SIZE_MAX;
+    }
+  }
+  if (!trigger) {
+    S->napp = n0;
+    return 0;
+  }
+  return S->napp - n0;
+}
+
+static int stage_two(struct ms_sim *S, struct ms_step *st) {
+  size_t added = stage_two_pairs(S);
+  if (added == SIZE_MAX) return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+  if (added == 0) return MS_OK;
+  for (uint32_t s = 0; s < S->nsys; s++) {
+    struct ms__system *y = &S->sys[s];
+    int rc = y->plugin->desc.rewind(y->inst);
+    if (rc) return ms__system_fail(S, s, rc, "rewind() failed");
+  }
+  TRY(merge_pairs(S, 2));
+  st->stage = 2;
+  S->frame_counts.stage2_steps++;
+  return integrate_all(S, st);
+}
+
+/* Write W1: final positions and velocities of every meta-particle member. */
+static void write_back(struct ms_sim *S) {
+  const struct ms__metaset *M = &S->metas;
+#pragma omp parallel for schedule(dynamic, 64)
+  for (uint32_t k = 0; k < M->count; k++)
+    for (uint32_t q = M->offset[k]; q < M->offset[k + 1]; q++) {
+      uint32_t g = M->member[q];
+      const struct ms__system *y = &S->sys[M->sys[q]];
+      double *x = ms__at(&y->x, S->P.local[g]);
+      double *v = ms__at(&y->v, S->P.local[g]);
+      for (int a = 0; a < 3; a++) {
+        x[a] = M->x0[3 * q + a] + M->disp[3 * k + a];
+        v[a] = M->vout[3 * q + a];
+      }
+    }
+}
+
+static void count_metas(struct ms_sim *S) {
+  struct ms__counts *c = &S->frame_counts;
+  const struct ms__metaset *M = &S->metas;
+  c->metas += M->count;
+  c->members += M->nslots;
+  for (uint32_t k = 0; k < M->count; k++) {
+    uint64_t sz = M->offset[k + 1] - M->offset[k];
+    if (sz > c->meta_max) c->meta_max = sz;
+  }
+}
+
+int ms__step(struct ms_sim *S, double t_end) {
+  const struct ms__scene *sc = &S->scene;
+  double t0 = ms__now(), vmax = 0.0, rmin = INFINITY, dt = 0.0;
+  TRY(gather(S, &vmax, &rmin));
+  TRY(choose_dt(S, t_end, vmax, rmin, &dt));
+  struct ms_step st = {.struct_size = sizeof st, .stage = 1,
+                       .index = S->step, .time = S->time, .dt = dt,
+                       .external_force = NULL};
+  for (uint32_t s = 0; s < S->nsys; s++) {
+    struct ms__system *y = &S->sys[s];
+    int rc = y->plugin->desc.begin_step(y->inst, &st);
+    if (rc) return ms__system_fail(S, s, rc, "begin_step() failed");
+  }
+  double t1 = ms__now();
+  S->det.npairs = 0;
+  if (sc->method == MS__METHOD_MERGE_SPLIT) {
+    /* The largest relative displacement two particles can make this step
+     * (both at the top speed, plus gravity): pairs closer than that may
+     * touch before the step ends and are candidates for stage 2. */
+    double skin = sc->two_stage ? sc->skin * 2.0 * dt *
+                                      (vmax + dt * sqrt(ms__norm2(sc->gravity)))
+                                : 0.0;
+    struct ms__detect_input in = {S->ntotal, S->P.x, S->P.r, S->P.sys,
+                                  S->self, skin};
+    size_t bad;
+    if (ms__detect_pairs(&S->det, &in, &bad))
+      return ms__errf(&S->err, MS_ENOMEM, "collision detection: out of memory");
+  }
+  double t2 = ms__now();
+  TRY(filter_classify(S));
+  TRY(merge_pairs(S, 1));
+  double t3 = ms__now();
+  TRY(integrate_all(S, &st));
+  double t4 = ms__now();
+  for (uint32_t k = 2; sc->two_stage && S->nmarked && k <= sc->stages; k++) {
+    uint64_t before = S->frame_counts.stage2_steps;
+    TRY(stage_two(S, &st));
+    if (S->frame_counts.stage2_steps == before) break;
+  }
+  double t5 = ms__now();
+  ms__metaset_sync(&S->metas, dt, &S->frame_counts.ledger);
+  double t6 = ms__now();
+  ms__metaset_split(&S->metas, sc->alpha, sc->beta, &S->frame_counts.ledger);
+  write_back(S);
+  double t7 = ms__now();
+  for (uint32_t s = 0; s < S->nsys; s++) {
+    struct ms__system *y = &S->sys[s];
+    int rc = y->plugin->desc.end_step(y->inst, &st);
+    if (rc) return ms__system_fail(S, s, rc, "end_step() failed");
+    TRY(ms__system_view(S, s));
+  }
+  S->P.n = 0; /* the snapshot is stale now */
+  double t8 = ms__now();
+  S->phase[MS__PH_OTHER] += (t1 - t0) + (t8 - t7);
+  S->phase[MS__PH_DETECT] += t2 - t1;
+  S->phase[MS__PH_MERGE] += t3 - t2;
+  S->phase[MS__PH_STAGE1] += t4 - t3;
+  S->phase[MS__PH_STAGE2] += t5 - t4;
+  S->phase[MS__PH_SYNC] += t6 - t5;
+  S->phase[MS__PH_SPLIT] += t7 - t6;
+  struct ms__counts *c = &S->frame_counts;
+  c->steps++;
+  c->pairs += S->det.npairs;
+  c->approaching += S->napp;
+  c->marked += S->nmarked;
+  count_metas(S);
+  S->step++;
+  S->time = (dt == t_end - S->time) ? t_end : S->time + dt;
+  return MS_OK;
+}

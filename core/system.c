@@ -1,0 +1,165 @@
+/* Systems: one plugin instance each, created from its scene section. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "settings.h"
+#include "sim.h"
+
+int ms__system_fail(struct ms_sim *S, uint32_t i, int status,
+                    const char *what) {
+  struct ms__system *y = &S->sys[i];
+  const struct ms__err *pe = &y->ctx.err;
+  const char *msg = pe->msg[0] ? pe->msg : ms_strerror(status);
+  if (what)
+    ms__errf(&S->err, status, "%s: %s (system '%s', solver '%s' from %s)",
+             what, msg, y->desc->name, y->plugin->desc.id, y->plugin->path);
+  else
+    ms__errf(&S->err, status, "%s (system '%s', solver '%s' from %s)", msg,
+             y->desc->name, y->plugin->desc.id, y->plugin->path);
+  return status;
+}
+
+static const struct ms_field *find_field(const struct ms_view *v,
+                                         const char *name) {
+  for (uint32_t i = 0; i < v->field_count; i++)
+    if (v->fields[i].name && !strcmp(v->fields[i].name, name))
+      return &v->fields[i];
+  return NULL;
+}
+
+static size_t type_size(uint32_t t) {
+  switch (t) {
+  case MS_TYPE_F64:
+  case MS_TYPE_I64: return 8;
+  case MS_TYPE_F32:
+  case MS_TYPE_I32:
+  case MS_TYPE_U32: return 4;
+  case MS_TYPE_U8: return 1;
+  }
+  return 0;
+}
+
+static int view_error(struct ms_sim *S, uint32_t i, const char *fmt,
+                      const char *a) {
+  struct ms__system *y = &S->sys[i];
+  char msg[256];
+  snprintf(msg, sizeof msg, fmt, a);
+  return ms__errf(&S->err, MS_EPLUGIN,
+                  "invalid particle view: %s (system '%s', solver '%s' from "
+                  "%s)", msg, y->desc->name, y->plugin->desc.id,
+                  y->plugin->path);
+}
+
+int ms__system_view(struct ms_sim *S, uint32_t i) {
+  struct ms__system *y = &S->sys[i];
+  struct ms_view v;
+  memset(&v, 0, sizeof v);
+  v.struct_size = sizeof v;
+  int rc = y->plugin->desc.view(y->inst, &v);
+  if (rc) return ms__system_fail(S, i, rc, "view() failed");
+  if (v.count >= UINT32_MAX)
+    return view_error(S, i, "%s", "more than 2^32-1 particles");
+  for (uint32_t f = 0; f < v.field_count; f++) {
+    const struct ms_field *fd = &v.fields[f];
+    size_t ts = type_size(fd->type);
+    if (!fd->name) return view_error(S, i, "%s", "a field has no name");
+    if (!ts || fd->components < 1 || fd->components > 16)
+      return view_error(S, i, "field '%s' has a bad type or component count",
+                        fd->name);
+    if (fd->stride < ts * fd->components)
+      return view_error(S, i, "field '%s': stride smaller than one element",
+                        fd->name);
+    if (v.count && !fd->data)
+      return view_error(S, i, "field '%s' has no data", fd->name);
+  }
+  static const struct {
+    const char *name;
+    uint32_t comps;
+    size_t off;
+  } req[] = {{"position", 3, offsetof(struct ms__system, x)},
+             {"velocity", 3, offsetof(struct ms__system, v)},
+             {"mass", 1, offsetof(struct ms__system, m)},
+             {"radius", 1, offsetof(struct ms__system, r)}};
+  for (size_t k = 0; k < 4; k++) {
+    const struct ms_field *fd = find_field(&v, req[k].name);
+    if (!fd)
+      return view_error(S, i, "required field '%s' is missing", req[k].name);
+    if (fd->type != MS_TYPE_F64 || fd->components != req[k].comps)
+      return view_error(S, i, "required field '%s' has the wrong type (must "
+                        "be double)", req[k].name);
+    struct ms__fref *ref = (struct ms__fref *)((char *)y + req[k].off);
+    ref->base = fd->data;
+    ref->stride = fd->stride;
+  }
+  y->view = v;
+  return MS_OK;
+}
+
+static int create_one(struct ms_sim *S, uint32_t i) {
+  struct ms__system *y = &S->sys[i];
+  const struct ms__sysdesc *d = &S->scene.sys[i];
+  y->desc = d;
+  y->plugin = ms__registry_find(S->reg, d->solver);
+  if (!y->plugin) {
+    char where[700];
+    ms__cfg_where(d->section, "solver", where, sizeof where);
+    return ms__errf(&S->err, MS_ENOENT,
+                    "%s: no plugin provides solver '%s' (see 'mergesplit "
+                    "plugins')", where, d->solver);
+  }
+  ms__ctx_init(S, i);
+  y->self_collision = d->self_collision >= 0
+                          ? d->self_collision
+                          : !!(y->plugin->desc.flags & MS_PLUGIN_SELF_COLLISION);
+  int rc = y->plugin->desc.create(&ms__host, &y->ctx,
+                                  (const ms_config *)d->section, &y->inst);
+  if (rc) {
+    y->inst = NULL;
+    if (!y->ctx.err.msg[0]) ms__errf(&y->ctx.err, rc, "%s", ms_strerror(rc));
+    return ms__system_fail(S, i, rc, NULL);
+  }
+  if (!y->inst)
+    return ms__errf(&S->err, MS_EPLUGIN, "create() returned no instance "
+                    "(system '%s', solver '%s' from %s)", d->name,
+                    y->plugin->desc.id, y->plugin->path);
+  /* Keys the plugin never asked for are typos. */
+  struct ms__err ue = {0};
+  if ((rc = ms__cfg_check_unknown(d->section, &ue))) {
+    ms__errf(&S->err, rc, "%s (system '%s', solver '%s')", ue.msg, d->name,
+             d->solver);
+    return rc;
+  }
+  return ms__system_view(S, i);
+}
+
+int ms__systems_create(struct ms_sim *S) {
+  S->nsys = S->scene.nsys;
+  S->sys = calloc(S->nsys, sizeof *S->sys);
+  S->self = calloc(S->nsys, 1);
+  if (!S->sys || !S->self) return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+  S->ntotal = 0;
+  for (uint32_t i = 0; i < S->nsys; i++) {
+    int rc = create_one(S, i);
+    if (rc) return rc;
+    S->sys[i].offset = S->ntotal;
+    S->ntotal += S->sys[i].view.count;
+    S->self[i] = (uint8_t)S->sys[i].self_collision;
+  }
+  if (S->ntotal >= UINT32_MAX)
+    return ms__errf(&S->err, MS_EINVAL, "the scene holds %zu particles; at "
+                    "most 2^32-2 are supported", S->ntotal);
+  return MS_OK;
+}
+
+void ms__systems_destroy(struct ms_sim *S) {
+  if (!S->sys) return;
+  for (uint32_t i = 0; i < S->nsys; i++) {
+    struct ms__system *y = &S->sys[i];
+    if (y->inst) y->plugin->desc.destroy(y->inst);
+    ms__sysmetas_free(&y->sm);
+    ms__ctx_free(&y->ctx);
+  }
+  free(S->sys);
+  S->sys = NULL;
+}

@@ -1,0 +1,14 @@
+# Shipped solver plugins: libtool modules installed in $(plugindir).
+# A plugin includes only <mergesplit/...>.
+MS_PLUGIN_CPPFLAGS = -I$(top_srcdir)/sdk/include \
+	-DPACKAGE_VERSION='"$(PACKAGE_VERSION)"'
+MS_PLUGIN_CFLAGS = $(AM_CFLAGS) $(MS_VISIBILITY_CFLAGS)
+MS_PLUGIN_LDFLAGS = -module -avoid-version -no-undefined -shared \
+	$(OPENMP_CFLAGS)
+
+plugin_LTLIBRARIES += plugins/particles.la
+plugins_particles_la_SOURCES = plugins/particles/particles.c
+plugins_particles_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
+plugins_particles_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
+plugins_particles_la_LDFLAGS = $(MS_PLUGIN_LDFLAGS)
+plugins_particles_la_LIBADD = -lm

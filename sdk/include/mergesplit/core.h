@@ -1,0 +1,115 @@
+/* mergesplit — the coupling core as a library (libmergesplit).
+ *
+ * Open a scene, run it frame by frame, read the outcome.  The `mergesplit`
+ * command is a thin layer over this API.  Plugins do not use this header
+ * (see plugin.h); they link against nothing of the core.
+ *
+ * Ownership: every handle is created by an *_open function and released by
+ * the matching *_close; strings returned are owned by the handle and valid
+ * until it is closed (or, for errors, until the next call on it).
+ * Threading: a handle may be used by one thread at a time.
+ */
+#ifndef MERGESPLIT_CORE_H
+#define MERGESPLIT_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mergesplit/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && defined(MS_BUILDING_CORE)
+#define MS_API __attribute__((visibility("default")))
+#else
+#define MS_API
+#endif
+
+/* Message / symbolic name of a status code; never NULL. */
+MS_API const char *ms_strerror(int status);
+MS_API const char *ms_status_name(int status);
+/* The package version, e.g. "0.1.0". */
+MS_API const char *ms_version(void);
+/* The plugin ABI this core implements. */
+MS_API void ms_abi_version(int *major, int *minor);
+/* One line naming the BLAS library CHOLMOD resolves to in this process, e.g.
+ * "OpenBLAS 0.3.21 (/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3)".
+ * Sets *is_openblas when non-NULL. */
+MS_API const char *ms_blas_info(int *is_openblas);
+
+/* ---- plugins --------------------------------------------------------- */
+
+typedef struct ms_registry ms_registry;
+
+struct ms_plugin_info {
+  const char *id, *name, *version, *license, *description;
+  const char *path;       /* the shared object it came from */
+  int abi_major, abi_minor;
+  const char *shadowed;   /* NULL, or the path of a plugin with the same id
+                             that this one overrides */
+};
+
+/* Scan the plugin directories: $(pkglibdir)/plugins, then each directory of
+ * the MERGESPLIT_PLUGIN_PATH environment variable (':'-separated), then
+ * `extra` (NULL-terminated, may be NULL).  For an id found more than once,
+ * the later directory wins.  Files that are not acceptable plugins are
+ * recorded as refusals; scanning goes on. */
+MS_API int ms_registry_open(const char *const *extra, ms_registry **out);
+MS_API size_t ms_registry_count(const ms_registry *reg);
+MS_API int ms_registry_get(const ms_registry *reg, size_t i,
+                           struct ms_plugin_info *out);
+/* Refusals: one line each, "PATH: REASON". */
+MS_API size_t ms_registry_refusal_count(const ms_registry *reg);
+MS_API const char *ms_registry_refusal(const ms_registry *reg, size_t i);
+MS_API void ms_registry_close(ms_registry *reg);
+
+/* ---- simulations ----------------------------------------------------- */
+
+typedef struct ms_sim ms_sim;
+
+enum ms_log_sink_level { MS_SINK_ERROR = 0, MS_SINK_WARN, MS_SINK_INFO,
+                         MS_SINK_DEBUG };
+
+struct ms_sim_options {
+  uint32_t struct_size;          /* sizeof(struct ms_sim_options) */
+  int threads;                   /* > 0: OpenMP threads; 0: default */
+  int64_t frames;                /* > 0: run this many frames; 0: scene's */
+  const char *const *plugin_paths; /* extra plugin dirs, NULL-terminated */
+  const char *output_dir;        /* overrides output.dir; NULL: scene's */
+  const char *report_path;       /* JSON report file; NULL: none */
+  int no_output;                 /* 1: write no frame files */
+  int verbosity;                 /* highest ms_log_sink_level shown */
+  /* Where log lines go (one line per call, no newline); NULL: stderr. */
+  void (*log)(void *opaque, int level, const char *line);
+  void *log_opaque;
+};
+
+/* Load and validate the scene, load its plugins, create every system.
+ * On failure *out is NULL and, when err is non-NULL, a one-line reason is
+ * copied into err (errlen bytes). */
+MS_API int ms_sim_open(const char *scene_path,
+                       const struct ms_sim_options *opt, ms_sim **out,
+                       char *err, size_t errlen);
+/* Advance one frame (all its steps) and write its output. */
+MS_API int ms_sim_frame(ms_sim *sim);
+/* Run every remaining frame. */
+MS_API int ms_sim_run(ms_sim *sim);
+/* Frames done / to do, simulated time, steps taken. */
+MS_API int64_t ms_sim_frames_done(const ms_sim *sim);
+MS_API int64_t ms_sim_frames_total(const ms_sim *sim);
+MS_API double ms_sim_time(const ms_sim *sim);
+MS_API uint64_t ms_sim_steps(const ms_sim *sim);
+/* The reason of the last failure, one line; "" if none. */
+MS_API const char *ms_sim_error(const ms_sim *sim);
+/* Print the per-phase timing table (paper Table I) to a stdio FILE *. */
+MS_API void ms_sim_print_timing(const ms_sim *sim, void *file);
+/* Finish the report (when one was asked for) and free everything. */
+MS_API void ms_sim_close(ms_sim *sim);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MERGESPLIT_CORE_H */

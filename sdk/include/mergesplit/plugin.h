@@ -1,0 +1,256 @@
+/* mergesplit — the solver plugin ABI, version 1.
+ *
+ * A plugin is a shared object that exports one function,
+ *
+ *     const struct ms_plugin *mergesplit_plugin(uint32_t index);
+ *
+ * returning one solver descriptor per index (0, 1, ...) and NULL past the
+ * last.  One file may therefore hold several solvers.  The key words MUST,
+ * MUST NOT, SHOULD and MAY are used as in RFC 2119.
+ *
+ * VERSIONING
+ *   A descriptor starts with a header that never changes: struct_size,
+ *   abi_major, abi_minor.  The core refuses a plugin whose major differs from
+ *   its own, whose minor is newer than its own, or whose struct_size is
+ *   smaller than the v1.0 descriptor; it never reads a field past
+ *   struct_size.  A minor version may only append members (to ms_plugin,
+ *   ms_host or the size-prefixed structs below) and status codes; anything
+ *   else is a new major.
+ *
+ * LIFECYCLE AND THE STEP PROTOCOL
+ *   create -> { max_dt -> begin_step -> filter_pairs -> integrate(stage 1)
+ *               [-> rewind -> integrate(stage 2)] -> end_step }* -> destroy
+ *   save/load happen only between steps (never between begin_step and
+ *   end_step).  view() may be called at any time except inside another call.
+ *
+ *   The core writes into the plugin's arrays at exactly two points, and only
+ *   the "position" and "velocity" fields:
+ *     W1  after the last integrate of a step and before end_step: the final
+ *         position and velocity of every member of a meta-particle;
+ *     W2  between end_step and the next begin_step: velocities (impulse-based
+ *         collision response and similar).
+ *   A plugin MUST take the view's position and velocity as the truth at
+ *   begin_step and at end_step.
+ *
+ * META-PARTICLES
+ *   Colliding particles are merged into meta-particles for one step.  Inside
+ *   integrate, a meta-particle is ONE particle of the plugin's system: its
+ *   members move rigidly with one shared velocity (starting from the merged
+ *   velocity given), its mass is the whole meta-particle's mass (members of
+ *   other systems included), forces on its members (evaluated at the
+ *   members' real positions) are summed onto it, gravity acts on its whole
+ *   mass.  Implicit solvers assemble it as one node.
+ *   When integrate returns, for every meta-particle k and each of its members
+ *   i: velocity[i] == result->velocity[k] and position[i] == (position of i
+ *   at begin_step) + result->displacement[k], exactly.
+ *
+ * THREADING
+ *   The core calls one instance from one thread at a time; different
+ *   instances MAY be called concurrently.  A plugin MAY use OpenMP (or its
+ *   own threads) inside a call and SHOULD use at most host->thread_count()
+ *   threads.  A plugin MUST NOT keep global mutable state shared between
+ *   instances.
+ *
+ * ERRORS AND OUTPUT
+ *   Every function returns MS_OK or a negative MS_E* status (status.h) and
+ *   SHOULD explain a failure with host->set_error().  A plugin MUST NOT
+ *   print, MUST NOT abort or exit the process, and MUST NOT install signal
+ *   handlers.  After a failed call the only calls the core makes are
+ *   view() and destroy().
+ *
+ * MEMORY
+ *   Whoever allocates frees.  Everything the core passes in is borrowed for
+ *   the duration of the call unless stated otherwise; everything the plugin
+ *   returns (descriptor, strings, views) is owned by the plugin.
+ */
+#ifndef MERGESPLIT_PLUGIN_H
+#define MERGESPLIT_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mergesplit/host.h>
+#include <mergesplit/status.h>
+#include <mergesplit/view.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MS_ABI_MAJOR 1
+#define MS_ABI_MINOR 0
+
+/* Name of the exported entry function. */
+#define MS_PLUGIN_ENTRY_SYMBOL "mergesplit_plugin"
+
+#if defined(_WIN32)
+#define MS_PLUGIN_EXPORT __declspec(dllexport)
+#elif defined(__GNUC__)
+#define MS_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define MS_PLUGIN_EXPORT
+#endif
+
+/* One solver instance (a system of the scene).  Defined by the plugin, which
+ * casts its own state to and from this type; opaque to the core. */
+typedef struct ms_instance ms_instance;
+
+enum ms_plugin_flag {
+  /* The system's particles collide with each other through the core unless
+   * the scene says `self_collision = false` (solids).  Without this flag
+   * self-collision is off unless the scene turns it on (fluids, whose own
+   * forces keep particles apart). */
+  MS_PLUGIN_SELF_COLLISION = 1u << 0
+};
+
+/* The step being taken.  Owned by the core, valid during the call. */
+struct ms_step {
+  uint32_t struct_size;
+  uint32_t stage;   /* 1, or 2 when the step is integrated again */
+  uint64_t index;   /* steps taken since the run started */
+  double time;      /* simulated time at the start of the step [s] */
+  double dt;        /* [s], > 0 */
+  /* NULL, or 3 * count forces [N], one per particle of this system, to add
+   * over the whole step (baseline collision methods).  Implicit solvers
+   * treat them explicitly. */
+  const double *external_force;
+};
+
+/* The meta-particles this system takes part in.  Owned by the core, valid
+ * during integrate().  Each particle is a member of at most one of them. */
+struct ms_metas {
+  uint32_t struct_size;
+  uint32_t count;
+  const uint32_t *member_offset; /* count + 1 entries */
+  const uint32_t *member;        /* this system's particle indices */
+  const double *mass;            /* count: whole meta-particle mass [kg] */
+  const double *own_mass;        /* count: mass of this system's members */
+  const double *position;        /* 3 * count: centre of mass, all members */
+  const double *velocity;        /* 3 * count: merged start velocity */
+};
+
+/* What integrate() reports per meta-particle.  Arrays owned by the core,
+ * sized for metas->count; the plugin MUST fill velocity and displacement
+ * for every entry.
+ *
+ * constrained[k] arrives as 0.  A plugin sets it to 1 when a constraint of
+ * its own dictated the result (a member pinned, touching a wall or a
+ * kinematic obstacle).  For a meta-particle spanning several systems the
+ * core then takes the mean result of the systems that constrained it
+ * instead of the mass-weighted mean over all systems: a wall or a pin is
+ * not averaged away. */
+struct ms_meta_result {
+  uint32_t struct_size;
+  uint32_t count;
+  double *velocity;     /* 3 * count: end velocity v^s */
+  double *displacement; /* 3 * count: displacement of every member */
+  uint8_t *constrained; /* count: see above */
+};
+
+/* A byte stream for save/load.  Owned by the core.  write/read return
+ * MS_OK or a negative status (short reads are MS_ESTATE). */
+struct ms_stream {
+  void *opaque;
+  int (*write)(void *opaque, const void *data, size_t size);
+  int (*read)(void *opaque, void *data, size_t size);
+};
+
+struct ms_plugin {
+  /* Header: never changes. */
+  uint32_t struct_size; /* sizeof(struct ms_plugin) as compiled */
+  uint16_t abi_major;   /* MS_ABI_MAJOR */
+  uint16_t abi_minor;   /* MS_ABI_MINOR */
+
+  /* ---- ABI 1.0 ---------------------------------------------------- */
+  uint32_t flags;       /* enum ms_plugin_flag */
+  uint32_t reserved0;   /* 0 */
+  const char *id;       /* what scenes name as `solver`; [a-z0-9_]+, unique */
+  const char *name;     /* human-readable name */
+  const char *version;  /* the plugin's own version, e.g. "1.2.0" */
+  const char *license;  /* SPDX identifier */
+  const char *description; /* one line */
+
+  /* -- required ----------------------------------------------------- */
+
+  /* Build a system from its scene section.  `host` and `ctx` stay valid
+   * until destroy; the plugin MUST read its settings only through the
+   * host's cfg_* functions and refuse bad values with cfg_error().  On
+   * success *out is set; on failure nothing is leaked. */
+  int (*create)(const struct ms_host *host, ms_ctx *ctx,
+                const ms_config *section, ms_instance **out);
+  /* Free everything.  Called once per successful create, also after a
+   * failed call. */
+  void (*destroy)(ms_instance *inst);
+  /* Describe the particles (view.h).  The core sets out->struct_size. */
+  int (*view)(ms_instance *inst, struct ms_view *out);
+  /* Start a step: remember all state integrate may change, so rewind can
+   * restore it.  MUST NOT change positions or velocities. */
+  int (*begin_step)(ms_instance *inst, const struct ms_step *step);
+  /* Advance the system by step->dt with the given meta-particles (see
+   * above); metas->count may be 0. */
+  int (*integrate)(ms_instance *inst, const struct ms_step *step,
+                   const struct ms_metas *metas,
+                   struct ms_meta_result *result);
+  /* Restore the state begin_step remembered, bitwise, so integrate can run
+   * again (stage 2). */
+  int (*rewind)(ms_instance *inst);
+  /* Finish the step after the core's write W1 (derived quantities, pins,
+   * fracture bookkeeping).  The particle count MAY change here. */
+  int (*end_step)(ms_instance *inst, const struct ms_step *step);
+
+  /* -- optional (NULL when not provided) ---------------------------- */
+
+  /* Largest stable step for the current state.  *dt arrives as +INFINITY;
+   * lower it if needed.  NULL: no limit of the plugin's own. */
+  int (*max_dt)(ms_instance *inst, double *dt);
+  /* Declare which candidate contact pairs of this system's own particles
+   * must NOT collide (e.g. joined by a spring or bond).  pairs holds
+   * 2 * count particle indices (i < j); keep[k] arrives as 1; set it to 0 for
+   * connected pairs.  Called once per step, after begin_step.  NULL: every
+   * overlapping pair of the system may collide. */
+  int (*filter_pairs)(ms_instance *inst, const uint32_t *pairs, size_t count,
+                      uint8_t *keep);
+  /* Write / read the whole state (checkpoints).  load() is called on an
+   * instance freshly created from the same section; after it, view() is
+   * asked again.  A save->load round trip MUST reproduce the state bitwise.
+   * NULL: the system cannot be checkpointed. */
+  int (*save)(ms_instance *inst, const struct ms_stream *out);
+  int (*load)(ms_instance *inst, const struct ms_stream *in);
+};
+
+/* Initialiser for the header of a descriptor compiled against this file. */
+#define MS_PLUGIN_HEADER_INIT                                        \
+  .struct_size = sizeof(struct ms_plugin), .abi_major = MS_ABI_MAJOR, \
+  .abi_minor = MS_ABI_MINOR
+
+/* The entry point every plugin exports.  index 0, 1, ...: one descriptor per
+ * solver in the file, then NULL.  The returned descriptor is static and
+ * lives as long as the file is loaded. */
+MS_PLUGIN_EXPORT const struct ms_plugin *mergesplit_plugin(uint32_t index);
+
+typedef const struct ms_plugin *(*ms_plugin_entry_fn)(uint32_t index);
+
+/* Size of the smallest descriptor the core accepts (ABI 1.0). */
+#define MS_PLUGIN_V1_SIZE (offsetof(struct ms_plugin, load) + sizeof(void *))
+
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && \
+    UINTPTR_MAX == UINT64_MAX
+/* Frozen v1 layout (LP64). */
+_Static_assert(offsetof(struct ms_plugin, flags) == 8, "ms_plugin v1 layout");
+_Static_assert(offsetof(struct ms_plugin, id) == 16, "ms_plugin v1 layout");
+_Static_assert(offsetof(struct ms_plugin, create) == 56, "ms_plugin v1 layout");
+_Static_assert(offsetof(struct ms_plugin, end_step) == 104,
+               "ms_plugin v1 layout");
+_Static_assert(offsetof(struct ms_plugin, load) == 136, "ms_plugin v1 layout");
+_Static_assert(sizeof(struct ms_plugin) == 144, "ms_plugin v1 size");
+_Static_assert(sizeof(struct ms_step) == 40, "ms_step v1 size");
+_Static_assert(sizeof(struct ms_metas) == 56, "ms_metas v1 size");
+_Static_assert(sizeof(struct ms_meta_result) == 32, "ms_meta_result v1 size");
+_Static_assert(sizeof(struct ms_stream) == 24, "ms_stream v1 size");
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MERGESPLIT_PLUGIN_H */

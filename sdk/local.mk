@@ -1,0 +1,12 @@
+# The plugin SDK: public headers and the pkg-config file for plugin authors.
+mergesplitincludedir = $(includedir)/mergesplit
+mergesplitinclude_HEADERS = \
+	sdk/include/mergesplit/core.h \
+	sdk/include/mergesplit/host.h \
+	sdk/include/mergesplit/plugin.h \
+	sdk/include/mergesplit/status.h \
+	sdk/include/mergesplit/view.h
+
+pkgconfigdir = $(libdir)/pkgconfig
+pkgconfig_DATA = sdk/mergesplit-plugin.pc
+EXTRA_DIST += sdk/mergesplit-plugin.pc.in

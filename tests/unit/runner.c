@@ -1,0 +1,17 @@
+/* Runs the suites of test_list.h and reports in TAP on stdout (one line per
+ * test case), which the automake TAP driver counts. */
+#include <check.h>
+#include <stdlib.h>
+
+#include "test_list.h"
+
+int main(void) {
+  SRunner *sr = srunner_create(NULL);
+#define ADD(name) srunner_add_suite(sr, suite_##name());
+  MS_UNIT_SUITES(ADD)
+  srunner_set_tap(sr, "-");
+  srunner_run_all(sr, CK_SILENT);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

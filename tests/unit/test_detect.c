@@ -1,0 +1,173 @@
+/* Collision detection against brute force, and thread-count independence. */
+#include <check.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../core/detect.h"
+#include "../../core/neighbors.h"
+#include "testutil.h"
+
+struct cloud {
+  size_t n;
+  double *x, *r;
+  uint32_t *sys;
+};
+
+static struct cloud make_cloud(uint64_t seed, size_t n, double box) {
+  struct ms__rng g;
+  struct cloud c = {n, malloc(3 * n * sizeof(double)), malloc(n * sizeof(double)),
+                    malloc(n * sizeof(uint32_t))};
+  ms__rng_seed(&g, seed, 0, 0);
+  for (size_t i = 0; i < n; i++) {
+    t_vec(&g, box, c.x + 3 * i);
+    /* mixed radii over two orders of magnitude */
+    c.r[i] = 0.02 * exp(t_uniform(&g, -2.3, 2.3));
+    c.sys[i] = (uint32_t)ms__rng_range(&g, 0, 2);
+  }
+  /* some exact coincidences and exact-contact pairs */
+  memcpy(c.x + 3, c.x, 3 * sizeof(double));
+  c.x[6] = c.x[9] + c.r[2] + c.r[3];
+  c.x[7] = c.x[10];
+  c.x[8] = c.x[11];
+  return c;
+}
+
+static void free_cloud(struct cloud *c) {
+  free(c->x), free(c->r), free(c->sys);
+}
+
+static int cmp_pair(const void *a, const void *b) {
+  const uint32_t *p = a, *q = b;
+  return p[0] != q[0] ? (p[0] > q[0]) - (p[0] < q[0])
+                      : (p[1] > q[1]) - (p[1] < q[1]);
+}
+
+/* Brute force with the same predicate: |x_j - x_i|^2 < (r_i + r_j + s)^2 */
+static size_t brute(const struct cloud *c, double skin, const uint8_t *self,
+                    uint32_t **out) {
+  size_t m = 0, cap = 1024;
+  uint32_t *p = malloc(2 * cap * sizeof *p);
+  for (size_t i = 0; i < c->n; i++)
+    for (size_t j = i + 1; j < c->n; j++) {
+      double dx = c->x[3 * j] - c->x[3 * i], dy = c->x[3 * j + 1] - c->x[3 * i + 1];
+      double dz = c->x[3 * j + 2] - c->x[3 * i + 2], t = c->r[i] + c->r[j] + skin;
+      if (!(dx * dx + dy * dy + dz * dz < t * t)) continue;
+      if (self && c->sys[i] == c->sys[j] && !self[c->sys[i]]) continue;
+      if (m == cap) p = realloc(p, 2 * (cap *= 2) * sizeof *p);
+      p[2 * m] = (uint32_t)i;
+      p[2 * m + 1] = (uint32_t)j;
+      m++;
+    }
+  *out = p;
+  return m;
+}
+
+static void check_against_brute(uint64_t seed, double skin, const uint8_t *self) {
+  struct cloud c = make_cloud(seed, 3000, 1.0);
+  struct ms__detect d;
+  ms__detect_init(&d);
+  struct ms__detect_input in = {c.n, c.x, c.r, c.sys, self, skin};
+  size_t bad;
+  ck_assert_int_eq(ms__detect_pairs(&d, &in, &bad), 0);
+  uint32_t *ref;
+  size_t nref = brute(&c, skin, self, &ref);
+  ck_assert_uint_gt(nref, 100);
+  ck_assert_uint_eq(d.npairs, nref);
+  qsort(d.pairs, d.npairs, 2 * sizeof(uint32_t), cmp_pair);
+  ck_assert(memcmp(d.pairs, ref, 2 * nref * sizeof(uint32_t)) == 0);
+  free(ref);
+  ms__detect_free(&d);
+  free_cloud(&c);
+}
+
+START_TEST(exact_pair_set) { check_against_brute(11, 0.0, NULL); }
+END_TEST
+
+START_TEST(exact_pair_set_with_skin) { check_against_brute(12, 0.013, NULL); }
+END_TEST
+
+START_TEST(self_collision_filter) {
+  const uint8_t self[3] = {1, 0, 1}; /* system 1 is a fluid */
+  check_against_brute(13, 0.0, self);
+}
+END_TEST
+
+START_TEST(same_order_for_any_thread_count) {
+  struct cloud c = make_cloud(21, 20000, 2.0);
+  struct ms__detect d1, d2;
+  ms__detect_init(&d1);
+  ms__detect_init(&d2);
+  struct ms__detect_input in = {c.n, c.x, c.r, c.sys, NULL, 0.0};
+  size_t bad;
+  int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  ck_assert_int_eq(ms__detect_pairs(&d1, &in, &bad), 0);
+  omp_set_num_threads(2);
+  ck_assert_int_eq(ms__detect_pairs(&d2, &in, &bad), 0);
+  omp_set_num_threads(saved);
+  ck_assert_uint_gt(d1.npairs, 1000);
+  ck_assert_uint_eq(d1.npairs, d2.npairs);
+  ck_assert(memcmp(d1.pairs, d2.pairs, 2 * d1.npairs * sizeof(uint32_t)) == 0);
+  ms__detect_free(&d1);
+  ms__detect_free(&d2);
+  free_cloud(&c);
+}
+END_TEST
+
+START_TEST(non_finite_input_refused) {
+  struct cloud c = make_cloud(31, 100, 1.0);
+  c.x[3 * 57 + 1] = NAN;
+  struct ms__detect d;
+  ms__detect_init(&d);
+  struct ms__detect_input in = {c.n, c.x, c.r, NULL, NULL, 0.0};
+  size_t bad = 0;
+  ck_assert_int_eq(ms__detect_pairs(&d, &in, &bad), MS_EINVAL);
+  ck_assert_uint_eq(bad, 57);
+  ms__detect_free(&d);
+  free_cloud(&c);
+}
+END_TEST
+
+START_TEST(neighbor_lists_match_brute_force) {
+  struct cloud c = make_cloud(41, 2000, 0.5);
+  struct ms_neighbors nb = {0};
+  double h = 0.07;
+  for (int rep = 0; rep < 2; rep++) { /* the second call reuses storage */
+    ck_assert_int_eq(ms__neighbors_build(c.x, 3 * sizeof(double), c.n, h, &nb), 0);
+    for (size_t i = 0; i < c.n; i++) {
+      size_t cnt = 0;
+      for (size_t j = 0; j < c.n; j++) {
+        double d2 = 0;
+        for (int a = 0; a < 3; a++) {
+          double d = c.x[3 * j + a] - c.x[3 * i + a];
+          d2 += d * d;
+        }
+        if (j == i || !(d2 < h * h)) continue;
+        cnt++;
+        int found = 0;
+        for (uint32_t e = nb.offset[i]; e < nb.offset[i + 1]; e++)
+          found |= nb.index[e] == j;
+        ck_assert_msg(found, "neighbour %zu of %zu missing", j, i);
+      }
+      ck_assert_uint_eq(nb.offset[i + 1] - nb.offset[i], cnt);
+    }
+  }
+  ms__neighbors_release(&nb);
+  free_cloud(&c);
+}
+END_TEST
+
+Suite *suite_detect(void) {
+  Suite *s = suite_create("detect");
+  TCase *tc = tcase_create("grid");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, exact_pair_set);
+  tcase_add_test(tc, exact_pair_set_with_skin);
+  tcase_add_test(tc, self_collision_filter);
+  tcase_add_test(tc, same_order_for_any_thread_count);
+  tcase_add_test(tc, non_finite_input_refused);
+  tcase_add_test(tc, neighbor_lists_match_brute_force);
+  suite_add_tcase(s, tc);
+  return s;
+}

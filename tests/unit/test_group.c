@@ -1,0 +1,142 @@
+/* Grouping: size limits, merge order, determinism. */
+#include <check.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../core/detect.h"
+#include "../../core/group.h"
+#include "testutil.h"
+
+/* A dense random contact graph from a point cloud. */
+static struct ms__detect make_pairs(size_t n, uint64_t seed, double **xout) {
+  struct ms__rng g;
+  double *x = malloc(3 * n * sizeof *x), *r = malloc(n * sizeof *r);
+  ms__rng_seed(&g, seed, 0, 0);
+  for (size_t i = 0; i < n; i++) {
+    t_vec(&g, 1.0, x + 3 * i);
+    r[i] = 0.06;
+  }
+  struct ms__detect d;
+  ms__detect_init(&d);
+  struct ms__detect_input in = {n, x, r, NULL, NULL, 0.0};
+  size_t bad;
+  ck_assert_int_eq(ms__detect_pairs(&d, &in, &bad), 0);
+  free(r);
+  *xout = x;
+  return d;
+}
+
+static int cmp_pair(const void *x, const void *y) {
+  const uint32_t *p = x, *q = y;
+  return p[0] != q[0] ? (p[0] > q[0]) - (p[0] < q[0])
+                      : (p[1] > q[1]) - (p[1] < q[1]);
+}
+
+/* pairs sorted with cmp_pair (detection reports i < j) */
+static int adjacent(const struct ms__detect *d, uint32_t a, uint32_t b) {
+  uint32_t key[2] = {a < b ? a : b, a < b ? b : a};
+  return bsearch(key, d->pairs, d->npairs, 2 * sizeof(uint32_t), cmp_pair) !=
+         NULL;
+}
+
+START_TEST(limits_and_structure) {
+  size_t n = 4000;
+  double *x;
+  struct ms__detect d = make_pairs(n, 3, &x);
+  ck_assert_uint_gt(d.npairs, 5000);
+  struct ms__groups G = {0};
+  struct ms__rng rng;
+  ms__rng_seed(&rng, 1, 0, 0);
+  ck_assert_int_eq(ms__group(&G, n, d.pairs, d.npairs, 8, 12, &rng), 0);
+  qsort(d.pairs, d.npairs, 2 * sizeof(uint32_t), cmp_pair);
+  ck_assert_uint_gt(G.count, 50);
+  uint8_t *seen = calloc(n, 1);
+  int at_max = 0;
+  for (uint32_t k = 0; k < G.count; k++) {
+    uint32_t o = G.offset[k], K = G.offset[k + 1] - o;
+    ck_assert_uint_ge(K, 2);
+    ck_assert_uint_le(K, 12);
+    at_max += K == 12;
+    /* the seed is the lowest unassigned index: smaller than every member */
+    for (uint32_t q = o; q < o + K; q++) {
+      uint32_t p = G.member[q];
+      ck_assert_msg(!seen[p], "particle %u in two groups", p);
+      seen[p] = 1;
+      ck_assert_uint_ge(p, G.member[o]);
+      /* each added member touches an earlier member (breadth-first) */
+      int linked = q == o;
+      for (uint32_t e = o; !linked && e < q; e++)
+        linked = adjacent(&d, G.member[e], p);
+      ck_assert_msg(linked, "member %u not connected to its group", p);
+    }
+  }
+  ck_assert_int_gt(at_max, 5);
+  free(seen);
+  free(x);
+  ms__groups_free(&G);
+  ms__detect_free(&d);
+}
+END_TEST
+
+START_TEST(unlimited_groups_are_components) {
+  /* a chain 0-1-2-...-99 and an isolated pair (200, 201) */
+  uint32_t pairs[2 * 100];
+  size_t np = 0;
+  for (uint32_t i = 0; i + 1 < 100; i++, np++) pairs[2 * np] = i, pairs[2 * np + 1] = i + 1;
+  pairs[2 * np] = 200, pairs[2 * np + 1] = 201, np++;
+  struct ms__groups G = {0};
+  struct ms__rng rng;
+  ms__rng_seed(&rng, 1, 0, 0);
+  ck_assert_int_eq(ms__group(&G, 300, pairs, np, 0, 0, &rng), 0);
+  ck_assert_uint_eq(G.count, 2);
+  ck_assert_uint_eq(G.offset[1], 100);
+  ck_assert_uint_eq(G.offset[2], 102);
+  for (uint32_t q = 0; q < 100; q++) ck_assert_uint_eq(G.member[q], q);
+  ms__groups_free(&G);
+}
+END_TEST
+
+static int same_groups(const struct ms__groups *a, const struct ms__groups *b) {
+  return a->count == b->count &&
+         !memcmp(a->offset, b->offset, (a->count + 1) * sizeof(uint32_t)) &&
+         !memcmp(a->member, b->member, a->offset[a->count] * sizeof(uint32_t));
+}
+
+START_TEST(deterministic_for_threads_and_seed) {
+  size_t n = 20000;
+  double *x;
+  int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  struct ms__detect d1 = make_pairs(n, 8, &x);
+  free(x);
+  omp_set_num_threads(2);
+  struct ms__detect d2 = make_pairs(n, 8, &x);
+  free(x);
+  omp_set_num_threads(saved);
+  struct ms__groups G1 = {0}, G2 = {0}, G3 = {0};
+  struct ms__rng r1, r2, r3;
+  ms__rng_seed(&r1, 77, 5, 1);
+  ms__rng_seed(&r2, 77, 5, 1);
+  ms__rng_seed(&r3, 78, 5, 1);
+  ms__group(&G1, n, d1.pairs, d1.npairs, 8, 64, &r1);
+  ms__group(&G2, n, d2.pairs, d2.npairs, 8, 64, &r2);
+  ms__group(&G3, n, d1.pairs, d1.npairs, 8, 64, &r3);
+  ck_assert_uint_gt(G1.count, 100);
+  ck_assert(same_groups(&G1, &G2));  /* 1 vs 2 threads, same seed */
+  ck_assert(!same_groups(&G1, &G3)); /* another seed draws other limits */
+  ms__groups_free(&G1), ms__groups_free(&G2), ms__groups_free(&G3);
+  ms__detect_free(&d1), ms__detect_free(&d2);
+}
+END_TEST
+
+Suite *suite_group(void) {
+  Suite *s = suite_create("group");
+  TCase *tc = tcase_create("grouping");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, limits_and_structure);
+  tcase_add_test(tc, unlimited_groups_are_components);
+  tcase_add_test(tc, deterministic_for_threads_and_seed);
+  suite_add_tcase(s, tc);
+  return s;
+}

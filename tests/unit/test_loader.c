@@ -1,0 +1,109 @@
+/* The plugin loader refuses each kind of broken plugin with one line naming
+ * the file and the versions, and keeps scanning. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mergesplit/core.h>
+
+#include "test_list.h"
+
+#include "../../core/loader.h"
+
+static ms_registry *reg;
+static char garbage[4096];
+
+static void open_fixtures(void) {
+  const char *fx = getenv("MS_FIXTURES");
+  ck_assert_msg(fx != NULL, "MS_FIXTURES not set");
+  /* a file with the right suffix that is not a shared object at all */
+  snprintf(garbage, sizeof garbage, "%s/zz_garbage.so", fx);
+  FILE *f = fopen(garbage, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("this is not an ELF file\n", f);
+  fclose(f);
+  const char *paths[] = {fx, NULL};
+  unsetenv("MERGESPLIT_PLUGIN_PATH"); /* only the fixtures */
+  ck_assert_int_eq(ms_registry_open(paths, &reg), 0);
+}
+
+static void close_fixtures(void) {
+  ms_registry_close(reg);
+  reg = NULL;
+  unlink(garbage);
+}
+
+static const char *refusal(const char *file) {
+  for (size_t i = 0; i < ms_registry_refusal_count(reg); i++) {
+    const char *r = ms_registry_refusal(reg, i);
+    const char *slash = strrchr(r, '/');
+    if (slash && !strncmp(slash + 1, file, strlen(file))) return r;
+  }
+  return NULL;
+}
+
+static const struct {
+  const char *file, *reason;
+} refused[] = {
+    {"bad_major.so", "bad_major.so: plugin ABI 2.0, this core implements ABI 1.0 (major versions differ)"},
+    {"bad_minor.so", "bad_minor.so: plugin ABI 1.1 is newer than this core's ABI 1.0"},
+    {"bad_size.so", "bad_size.so: descriptor struct_size 64 is smaller than ABI 1.0's 144 bytes"},
+    {"no_entry.so", "no_entry.so: no entry symbol 'mergesplit_plugin' (not a mergesplit plugin)"},
+    {"null_fn.so", "null_fn.so: solver 'fixture_nullfn': required function 'integrate' is NULL"},
+    {"bad_id.so", "bad_id.so: solver id 'Bad-ID' is not [a-z0-9_]+"},
+    {"empty.so", "empty.so: exports no solver (entry returned NULL for index 0)"},
+    {"zz_garbage.so", "zz_garbage.so: "},
+};
+
+START_TEST(broken_plugin_refused) {
+  const char *r = refusal(refused[_i].file);
+  ck_assert_msg(r != NULL, "%s was not refused", refused[_i].file);
+  ck_assert_msg(strstr(r, refused[_i].reason) != NULL, "refusal '%s' lacks '%s'",
+                r, refused[_i].reason);
+  ck_assert(!strchr(r, '\n'));
+  /* none of its solvers made it into the registry */
+  for (size_t i = 0; i < ms_registry_count(reg); i++) {
+    struct ms_plugin_info p;
+    ms_registry_get(reg, i, &p);
+    ck_assert_msg(!strstr(p.path, refused[_i].file), "%s accepted", p.path);
+  }
+}
+END_TEST
+
+START_TEST(good_plugins_accepted_scan_goes_on) {
+  /* bad files sort both before and after good.so and nan_solver.so */
+  ck_assert_ptr_nonnull(ms__registry_find(reg, "fixture_good"));
+  ck_assert_ptr_nonnull(ms__registry_find(reg, "fixture_nan"));
+  ck_assert_ptr_nonnull(ms__registry_find(reg, "fixture_badview"));
+  ck_assert_uint_eq(ms_registry_count(reg), 3);
+  ck_assert_uint_eq(ms_registry_refusal_count(reg),
+                    sizeof refused / sizeof *refused);
+}
+END_TEST
+
+START_TEST(later_directory_overrides) {
+  const char *fx = getenv("MS_FIXTURES");
+  const char *paths[] = {fx, fx, NULL};
+  ms_registry *r2;
+  ck_assert_int_eq(ms_registry_open(paths, &r2), 0);
+  const struct ms__plugin *p = ms__registry_find(r2, "fixture_good");
+  ck_assert_ptr_nonnull(p);
+  ck_assert_ptr_nonnull(p->shadowed);
+  ck_assert_uint_eq(ms_registry_count(r2), 3);
+  ms_registry_close(r2);
+}
+END_TEST
+
+Suite *suite_loader(void) {
+  Suite *s = suite_create("loader");
+  TCase *tc = tcase_create("fixtures");
+  tcase_add_unchecked_fixture(tc, open_fixtures, close_fixtures);
+  tcase_add_loop_test(tc, broken_plugin_refused, 0,
+                      (int)(sizeof refused / sizeof *refused));
+  tcase_add_test(tc, good_plugins_accepted_scan_goes_on);
+  tcase_add_test(tc, later_directory_overrides);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,63 @@
+/* Scene validation: every bad value is refused with file:line and the key. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mergesplit/core.h>
+
+#include "test_list.h"
+
+static const struct {
+  const char *file, *expect;
+  int status;
+} cases[] = {
+    {"bad_alpha.cfg", "bad_alpha.cfg:4: coupling.alpha: must be in [0, 1] (got 1.5)", MS_ECONFIG},
+    {"bad_beta.cfg", "bad_beta.cfg:1: coupling.beta: must be in [0, 1] (got -0.1)", MS_ECONFIG},
+    {"bad_nmin.cfg", "bad_nmin.cfg:2: coupling.n_min: must not exceed n_max (32 > 16)", MS_ECONFIG},
+    {"bad_cfl.cfg", "bad_cfl.cfg:1: coupling.cfl: must be in (0, 1] (got 2)", MS_ECONFIG},
+    {"bad_duration.cfg", "bad_duration.cfg:2: scene.duration: must be > 0 (got -1)", MS_ECONFIG},
+    {"bad_domain.cfg", "bad_domain.cfg:2: scene.domain.max: must exceed min on every axis", MS_ECONFIG},
+    {"bad_type.cfg", "bad_type.cfg:2: scene.fps: must be a number, not a string", MS_ETYPE},
+    {"bad_core_key.cfg", "bad_core_key.cfg:2: unknown key 'alpah' in coupling", MS_ECONFIG},
+    {"bad_top_key.cfg", "bad_top_key.cfg:1: unknown top-level key 'scenery'", MS_ECONFIG},
+    {"bad_plugin_key.cfg", "bad_plugin_key.cfg:7: unknown key 'denisty' in systems.[0] (system 'g', solver 'particles')", MS_ECONFIG},
+    {"bad_shape_key.cfg", "bad_shape_key.cfg:6: unknown key 'radius' in systems.[0].shape", MS_ECONFIG},
+    {"bad_mass.cfg", "bad_mass.cfg:7: systems.[0].mass: must be > 0 (got -2) (system 'g', solver 'particles'", MS_ECONFIG},
+    {"bad_spacing.cfg", "bad_spacing.cfg:6: systems.[0].spacing: must be > 0 (got 0)", MS_ECONFIG},
+    {"bad_solver.cfg", "bad_solver.cfg:4: systems.[0].solver: no plugin provides solver 'no_such_solver'", MS_ENOENT},
+    {"bad_no_solver.cfg", "bad_no_solver.cfg:2: systems.[0].solver: is required", MS_ECONFIG},
+    {"bad_dup_name.cfg", "bad_dup_name.cfg:3: systems.[1].name: 'g' is used by another system", MS_ECONFIG},
+    {"bad_syntax.cfg", "bad_syntax.cfg:3: syntax error", MS_ECONFIG},
+    {"bad_shape_type.cfg", "bad_shape_type.cfg:5: systems.[0].shape.type: unknown shape 'cube'", MS_ECONFIG},
+    {"missing.cfg", "missing.cfg: cannot read the scene file", MS_ECONFIG},
+};
+
+START_TEST(bad_scene_refused) {
+  char path[4096], err[2048];
+  const char *dir = getenv("MS_DATA");
+  ck_assert_msg(dir != NULL, "MS_DATA not set");
+  snprintf(path, sizeof path, "%s/%s", dir, cases[_i].file);
+  struct ms_sim_options o = {.struct_size = sizeof o, .no_output = 1,
+                             .verbosity = MS_SINK_ERROR};
+  ms_sim *sim = NULL;
+  int rc = ms_sim_open(path, &o, &sim, err, sizeof err);
+  ck_assert_ptr_null(sim);
+  ck_assert_msg(rc == cases[_i].status, "%s: status %s, expected %s (%s)",
+                cases[_i].file, ms_status_name(rc),
+                ms_status_name(cases[_i].status), err);
+  ck_assert_msg(strstr(err, cases[_i].expect) != NULL,
+                "%s: message\n  '%s'\nlacks\n  '%s'", cases[_i].file, err,
+                cases[_i].expect);
+  ck_assert_msg(!strchr(err, '\n'), "message is not one line: %s", err);
+}
+END_TEST
+
+Suite *suite_settings(void) {
+  Suite *s = suite_create("settings");
+  TCase *tc = tcase_create("bad_scenes");
+  tcase_add_loop_test(tc, bad_scene_refused, 0,
+                      (int)(sizeof cases / sizeof *cases));
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,111 @@
+/* Shape sampling: exact counts on the lattice, containment, determinism. */
+#include <check.h>
+#include <libconfig.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "../../core/shapes.h"
+#include "testutil.h"
+
+static size_t sample(const char *text, double h, double **xyz, int *rc) {
+  config_t cfg;
+  struct ms__err err = {0};
+  struct ms__rng r;
+  size_t n = 0;
+  config_init(&cfg);
+  ck_assert_int_eq(config_read_string(&cfg, text), CONFIG_TRUE);
+  ms__rng_seed(&r, 1, 2, 3);
+  *rc = ms__shape_sample(config_lookup(&cfg, "shape"), h, &r, xyz, &n, &err);
+  config_destroy(&cfg);
+  return n;
+}
+
+START_TEST(box_count_and_centring) {
+  double *x;
+  int rc;
+  size_t n = sample("shape = { type = \"box\"; min = [0.0, 0.0, 0.0]; "
+                    "max = [1.0, 0.5, 0.25]; };", 0.05, &x, &rc);
+  ck_assert_int_eq(rc, 0);
+  ck_assert_uint_eq(n, 20 * 10 * 5);
+  double lo[3] = {1e9, 1e9, 1e9}, hi[3] = {-1e9, -1e9, -1e9};
+  for (size_t i = 0; i < n; i++)
+    for (int a = 0; a < 3; a++)
+      lo[a] = fmin(lo[a], x[3 * i + a]), hi[a] = fmax(hi[a], x[3 * i + a]);
+  ck_assert_rel(lo[0], 0.025, 1e-12, 1.0); /* cell-centred: r = h/2 fits */
+  ck_assert_rel(hi[1], 0.475, 1e-12, 1.0);
+  free(x);
+}
+END_TEST
+
+START_TEST(sphere_symmetric_and_inside) {
+  double *x;
+  int rc;
+  size_t n = sample("shape = { type = \"sphere\"; center = [1.0, 2.0, 3.0]; "
+                    "radius = 0.5; };", 0.1, &x, &rc);
+  ck_assert_int_eq(rc, 0);
+  ck_assert_uint_eq(n, 515); /* lattice points with |k| <= 5 */
+  double c[3] = {0, 0, 0};
+  for (size_t i = 0; i < n; i++) {
+    double d2 = 0;
+    for (int a = 0; a < 3; a++) {
+      double d = x[3 * i + a] - (a + 1.0);
+      c[a] += d;
+      d2 += d * d;
+    }
+    ck_assert(d2 <= 0.25 + 1e-9);
+  }
+  for (int a = 0; a < 3; a++) ck_assert(fabs(c[a]) < 1e-9);
+  free(x);
+}
+END_TEST
+
+START_TEST(shell_is_a_bowl) {
+  double *x;
+  int rc;
+  size_t n = sample("shape = { type = \"shell\"; center = [0.0, 0.0, 0.0]; "
+                    "radius = 1.0; thickness = 0.2; };", 0.1, &x, &rc);
+  ck_assert_int_eq(rc, 0);
+  ck_assert_uint_gt(n, 100);
+  for (size_t i = 0; i < n; i++) {
+    double r = sqrt(x[3 * i] * x[3 * i] + x[3 * i + 1] * x[3 * i + 1] +
+                    x[3 * i + 2] * x[3 * i + 2]);
+    ck_assert(r >= 0.8 - 1e-9 && r <= 1.0 + 1e-9);
+    ck_assert(x[3 * i + 1] <= 1e-9); /* opens towards +y */
+  }
+  free(x);
+}
+END_TEST
+
+START_TEST(jitter_is_seeded) {
+  double *a, *b;
+  int rc;
+  const char *t = "shape = { type = \"box\"; min = [0.0, 0.0, 0.0]; "
+                  "max = [0.3, 0.3, 0.3]; jitter = 0.1; };";
+  size_t n = sample(t, 0.1, &a, &rc);
+  ck_assert_uint_eq(sample(t, 0.1, &b, &rc), n);
+  for (size_t i = 0; i < 3 * n; i++) ck_assert(a[i] == b[i]);
+  free(a);
+  free(b);
+}
+END_TEST
+
+START_TEST(empty_shape_refused) {
+  double *x;
+  int rc;
+  sample("shape = { type = \"torus\"; center = [0.0, 0.0, 0.0]; "
+         "major_radius = 1.0; minor_radius = 0.01; };", 0.3, &x, &rc);
+  ck_assert_int_eq(rc, MS_ECONFIG);
+}
+END_TEST
+
+Suite *suite_shapes(void) {
+  Suite *s = suite_create("shapes");
+  TCase *tc = tcase_create("lattice");
+  tcase_add_test(tc, box_count_and_centring);
+  tcase_add_test(tc, sphere_symmetric_and_inside);
+  tcase_add_test(tc, shell_is_a_bowl);
+  tcase_add_test(tc, jitter_is_seeded);
+  tcase_add_test(tc, empty_shape_refused);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,34 @@
+/* Helpers shared by the unit tests. */
+#ifndef MS_TEST_UTIL_H
+#define MS_TEST_UTIL_H
+
+#include <check.h>
+#include <math.h>
+
+#include <mergesplit/status.h>
+
+#include "../../core/rng.h"
+#include "test_list.h"
+
+/* |a - b| <= tol * max(|b|, floor) */
+#define ck_assert_rel(a, b, tol, floor_)                                   \
+  do {                                                                     \
+    double a_ = (a), b_ = (b), s_ = fabs(b_) > (floor_) ? fabs(b_) : (floor_); \
+    ck_assert_msg(fabs(a_ - b_) <= (tol) * s_,                             \
+                  "%s = %.17g, expected %.17g (rel tol %g)", #a, a_, b_,   \
+                  (double)(tol));                                          \
+  } while (0)
+
+static inline double t_uniform(struct ms__rng *r, double lo, double hi) {
+  return lo + (hi - lo) * ms__rng_uniform(r);
+}
+
+static inline void t_vec(struct ms__rng *r, double s, double *v) {
+  for (int a = 0; a < 3; a++) v[a] = t_uniform(r, -s, s);
+}
+
+static inline double t_ke(double m, const double *v) {
+  return 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+#endif

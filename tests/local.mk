@@ -72,3 +72,8 @@ tests_unit_run_unit_LDADD = core/libmscore.la $(CHECK_LIBS) $(LIBCONFIG_LIBS)
 tests_unit_run_unit_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/unit/run-unit
 EXTRA_DIST += tests/data
+
+# ---- benchmarks: programs that print figures; listed in MS_BENCHES (and EXTRA_PROGRAMS), built by `make bench` --------
+MS_BENCHES =
+bench: $(MS_BENCHES)
+.PHONY: bench

@@ -1,0 +1,1 @@
+# Helpers shared by several shipped plugins (a libtool convenience library).

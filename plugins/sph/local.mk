@@ -1,0 +1,2 @@
+# Plugin `sph` — its module, tests, benchmark and scenes.
+# (Filled in by the issue that builds it.)

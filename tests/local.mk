@@ -1,5 +1,6 @@
 # Tests: every test program prints TAP; one line per test case.
 LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
+TEST_LOG_DRIVER = $(LOG_DRIVER)
 AM_TESTS_ENVIRONMENT = \
 	CK_FORK=no; export CK_FORK; \
 	MERGESPLIT_PLUGIN_PATH='$(abs_top_builddir)/plugins/.libs'; \
@@ -77,3 +78,31 @@ EXTRA_DIST += tests/data
 MS_BENCHES =
 bench: $(MS_BENCHES)
 .PHONY: bench
+
+# ---- scene tests (Check), on the shared helpers in tests/scenes/simtest.* ---
+noinst_LTLIBRARIES += tests/scenes/libsimtest.la
+tests_scenes_libsimtest_la_SOURCES = tests/scenes/simtest.c tests/scenes/simtest.h
+tests_scenes_libsimtest_la_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
+check_PROGRAMS += tests/scenes/run-scenes
+tests_scenes_run_scenes_SOURCES = tests/scenes/runner.c tests/scenes/scene_list.h \
+	tests/scenes/test_core_scenes.c
+tests_scenes_run_scenes_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
+tests_scenes_run_scenes_LDADD = tests/scenes/libsimtest.la core/libmscore.la \
+	$(CHECK_LIBS) $(LIBCONFIG_LIBS)
+tests_scenes_run_scenes_LDFLAGS = $(OPENMP_CFLAGS)
+TESTS += tests/scenes/run-scenes
+
+# ---- command-line tests (TAP shell script) -----------------------------------
+TESTS += tests/cli.test
+EXTRA_DIST += tests/cli.test
+
+# ---- core benchmarks ------------------------------------------------------------
+EXTRA_PROGRAMS += tests/bench/bench-detect tests/bench/bench-mergesplit
+MS_BENCHES += tests/bench/bench-detect tests/bench/bench-mergesplit
+CLEANFILES += $(MS_BENCHES)
+tests_bench_bench_detect_SOURCES = tests/bench/bench_detect.c
+tests_bench_bench_detect_LDADD = core/libmscore.la $(LIBCONFIG_LIBS)
+tests_bench_bench_detect_LDFLAGS = $(OPENMP_CFLAGS)
+tests_bench_bench_mergesplit_SOURCES = tests/bench/bench_mergesplit.c
+tests_bench_bench_mergesplit_LDADD = core/libmscore.la $(LIBCONFIG_LIBS)
+tests_bench_bench_mergesplit_LDFLAGS = $(OPENMP_CFLAGS)

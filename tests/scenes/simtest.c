@@ -1,0 +1,131 @@
+/* Scene-test helpers. */
+#include "simtest.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../core/detect.h"
+#include "../../core/report.h"
+
+static void quiet_log(void *opaque, int level, const char *line) {
+  (void)opaque;
+  if (level <= MS_SINK_WARN) fprintf(stderr, "# %s\n", line);
+}
+
+static ms_sim *open_path(const char *path, int threads, int64_t frames) {
+  struct ms_sim_options o = {.struct_size = sizeof o, .threads = threads,
+                             .frames = frames, .no_output = 1,
+                             .verbosity = MS_SINK_WARN, .log = quiet_log};
+  char err[2048];
+  ms_sim *S = NULL;
+  int rc = ms_sim_open(path, &o, &S, err, sizeof err);
+  ck_assert_msg(rc == 0, "opening %s: %s", path, err);
+  return S;
+}
+
+ms_sim *st_open_text(const char *text, int threads) {
+  char path[] = "/tmp/ms-scene-XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  FILE *f = fdopen(fd, "w");
+  fputs(text, f);
+  fclose(f);
+  ms_sim *S = open_path(path, threads, 0);
+  unlink(path);
+  return S;
+}
+
+ms_sim *st_open_file(const char *name, int threads, int64_t frames) {
+  char path[4096];
+  const char *dir = getenv("MS_CONFIGS");
+  if (name[0] == '/' || !dir)
+    snprintf(path, sizeof path, "%s", name);
+  else
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+  return open_path(path, threads, frames);
+}
+
+struct ms__system *st_system(ms_sim *S, const char *name) {
+  for (uint32_t i = 0; i < S->nsys; i++)
+    if (!strcmp(S->sys[i].desc->name, name)) return &S->sys[i];
+  ck_abort_msg("no system '%s'", name);
+  return NULL;
+}
+
+void st_step(ms_sim *S) {
+  double t_end = (double)(S->frame + 1) / S->scene.fps;
+  if (t_end - S->time <= 1e-9 / S->scene.fps) {
+    S->frame++;
+    t_end = (double)(S->frame + 1) / S->scene.fps;
+  }
+  int rc = ms__step(S, t_end);
+  ck_assert_msg(rc == 0, "step %llu: %s", (unsigned long long)S->step,
+                ms_sim_error(S));
+}
+
+double st_max_overlap(ms_sim *S) {
+  size_t n = 0;
+  for (uint32_t s = 0; s < S->nsys; s++) n += S->sys[s].view.count;
+  double *x = malloc(3 * n * sizeof *x), *r = malloc(n * sizeof *r);
+  uint32_t *sys = malloc(n * sizeof *sys), *loc = malloc(n * sizeof *loc);
+  size_t g = 0;
+  for (uint32_t s = 0; s < S->nsys; s++)
+    for (size_t i = 0; i < S->sys[s].view.count; i++, g++) {
+      memcpy(x + 3 * g, ms__at(&S->sys[s].x, i), 3 * sizeof(double));
+      r[g] = *ms__at(&S->sys[s].r, i);
+      sys[g] = s;
+      loc[g] = (uint32_t)i;
+    }
+  struct ms__detect d;
+  ms__detect_init(&d);
+  struct ms__detect_input in = {n, x, r, sys, S->self, 0.0};
+  size_t bad;
+  ck_assert_int_eq(ms__detect_pairs(&d, &in, &bad), 0);
+  double worst = 0.0;
+  for (size_t k = 0; k < d.npairs; k++) {
+    uint32_t i = d.pairs[2 * k], j = d.pairs[2 * k + 1];
+    if (sys[i] == sys[j] && S->sys[sys[i]].plugin->desc.filter_pairs) {
+      uint32_t lp[2] = {loc[i], loc[j]};
+      uint8_t keep = 1;
+      S->sys[sys[i]].plugin->desc.filter_pairs(S->sys[sys[i]].inst, lp, 1, &keep);
+      if (!keep) continue;
+    }
+    double dd = 0;
+    for (int a = 0; a < 3; a++) {
+      double e = x[3 * j + a] - x[3 * i + a];
+      dd += e * e;
+    }
+    double ov = (r[i] + r[j] - sqrt(dd)) / fmin(r[i], r[j]);
+    if (ov > worst) worst = ov;
+  }
+  ms__detect_free(&d);
+  free(x), free(r), free(sys), free(loc);
+  return worst;
+}
+
+double st_max_speed(ms_sim *S) {
+  double vmax = 0.0;
+  for (uint32_t s = 0; s < S->nsys; s++)
+    for (size_t i = 0; i < S->sys[s].view.count; i++) {
+      const double *v = ms__at(&S->sys[s].v, i), *x = ms__at(&S->sys[s].x, i);
+      double sp = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+      if (!isfinite(sp) || !isfinite(x[0] + x[1] + x[2])) return NAN;
+      vmax = fmax(vmax, sp);
+    }
+  return vmax;
+}
+
+void st_totals(ms_sim *S, double *p, double *ke) {
+  p[0] = p[1] = p[2] = *ke = 0.0;
+  for (uint32_t s = 0; s < S->nsys; s++) {
+    double ps[3], ks;
+    ms__system_totals(S, s, ps, &ks);
+    for (int a = 0; a < 3; a++) p[a] += ps[a];
+    *ke += ks;
+  }
+}
+
+void st_close(ms_sim *S) { ms_sim_close(S); }

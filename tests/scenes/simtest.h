@@ -1,0 +1,32 @@
+/* Helpers for scene tests: open a scene (file or inline text), step it,
+ * look at the systems' particles by name.  Scene tests link the core's
+ * convenience library, so they may read the simulation's internals. */
+#ifndef MS_SIMTEST_H
+#define MS_SIMTEST_H
+
+#include <check.h>
+#include <stddef.h>
+
+#include <mergesplit/core.h>
+
+#include "../../core/sim.h"
+
+/* Open scene text (libconfig) written to a temporary file.  threads 0:
+ * default.  Fails the test with the error message on failure. */
+ms_sim *st_open_text(const char *text, int threads);
+/* Open a scene file; relative names are looked up in $MS_CONFIGS. */
+ms_sim *st_open_file(const char *path, int threads, int64_t frames);
+/* The system called `name` (fails the test if absent). */
+struct ms__system *st_system(ms_sim *S, const char *name);
+/* One step (not past the current frame's end, which is then advanced). */
+void st_step(ms_sim *S);
+/* Largest overlap (r_i + r_j - |x_j - x_i|) / min(r_i, r_j) over all pairs
+ * of all systems, excluding pairs a plugin declares connected; 0 if none. */
+double st_max_overlap(ms_sim *S);
+/* Largest speed over all particles; NaN if any value is not finite. */
+double st_max_speed(ms_sim *S);
+/* Total momentum and kinetic energy over all systems. */
+void st_totals(ms_sim *S, double *p, double *ke);
+void st_close(ms_sim *S);
+
+#endif

@@ -106,3 +106,4 @@ tests_bench_bench_detect_LDFLAGS = $(OPENMP_CFLAGS)
 tests_bench_bench_mergesplit_SOURCES = tests/bench/bench_mergesplit.c
 tests_bench_bench_mergesplit_LDADD = core/libmscore.la $(LIBCONFIG_LIBS)
 tests_bench_bench_mergesplit_LDFLAGS = $(OPENMP_CFLAGS)
+include tests/output/local.mk

@@ -1,0 +1,10 @@
+# Output, previews, progress, checkpoints: tests and the output benchmark.
+check_PROGRAMS += tests/output/write-views
+tests_output_write_views_SOURCES = tests/output/write_views.c
+tests_output_write_views_LDADD = core/libmscore.la $(LIBCONFIG_LIBS)
+tests_output_write_views_LDFLAGS = $(OPENMP_CFLAGS)
+
+TESTS += tests/output/frames.test
+EXTRA_DIST += tests/output/frames.test tests/output/frames.py \
+	tests/output/types_check.py tests/output/outcheck.py \
+	tests/output/touching.cfg

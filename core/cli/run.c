@@ -73,8 +73,8 @@ int cli_run(struct args *a, int check_only) {
   progress_finish();
   int code = cli_exit_code(rc);
   if (rc == MS_EINTR && stop_signal) {
-    fprintf(stderr, "mergesplit: %s: %s\n", strsignal(stop_signal),
-            ms_sim_error(sim));
+    fprintf(stderr, "mergesplit: %s: %s\n",
+            stop_signal == SIGINT ? "SIGINT" : "SIGTERM", ms_sim_error(sim));
     code = EXIT_SIGNAL + stop_signal;
   } else if (rc) {
     fprintf(stderr, "mergesplit: error: %s\n", ms_sim_error(sim));

@@ -8,3 +8,6 @@ TESTS += tests/output/frames.test
 EXTRA_DIST += tests/output/frames.test tests/output/frames.py \
 	tests/output/types_check.py tests/output/outcheck.py \
 	tests/output/touching.cfg
+TESTS += tests/output/resume.test
+EXTRA_DIST += tests/output/resume.test tests/output/resume.cfg \
+	tests/output/complete.py

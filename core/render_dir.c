@@ -34,6 +34,7 @@ struct job {
   char **names;    /* per part */
   uint32_t nparts;
   struct ms__splats s;
+  int has_color; /* some file holds the colour field */
   struct ms__err err;
 };
 
@@ -91,6 +92,7 @@ static int load_part(struct job *j, const struct ms__pvd_entry *e) {
   if (strcmp(cn, "system")) {
     c = ms__vtp_find(&v, cn);
     if (!c && !strcmp(cn, "speed")) c = ms__vtp_find(&v, "velocity");
+    j->has_color |= c != NULL;
   }
   if (!r || r->comps != 1) {
     ms__vtp_free(&v);
@@ -203,6 +205,9 @@ static int frame_all(struct job *j, struct ms__camera *cam, double *lo,
         blo[d] = fmin(blo[d], flo[d]), bhi[d] = fmax(bhi[d], fhi[d]);
     if (ms__splats_range(&j->s, &a, &b)) *lo = fmin(*lo, a), *hi = fmax(*hi, b);
   }
+  if (strcmp(j->look.color, "system") && !j->has_color)
+    return ms__errf(&j->err, MS_EINVAL, "--color-by %s: no frame has a "
+                    "point field '%s'", j->look.color, j->look.color);
   if (!(blo[0] <= bhi[0]))
     for (int d = 0; d < 3; d++) blo[d] = -1, bhi[d] = 1;
   if (!(*lo <= *hi)) *lo = 0, *hi = 1;

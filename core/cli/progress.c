@@ -31,7 +31,7 @@ void progress_start(int quiet, double time, uint64_t steps) {
 static int columns(void) {
   struct winsize ws;
   if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
-    return ws.ws_col;
+    return ws.ws_col < 500 ? ws.ws_col : 500;
   return 80;
 }
 
@@ -55,26 +55,25 @@ static double eta(const struct ms_progress *p, double wall) {
   return (wall - P.t_wall0) * rest / done;
 }
 
+/* "frame F/N [####------] t=T s R steps/s ETA E P particles M meta", the
+ * bar as wide as the terminal allows, the line cut to its width. */
 static void draw_bar(const struct ms_progress *p, double wall) {
-  char tail[200], e[32];
+  char head[64], tail[256], line[1024], e[32];
   fmt_eta(e, sizeof e, eta(p, wall));
-  int n = snprintf(tail, sizeof tail, " t %.4g s  %.0f steps/s  ETA %s  "
-                   "%zu particles  %llu meta", p->time, P.rate, e,
-                   p->particles, (unsigned long long)p->metas);
-  char head[64];
   int h = snprintf(head, sizeof head, "frame %lld/%lld ",
                    (long long)p->frame, (long long)p->frames_total);
-  int bar = columns() - 1 - h - n - 2;
+  int t = snprintf(tail, sizeof tail, " t=%.4g s %.0f steps/s ETA %s %zu "
+                   "particles %llu meta", p->time, P.rate, e, p->particles,
+                   (unsigned long long)p->metas);
+  int cols = columns(), bar = cols - 1 - h - t - 2;
+  bar = bar < 10 ? 10 : bar > 40 ? 40 : bar;
   double f = p->end_time > 0 ? p->time / p->end_time : 1;
-  if (f > 1) f = 1;
-  fprintf(stderr, "\r%s", head);
-  if (bar >= 10) {
-    int k = (int)(f * bar + 0.5);
-    fputc('[', stderr);
-    for (int i = 0; i < bar; i++) fputc(i < k ? '#' : '-', stderr);
-    fputc(']', stderr);
-  }
-  fprintf(stderr, "%s\033[K", tail);
+  int k = (int)((f > 1 ? 1 : f) * bar + 0.5), n = 0;
+  n += snprintf(line + n, sizeof line - (size_t)n, "%s[", head);
+  for (int i = 0; i < bar; i++) line[n++] = i < k ? '#' : '-';
+  snprintf(line + n, sizeof line - (size_t)n, "]%s", tail);
+  if ((int)strlen(line) > cols - 1) line[cols - 1] = '\0';
+  fprintf(stderr, "\r%s\033[K", line);
   fflush(stderr);
   P.drawn = 1;
 }

@@ -15,3 +15,5 @@ TESTS += tests/output/preview.test
 EXTRA_DIST += tests/output/preview.test tests/output/png_check.py
 TESTS += tests/output/progress.test
 EXTRA_DIST += tests/output/progress.test
+TESTS += tests/output/manpages.test
+EXTRA_DIST += tests/output/manpages.test

@@ -13,7 +13,7 @@
 
 #include "afile.h"
 
-#define ROWS 16384 /* rows packed per write */
+#define ROWS 65536 /* rows packed per write */
 
 static const char *ply_type(uint32_t t) {
   switch (t) {

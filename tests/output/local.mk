@@ -17,3 +17,11 @@ TESTS += tests/output/progress.test
 EXTRA_DIST += tests/output/progress.test
 TESTS += tests/output/manpages.test
 EXTRA_DIST += tests/output/manpages.test
+
+# ---- benchmark: the cost of one big frame (make bench) -------------------
+EXTRA_PROGRAMS += tests/output/bench-output
+MS_BENCHES += tests/output/bench-output
+tests_output_bench_output_SOURCES = tests/output/bench_output.c
+tests_output_bench_output_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(LIBCONFIG_CFLAGS)
+tests_output_bench_output_LDADD = core/libmscore.la $(LIBCONFIG_LIBS)
+tests_output_bench_output_LDFLAGS = $(OPENMP_CFLAGS)

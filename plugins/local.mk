@@ -19,3 +19,9 @@ include plugins/mass_spring/local.mk
 include plugins/peridynamics/local.mk
 include plugins/sph/local.mk
 include plugins/flip/local.mk
+
+# libtool's .la files are of no use for dlopen()ed modules.
+install-data-hook: remove-plugin-la
+remove-plugin-la:
+	-rm -f $(DESTDIR)$(plugindir)/*.la
+.PHONY: remove-plugin-la

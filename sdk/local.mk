@@ -15,3 +15,6 @@ EXTRA_DIST += sdk/mergesplit-plugin.pc.in
 # package), built standalone with pkg-config (see sdk/example/Makefile).
 exampledir = $(docdir)/example
 dist_example_DATA = sdk/example/dust.c sdk/example/Makefile sdk/example/dust.cfg
+
+# The plugin author guide.
+dist_man7_MANS = sdk/mergesplit-plugin.7

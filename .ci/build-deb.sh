@@ -17,8 +17,10 @@ cd "$work/mergesplit"
 if [ "${1:-}" = "--no-check" ]; then export DEB_BUILD_OPTIONS=nocheck; fi
 dpkg-buildpackage -us -uc -b
 cd "$work"
-ls -1 ./*.deb
-$SUDO dpkg -i ./*.deb
+debs=$(ls ./*.deb | grep -v -- -dbgsym_)
+echo "$debs"
+# shellcheck disable=SC2086
+$SUDO dpkg -i $debs
 # Every plugin the tree ships must be listed by the installed command.
 listed=$(mergesplit plugins)
 echo "$listed"

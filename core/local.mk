@@ -8,8 +8,10 @@ MS_LT_VERSION = 0:0:0
 noinst_LTLIBRARIES += core/libmscore.la
 core_libmscore_la_SOURCES = \
 	core/afile.c core/afile.h \
+	core/baselines.c core/baselines.h \
 	core/blas.c \
 	core/checkpoint.c core/checkpoint.h \
+	core/conformance.c \
 	core/frame_output.c \
 	core/hash.c core/hash.h \
 	core/settings.c core/settings.h \

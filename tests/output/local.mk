@@ -25,3 +25,19 @@ tests_output_bench_output_SOURCES = tests/output/bench_output.c
 tests_output_bench_output_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(LIBCONFIG_CFLAGS)
 tests_output_bench_output_LDADD = core/libmscore.la $(LIBCONFIG_LIBS)
 tests_output_bench_output_LDFLAGS = $(OPENMP_CFLAGS)
+
+# ---- unit tests (Check): checksum, atomic files, writers, colours, camera --
+check_PROGRAMS += tests/output/run-output-unit
+tests_output_run_output_unit_SOURCES = tests/output/test_output_unit.c
+tests_output_run_output_unit_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAGS)
+tests_output_run_output_unit_LDADD = core/libmscore.la $(CHECK_LIBS) $(LIBCONFIG_LIBS) -lm
+tests_output_run_output_unit_LDFLAGS = $(OPENMP_CFLAGS)
+TESTS += tests/output/run-output-unit
+
+# A solver without save()/load() (tests/output/.libs/nosave.so).
+check_LTLIBRARIES += tests/output/nosave.la
+tests_output_nosave_la_SOURCES = tests/output/nosave_plugin.c
+tests_output_nosave_la_CPPFLAGS = -I$(top_srcdir)/sdk/include
+tests_output_nosave_la_CFLAGS = $(MS_CFLAGS) $(MS_VISIBILITY_CFLAGS)
+tests_output_nosave_la_LDFLAGS = -module -avoid-version -no-undefined -shared \
+	-rpath /nowhere

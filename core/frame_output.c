@@ -93,7 +93,8 @@ int ms__outputs_frame(struct ms_sim *S) {
   struct ms_view *views = malloc((S->nsys ? S->nsys : 1) * sizeof *views);
   const int32_t **meta = malloc((S->nsys ? S->nsys : 1) * sizeof *meta);
   const char **names = system_names(S);
-  if (!views || !meta || !names) rc = ms__errf(&S->err, MS_ENOMEM, "out of memory");
+  if (!views || !meta || !names)
+    rc = ms__errf(&S->err, MS_ENOMEM, "out of memory");
   for (uint32_t s = 0; !rc && s < S->nsys; s++) {
     views[s] = S->sys[s].view;
     meta[s] = S->sys[s].meta_id;

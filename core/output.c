@@ -94,7 +94,8 @@ static int augment(struct ms__output *o, uint32_t i, const struct ms_view *v,
   }
   uint32_t n = 0;
   for (uint32_t k = 0; k < v->field_count; k++)
-    if (strcmp(v->fields[k].name, "system") && strcmp(v->fields[k].name, "meta"))
+    if (strcmp(v->fields[k].name, "system") &&
+        strcmp(v->fields[k].name, "meta"))
       o->fields[n++] = v->fields[k];
   o->fields[n++] = (struct ms_field){"system", MS_TYPE_I32, 1, 0,
                                      &o->sysid[i]};

@@ -123,7 +123,8 @@ int ms__vtp_write(const char *path, const struct ms_view *v, double t,
   write_header(a.f, v, pos, t, wide);
   int bad = 0;
   for (uint32_t i = 0; !bad && i < v->field_count; i++)
-    if (!skip(&v->fields[i], pos)) bad = write_block(a.f, &v->fields[i], n, buf);
+    if (!skip(&v->fields[i], pos))
+      bad = write_block(a.f, &v->fields[i], n, buf);
   if (!bad) bad = write_block(a.f, pos, n, buf);
   if (!bad) bad = write_cells(a.f, n, 0, wide, buf);
   if (!bad) bad = write_cells(a.f, n, 1, wide, buf);

@@ -337,7 +337,8 @@ int ms__render(const struct ms__splats *s, const struct ms__camera *cam,
 #pragma omp parallel for schedule(dynamic, 1)
     for (int b = 0; b < nb; b++) {
       int y0 = b * BAND, y1 = y0 + BAND < fb.H ? y0 + BAND : fb.H;
-      for (size_t k = off[b]; k < off[b + 1]; k++) draw(&fb, &p[idx[k]], y0, y1);
+      for (size_t k = off[b]; k < off[b + 1]; k++)
+        draw(&fb, &p[idx[k]], y0, y1);
     }
     downsample(&fb, w, h, rgb);
   }

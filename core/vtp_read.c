@@ -90,7 +90,8 @@ int ms__pvd_read(const char *path, struct ms__pvd *out, struct ms__err *err) {
   }
   for (const char *p = buf; (p = strstr(p, "<DataSet")); p++) {
     char t[64], part[32], file[1024];
-    if (!attr(p, "timestep", t, sizeof t) || !attr(p, "file", file, sizeof file)) {
+    if (!attr(p, "timestep", t, sizeof t) ||
+        !attr(p, "file", file, sizeof file)) {
       rc = ms__errf(err, MS_EINVAL, "%s: a DataSet without timestep or file",
                     path);
       break;
@@ -141,7 +142,8 @@ static uint32_t type_of(const char *s) {
 static int add_array(struct ms__vtp *v, const char *p, const char *base,
                      int in_points, const char *path, struct ms__err *err) {
   char type[32], name[64] = "", comps[16] = "1", fmt[32], off[32];
-  if (!attr(p, "type", type, sizeof type) || !attr(p, "format", fmt, sizeof fmt))
+  if (!attr(p, "type", type, sizeof type) ||
+      !attr(p, "format", fmt, sizeof fmt))
     return ms__errf(err, MS_EINVAL, "%s: a DataArray without type or format",
                     path);
   if (strcmp(fmt, "appended")) return MS_OK; /* inline cells, field data */
@@ -178,7 +180,8 @@ bad:
 static int parse(struct ms__vtp *v, const char *path, struct ms__err *err) {
   char bo[32] = "", ht[32] = "UInt32", np[32] = "";
   char *app = strstr(v->buf, "<AppendedData");
-  const char *vf = strstr(v->buf, "<VTKFile"), *piece = strstr(v->buf, "<Piece");
+  const char *vf = strstr(v->buf, "<VTKFile");
+  const char *piece = strstr(v->buf, "<Piece");
   if (!vf || !strstr(v->buf, "type=\"PolyData\"") || !piece)
     return ms__errf(err, MS_EINVAL, "%s: not a VTK PolyData file", path);
   attr(vf, "byte_order", bo, sizeof bo);

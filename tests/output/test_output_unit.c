@@ -129,7 +129,8 @@ START_TEST(camera_keeps_the_box_in_view) {
       ms__camera_orbit(&c, lo, hi, up, 4.0 / 3.0, az, el, 1.0);
       /* Project the corners: all inside [-1, 1]^2 of the image. */
       double f[3], r[3], u[3], n = 0;
-      for (int k = 0; k < 3; k++) f[k] = c.target[k] - c.eye[k], n += f[k] * f[k];
+      for (int k = 0; k < 3; k++)
+        f[k] = c.target[k] - c.eye[k], n += f[k] * f[k];
       for (int k = 0; k < 3; k++) f[k] /= sqrt(n);
       r[0] = f[1] * up[2] - f[2] * up[1];
       r[1] = f[2] * up[0] - f[0] * up[2];

@@ -1,6 +1,7 @@
 """Checks on preview images, read with VTK's PNG reader.
   png_check.py systems PNG W H      two balls: left blue, right orange
   png_check.py uniform PNG W H      particles all in the colour map's middle
+  png_check.py two PNG W H          systems 0 and 1 both show (any place)
   png_check.py same A.png B.png     identical pixels
 Exit status 0 when the check holds; the reason on stderr otherwise."""
 import sys
@@ -60,6 +61,11 @@ if mode == "systems":
           % (lb, lo, rb, ro))
     if not (lb > 1000 and ro > 1000 and lo * 20 < lb and rb * 20 < ro):
         sys.exit("expected the left ball blue and the right ball orange")
+elif mode == "two":
+    print("%d pixels of system 0's colour, %d of system 1's" % (blue.sum(),
+                                                            orange.sum()))
+    if not (blue.sum() > 500 and orange.sum() > 500):
+        sys.exit("expected both systems' colours")
 elif mode == "uniform":
     r, g, b = body[..., 0], body[..., 1], body[..., 2]
     green = ((g > r + 40) & (g > b + 20)).sum()

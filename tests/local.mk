@@ -90,3 +90,4 @@ tests_scenes_run_conformance_CPPFLAGS = $(tests_scenes_run_scenes_CPPFLAGS)
 tests_scenes_run_conformance_LDADD = $(tests_scenes_run_scenes_LDADD)
 tests_scenes_run_conformance_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/scenes/run-conformance
+include tests/output/local.mk

@@ -61,7 +61,7 @@ core_libmergesplit_la_LDFLAGS = -version-info $(MS_LT_VERSION) -no-undefined \
 bin_PROGRAMS += core/cli/mergesplit
 core_cli_mergesplit_SOURCES = core/cli/main.c core/cli/cli.h \
 	core/cli/progress.c core/cli/progress.h \
-	core/cli/render.c core/cli/run.c
+	core/cli/render.c core/cli/run.c core/cli/conformance.c
 core_cli_mergesplit_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
 core_cli_mergesplit_LDADD = core/libmergesplit.la
 core_cli_mergesplit_LDFLAGS = $(OPENMP_CFLAGS)

@@ -26,6 +26,8 @@ struct args {
   int width, height, movie;
   const char *color, *camera;
   double range[2];
+  /* conformance */
+  const char *conf_scene, *conf_system;
 };
 
 int cli_exit_code(int status);
@@ -36,5 +38,6 @@ void cli_log_sink(void *opaque, int level, const char *line);
 
 int cli_run(struct args *a, int check_only);
 int cli_render(struct args *a);
+int cli_conformance(struct args *a);
 
 #endif

@@ -19,6 +19,8 @@ static const char *usage_text =
     "                      [--color-by FIELD] [--range MIN,MAX] [-o DIR]\n"
     "                      [--movie] [--threads N] [--quiet]\n"
     "       mergesplit plugins [--plugin-path DIR]...\n"
+    "       mergesplit conformance PLUGIN_ID [--scene SCENE [--system NAME]]\n"
+    "                      [--plugin-path DIR]...\n"
     "       mergesplit --version | --help\n";
 
 static const char *help_text =
@@ -31,6 +33,8 @@ static const char *help_text =
     "  check SCENE     validate the scene (loads plugins, creates systems)\n"
     "  render OUTDIR   draw PNG previews of the frames a run wrote to OUTDIR\n"
     "  plugins         list the solver plugins found, and refused files\n"
+    "  conformance ID  check that plugin ID keeps the plugin contract; one\n"
+    "                  line per check; exit 0 only if every check passes\n"
     "\n"
     "options of run and check:\n"
     "  -o, --output DIR      write frames to DIR (default: output.dir)\n"
@@ -51,6 +55,12 @@ static const char *help_text =
     "      --range MIN,MAX   colour range (default: the frames' range)\n"
     "  -o, --output DIR      write images to DIR (default: OUTDIR/preview)\n"
     "      --movie           also assemble movie.mp4 (needs ffmpeg)\n"
+    "\n"
+    "options of conformance:\n"
+    "      --scene SCENE     instantiate the plugin from SCENE (default: a\n"
+    "                        built-in 0.1 m box with spacing 0.025)\n"
+    "      --system NAME     the system of SCENE to test (default: the first\n"
+    "                        of that plugin)\n"
     "\n"
     "plugins are searched in $(pkglibdir)/plugins, then in each directory of\n"
     "MERGESPLIT_PLUGIN_PATH (':'-separated), then in --plugin-path; for a\n"
@@ -121,7 +131,7 @@ static int parse_range(const char *s, double *r) {
 }
 
 enum { OPT_NO_OUTPUT = 256, OPT_RESUME, OPT_FRAME, OPT_CAMERA, OPT_SIZE,
-       OPT_COLOR, OPT_RANGE, OPT_MOVIE };
+       OPT_COLOR, OPT_RANGE, OPT_MOVIE, OPT_SCENE, OPT_SYSTEM };
 
 /* Options that belong to one command only: 'r' run, 'd' render. */
 static char owner(int c) {
@@ -129,6 +139,7 @@ static char owner(int c) {
   case 'n': case 'r': case OPT_RESUME: case OPT_NO_OUTPUT: return 'r';
   case OPT_FRAME: case OPT_CAMERA: case OPT_SIZE: case OPT_COLOR:
   case OPT_RANGE: case OPT_MOVIE: return 'd';
+  case OPT_SCENE: case OPT_SYSTEM: return 'k';
   }
   return 0;
 }
@@ -144,6 +155,8 @@ static int parse_one(int c, struct args *a) {
   case OPT_CAMERA: a->camera = optarg; break;
   case OPT_COLOR: a->color = optarg; break;
   case OPT_MOVIE: a->movie = 1; break;
+  case OPT_SCENE: a->conf_scene = optarg; break;
+  case OPT_SYSTEM: a->conf_system = optarg; break;
   case 'n':
     if (parse_count(optarg, 1, &v))
       return cli_usage_error("--frames needs a positive integer, not '%s'",
@@ -199,6 +212,8 @@ static int parse_args(int argc, char **argv, char cmd, struct args *a) {
       {"color-by", required_argument, NULL, OPT_COLOR},
       {"range", required_argument, NULL, OPT_RANGE},
       {"movie", no_argument, NULL, OPT_MOVIE},
+      {"scene", required_argument, NULL, OPT_SCENE},
+      {"system", required_argument, NULL, OPT_SYSTEM},
       {NULL, 0, NULL, 0}};
   int c, idx;
   optind = 1;
@@ -265,6 +280,7 @@ int main(int argc, char **argv) {
               : !strcmp(cmd, "check")   ? 'c'
               : !strcmp(cmd, "render")  ? 'd'
               : !strcmp(cmd, "plugins") ? 'p'
+              : !strcmp(cmd, "conformance") ? 'k'
                                         : 0;
   if (!kind) return cli_usage_error("unknown command '%s'", cmd);
   int rc = parse_args(argc - 1, argv + 1, kind == 'c' ? 'r' : kind, &a);
@@ -275,11 +291,13 @@ int main(int argc, char **argv) {
     return cmd_plugins(&a);
   }
   if (optind >= argc - 1)
-    return cli_usage_error(kind == 'd' ? "%s: missing OUTDIR"
-                                       : "%s: missing SCENE", cmd);
+    return cli_usage_error(kind == 'd'   ? "%s: missing OUTDIR"
+                           : kind == 'k' ? "%s: missing PLUGIN_ID"
+                                         : "%s: missing SCENE", cmd);
   if (optind < argc - 2)
     return cli_usage_error("unexpected argument '%s'", argv[2 + optind]);
   a.scene = argv[1 + optind];
   if (kind == 'd') return cli_render(&a);
+  if (kind == 'k') return cli_conformance(&a);
   return cli_run(&a, kind == 'c');
 }

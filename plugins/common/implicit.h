@@ -104,10 +104,10 @@ int msi_nodes_build(struct msi_nodes *N, size_t np, const double *mass,
 struct msi_topo {
   size_t np, nn, nterms;
   uint64_t serial;
+  uint64_t generation; /* bumped whenever the incidence is rebuilt */
   int valid;
   int with_pattern;    /* the block pattern below is built */
   int changed;         /* the last update rebuilt the incidence */
-  int pattern_changed; /* ... and the block pattern differs from before */
   /* Per node: the terms touching it with their other node in a different
    * node; entry e: term = inc[e] >> 1, side = inc[e] & 1 (0: the node holds
    * the term's first particle), other[e] = other node or -1 (fixed),
@@ -118,18 +118,16 @@ struct msi_topo {
   /* Upper block pattern: column J lists the nodes I < J it couples to,
    * ascending: brow[bcol[J] .. bcol[J+1]). */
   uint32_t *bcol, *brow;
-  uint32_t *pbcol, *pbrow; /* the previous pattern, for comparison */
-  size_t nblocks, pnblocks, pnn;
-  int32_t *pnode;          /* the node map the incidence was built for */
-  size_t cap_np, cap_nn, cap_inc, cap_blk, cap_pblk, cap_pnn;
+  size_t nblocks;
+  int32_t *pnode;      /* the node map the incidence was built for */
+  size_t cap_np, cap_nn, cap_inc;
 };
 
 void msi_topo_init(struct msi_topo *T);
 void msi_topo_free(struct msi_topo *T);
 /* Rebuild the incidence when the terms' serial or the node map changed;
- * with want_pattern, also the block pattern (compared with the previous
- * one: pattern_changed).  O(T + np) when something changed, O(np) to
- * check otherwise. */
+ * with want_pattern, also the block pattern.  O(T + np) when something
+ * changed, O(np) to check otherwise. */
 int msi_topo_update(struct msi_topo *T, const struct msi_nodes *N,
                     const struct msi_terms *terms, int want_pattern,
                     int threads);
@@ -144,9 +142,14 @@ void msi_eval_forces(const struct msi_law *law, size_t nterms,
 /* ---- the implicit step ---------------------------------------------------- */
 
 enum msi_linear_solver {
-  MSI_CHOLMOD = 0, /* sparse Cholesky, symbolic analysis kept while the
-                      node pattern is unchanged (default) */
-  MSI_PCG = 1      /* matrix-free conjugate gradients, block Jacobi */
+  MSI_AUTO = 0,    /* CHOLMOD while the node pattern matches its analysis;
+                      on a new pattern, PCG capped at the iterations that
+                      would cost as much as re-analysing and factorising,
+                      CHOLMOD (re-analysed) when PCG does not make it
+                      (default; see cholmod_backend.c for the figures) */
+  MSI_CHOLMOD = 1, /* sparse Cholesky, symbolic analysis kept while the
+                      node pattern is unchanged */
+  MSI_PCG = 2      /* matrix-free conjugate gradients, block Jacobi */
 };
 
 enum msi_factor {
@@ -176,6 +179,7 @@ struct msi_options {
 struct msi_stats {
   double t_eval, t_assembly, t_analysis, t_factor, t_solve;
   uint64_t steps, analyses, factorizations, pcg_iterations;
+  uint64_t pcg_solves, pcg_fallbacks; /* auto: PCG used / gave up */
   double last_residual; /* PCG: final relative residual of the last solve */
 };
 

@@ -9,8 +9,7 @@ void msi_topo_init(struct msi_topo *T) { memset(T, 0, sizeof *T); }
 
 void msi_topo_free(struct msi_topo *T) {
   free(T->inc_off), free(T->inc), free(T->other), free(T->slot);
-  free(T->bcol), free(T->brow), free(T->pbcol), free(T->pbrow);
-  free(T->pnode);
+  free(T->bcol), free(T->brow), free(T->pnode);
   memset(T, 0, sizeof *T);
 }
 
@@ -53,8 +52,7 @@ static int reserve(struct msi_topo *T, size_t np, size_t nn, size_t ninc) {
   if (nn + 1 > T->cap_nn) {
     size_t c = nn + nn / 4 + 16;
     if (msi_grow((void **)&T->inc_off, c + 1, sizeof(uint32_t)) ||
-        msi_grow((void **)&T->bcol, c + 1, sizeof(uint32_t)) ||
-        msi_grow((void **)&T->pbcol, c + 1, sizeof(uint32_t)))
+        msi_grow((void **)&T->bcol, c + 1, sizeof(uint32_t)))
       return MS_ENOMEM;
     T->cap_nn = c;
   }
@@ -155,28 +153,10 @@ static int build_pattern(struct msi_topo *T, size_t nn, int threads) {
   return MS_OK;
 }
 
-/* Compare with the previous pattern, then remember this one. */
-static int compare_keep(struct msi_topo *T, size_t nn) {
-  int same = T->valid && T->with_pattern && T->pnn == nn && T->pnblocks == T->nblocks &&
-             !memcmp(T->pbcol, T->bcol, (nn + 1) * sizeof *T->bcol) &&
-             !memcmp(T->pbrow, T->brow, T->nblocks * sizeof *T->brow);
-  T->pattern_changed = !same;
-  if (same) return MS_OK;
-  if (T->nblocks > T->cap_pblk) {
-    size_t c = T->nblocks + T->nblocks / 4 + 16;
-    if (msi_grow((void **)&T->pbrow, c, sizeof(uint32_t))) return MS_ENOMEM;
-    T->cap_pblk = c;
-  }
-  memcpy(T->pbcol, T->bcol, (nn + 1) * sizeof *T->bcol);
-  memcpy(T->pbrow, T->brow, T->nblocks * sizeof *T->brow);
-  T->pnblocks = T->nblocks;
-  return MS_OK;
-}
-
 int msi_topo_update(struct msi_topo *T, const struct msi_nodes *N,
                     const struct msi_terms *terms, int want_pattern,
                     int threads) {
-  T->changed = T->pattern_changed = 0;
+  T->changed = 0;
   if (T->valid && (T->with_pattern || !want_pattern) &&
       T->serial == terms->serial &&
       T->nterms == terms->count && T->np == N->np && T->nn == N->nn &&
@@ -185,7 +165,7 @@ int msi_topo_update(struct msi_topo *T, const struct msi_nodes *N,
   T->changed = 1;
   int rc = build_incidence(T, N, terms);
   if (!rc && want_pattern) rc = build_pattern(T, N->nn, threads);
-  if (!rc && want_pattern) rc = compare_keep(T, N->nn);
+  T->generation++;
   if (rc) {
     T->valid = 0;
     return rc;
@@ -193,7 +173,6 @@ int msi_topo_update(struct msi_topo *T, const struct msi_nodes *N,
   memcpy(T->pnode, N->node, N->np * sizeof *N->node);
   T->np = N->np;
   T->nn = N->nn;
-  T->pnn = N->nn;
   T->nterms = terms->count;
   T->serial = terms->serial;
   T->with_pattern = want_pattern;

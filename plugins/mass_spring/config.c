@@ -44,12 +44,12 @@ static int pick(struct mss_reader *R, const char *key, const char *const *names,
 }
 
 static int read_solver(struct mss_reader *R, struct mss_model *M) {
-  static const char *const solvers[] = {"cholmod", "pcg"};
+  static const char *const solvers[] = {"auto", "cholmod", "pcg"};
   const struct ms_host *h = R->host;
   int64_t it;
   TRY(pick(R, "integrator", mss_integrator_names, MSS_INTEGRATOR_COUNT,
            "backward_euler", &M->integrator));
-  TRY(pick(R, "linear_solver", solvers, 2, "cholmod",
+  TRY(pick(R, "linear_solver", solvers, 3, "auto",
            &M->opt.linear_solver));
   TRY(h->cfg_double(R->ctx, R->sec, "pcg_tolerance", 1e-8,
                     &M->opt.pcg_tolerance));

@@ -22,9 +22,12 @@
 
 #include "../../plugins/mass_spring/mass_spring.h"
 
+#ifndef MSI_CLOCK
+#define MSI_CLOCK CLOCK_MONOTONIC
+#endif
 static double now(void) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  clock_gettime(MSI_CLOCK, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -181,8 +184,9 @@ static void bench(uint32_t n, int steps) {
         ta = now() - ta;
         cholmod_l_free_factor(&L, &cc);
         double bb = bare(A, MSI_FACTOR_SUPERNODAL, steps, &cc);
-        printf("  %-7s analysis %.2f ms, f+s %.2f ms, lnz %.0f, flops %.3g\n",
-               on[o], 1e3 * ta, 1e3 * bb, cc.lnz, cc.fl);
+        printf("  %-7s analysis %.2f ms, f+s %.2f ms, lnz %.0f, flops %.3g"
+               "  (%.3f ns/flop, analysis %.2f ns/lnz)\n", on[o], 1e3 * ta,
+               1e3 * bb, cc.lnz, cc.fl, 1e9 * bb / cc.fl, 1e9 * ta / cc.lnz);
       }
       cc.nmethods = 0;
     }
@@ -200,13 +204,22 @@ static void bench(uint32_t n, int steps) {
   printf("  CHOLMOD, analysis reused   %8.2f ms\n", 1e3 * R.step);
   run_steps(n, 2, MSI_CHOLMOD, MSI_ORDER_REUSE, 1, steps, &R, NULL, NULL);
   printf("  CHOLMOD, re-analysed, particle order reused %8.2f ms  (analysis "
-         "%.2f ms)\n", 1e3 * R.step, 1e3 * R.analysis);
+         "%.2f ms, factor %.2f, solve %.2f)\n", 1e3 * R.step,
+         1e3 * R.analysis, 1e3 * R.factor, 1e3 * R.solve);
   run_steps(n, 2, MSI_CHOLMOD, MSI_ORDER_FRESH, 1, steps, &R, NULL, NULL);
   printf("  CHOLMOD, re-analysed from scratch %8.2f ms  (analysis %.2f ms)\n",
          1e3 * R.step, 1e3 * R.analysis);
   run_steps(n, 2, MSI_PCG, MSI_ORDER_REUSE, 0, steps, &R, NULL, NULL);
-  printf("  PCG (block Jacobi, 1e-8)   %8.2f ms  (%.0f iterations)\n",
-         1e3 * R.step, R.pcg_iterations);
+  printf("  PCG (block Jacobi, 1e-8)   %8.2f ms  (%.0f iterations, solve "
+         "%.2f ms)\n", 1e3 * R.step, R.pcg_iterations, 1e3 * R.solve);
+  {
+    struct mss_model M;
+    build(&M, n, MSS_BACKWARD_EULER, MSI_CHOLMOD, 0, 1);
+    double units = 18.0 * 2.0 * (double)M.springs.count + 90.0 * (M.n - 2);
+    printf("  calibration: PCG %.3f ns/unit\n",
+           1e9 * R.solve / (R.pcg_iterations + 1.0) / units);
+    mss_model_free(&M);
+  }
 }
 
 int main(int argc, char **argv) {

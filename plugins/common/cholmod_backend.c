@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "solver_impl.h"
 
 typedef SuiteSparse_long sslong;
@@ -56,7 +57,8 @@ static int build_structure(struct msi_solver *S, size_t nn, int threads) {
     }
   }
   p[3 * nn] = pos;
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (nn > MSI_PAR_MIN)
   for (size_t J = 0; J < nn; J++) {
     const uint32_t *rows = T->brow + T->bcol[J];
     uint32_t nb = T->bcol[J + 1] - T->bcol[J];
@@ -77,7 +79,8 @@ static void assemble(struct msi_solver *S, const double *d, size_t nn,
   const struct msi_topo *T = &S->topo;
   const sslong *p = S->A->p;
   double *ax = S->A->x;
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (nn > MSI_PAR_MIN)
   for (size_t J = 0; J < nn; J++) {
     sslong nb = (sslong)(T->bcol[J + 1] - T->bcol[J]);
     sslong base[3] = {p[3 * J], p[3 * J + 1], p[3 * J + 2]};
@@ -239,6 +242,7 @@ static int analyse(struct msi_solver *S, const struct msi_options *opt,
                                                              : MS_EPLUGIN,
                     "CHOLMOD analysis failed (status %d)", S->cc.status);
   S->an_fl = S->cc.fl, S->an_lnz = S->cc.lnz;
+  S->stats.flops = S->cc.fl, S->stats.lnz = S->cc.lnz;
   S->stats.analyses++;
   if (keep_pattern(S, N->nn))
     return msi_fail(S, MS_ENOMEM, "CHOLMOD: out of memory");

@@ -139,7 +139,7 @@ void msi_eval_forces(const struct msi_law *law, size_t nterms,
                      const double *x, const double *v, double *f,
                      int threads);
 
-/* ---- the implicit step ---------------------------------------------------- */
+/* ---- the implicit step ------------------------------------------------ */
 
 enum msi_linear_solver {
   MSI_AUTO = 0,    /* CHOLMOD while the node pattern matches its analysis;
@@ -181,6 +181,8 @@ struct msi_stats {
   uint64_t steps, analyses, factorizations, pcg_iterations;
   uint64_t pcg_solves, pcg_fallbacks; /* auto: PCG used / gave up */
   double last_residual; /* PCG: final relative residual of the last solve */
+  double lnz, flops;    /* CHOLMOD: nonzeros of L, flops per factorisation
+                           (of the last analysis) */
 };
 
 struct msi_solver;

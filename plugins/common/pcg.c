@@ -34,7 +34,7 @@ static void apply(const struct msi_solver *S, const struct msi_nodes *N,
                   const double *d, const double *w, double *y, int threads) {
   const struct msi_topo *T = &S->topo;
 #pragma omp parallel for schedule(static) num_threads(threads) \
-    if (N->nn > 10000)
+    if (N->nn > MSI_PAR_MIN)
   for (size_t J = 0; J < N->nn; J++) {
     const double *wJ = w + 3 * J;
     double s[3] = {d[J] * wJ[0], d[J] * wJ[1], d[J] * wJ[2]};
@@ -68,7 +68,7 @@ static double dot(struct msi_solver *S, const double *a, const double *b,
 static void precondition(const struct msi_solver *S, size_t nn,
                          const double *r, double *z, int threads) {
 #pragma omp parallel for schedule(static) num_threads(threads) \
-    if (nn > 10000)
+    if (nn > MSI_PAR_MIN)
   for (size_t J = 0; J < nn; J++)
     sym_mul(S->pinv + MSI_SYM * J, r + 3 * J, z + 3 * J);
 }
@@ -77,7 +77,7 @@ static void block_jacobi(struct msi_solver *S, const struct msi_nodes *N,
                          const double *d, int threads) {
   const struct msi_topo *T = &S->topo;
 #pragma omp parallel for schedule(static) num_threads(threads) \
-    if (N->nn > 10000)
+    if (N->nn > MSI_PAR_MIN)
   for (size_t J = 0; J < N->nn; J++) {
     double B[MSI_SYM] = {d[J], d[J], d[J], 0.0, 0.0, 0.0};
     for (uint32_t e = T->inc_off[J]; e < T->inc_off[J + 1]; e++) {
@@ -136,7 +136,8 @@ int msi_pcg_solve(struct msi_solver *S, const struct msi_options *opt,
   while (rn > tol * bn && it < maxit) {
     apply(S, N, d, p, q, threads);
     double alpha = rz / dot(S, p, q, n, threads);
-#pragma omp parallel for schedule(static) num_threads(threads) if (n > 30000)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (n > 3 * MSI_PAR_MIN)
     for (size_t i = 0; i < n; i++) {
       x[i] += alpha * p[i];
       r[i] -= alpha * q[i];
@@ -144,7 +145,8 @@ int msi_pcg_solve(struct msi_solver *S, const struct msi_options *opt,
     precondition(S, nn, r, z, threads);
     double rz1 = dot(S, r, z, n, threads), beta = rz1 / rz;
     rz = rz1;
-#pragma omp parallel for schedule(static) num_threads(threads) if (n > 30000)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (n > 3 * MSI_PAR_MIN)
     for (size_t i = 0; i < n; i++) p[i] = z[i] + beta * p[i];
     rn = sqrt(dot(S, r, r, n, threads));
     it++;

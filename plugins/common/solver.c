@@ -79,7 +79,8 @@ static void eval_terms(struct msi_solver *S, const struct msi_law *law,
                        size_t nterms, const double *x, const double *v,
                        double a, double b, int threads) {
   size_t nch = (nterms + 1023) / 1024;
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (nterms > 2 * MSI_PAR_MIN)
   for (size_t ch = 0; ch < nch; ch++) {
     size_t t0 = ch * 1024, t1 = t0 + 1024 < nterms ? t0 + 1024 : nterms;
     law->eval(law->ctx, t0, t1, x, v, S->f, S->K, S->D);
@@ -99,7 +100,8 @@ static inline void sym_mul(const double *B, const double *w, double *y) {
 static void build_rhs(struct msi_solver *S, const struct msi_nodes *N,
                       const double *F, double h, double c, int threads) {
   const struct msi_topo *T = &S->topo;
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (N->nn > MSI_PAR_MIN)
   for (size_t J = 0; J < N->nn; J++) {
     double fs[3] = {F[3 * J], F[3 * J + 1], F[3 * J + 2]};
     double kv[3] = {0.0, 0.0, 0.0};

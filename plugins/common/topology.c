@@ -122,7 +122,8 @@ static int build_pattern(struct msi_topo *T, size_t nn, int threads) {
   const uint32_t *off = T->inc_off;
   uint32_t *cnt = T->bcol; /* counts in bcol[J + 1] */
   cnt[0] = 0;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, 256) num_threads(threads) \
+    if (nn > MSI_PAR_MIN)
   for (size_t J = 0; J < nn; J++) {
     uint32_t *seg = T->brow + off[J], m = 0;
     for (uint32_t e = off[J]; e < off[J + 1]; e++)
@@ -141,7 +142,8 @@ static int build_pattern(struct msi_topo *T, size_t nn, int threads) {
     memmove(T->brow + cnt[J], T->brow + off[J], u * sizeof *T->brow);
   }
   T->nblocks = T->bcol[nn];
-#pragma omp parallel for schedule(dynamic, 256) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, 256) num_threads(threads) \
+    if (nn > MSI_PAR_MIN)
   for (size_t J = 0; J < nn; J++) {
     const uint32_t *col = T->brow + T->bcol[J];
     uint32_t nb = T->bcol[J + 1] - T->bcol[J];
@@ -182,7 +184,8 @@ int msi_topo_update(struct msi_topo *T, const struct msi_nodes *N,
 
 void msi_gather_forces(const struct msi_topo *T, const double *f, double *F,
                        int threads) {
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (T->nn > MSI_PAR_MIN)
   for (size_t J = 0; J < T->nn; J++) {
     double s[3] = {0.0, 0.0, 0.0};
     for (uint32_t e = T->inc_off[J]; e < T->inc_off[J + 1]; e++) {
@@ -198,7 +201,8 @@ void msi_eval_forces(const struct msi_law *law, size_t nterms,
                      const double *x, const double *v, double *f,
                      int threads) {
   size_t nch = (nterms + 1023) / 1024;
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (nterms > 2 * MSI_PAR_MIN)
   for (size_t c = 0; c < nch; c++) {
     size_t t0 = c * 1024, t1 = t0 + 1024 < nterms ? t0 + 1024 : nterms;
     law->eval(law->ctx, t0, t1, x, v, f, NULL, NULL);

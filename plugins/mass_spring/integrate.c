@@ -71,7 +71,8 @@ static int fail(struct mss_work *W, int rc, const char *fmt, const char *s) {
 static void base_forces(const struct mss_model *M, struct mss_work *W,
                         const double *fext, int threads) {
   const struct msi_nodes *N = &W->nodes;
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (N->nn > MSS_PAR_MIN)
   for (size_t J = 0; J < N->nn; J++) {
     double *F = W->F + 3 * J;
     for (int a = 0; a < 3; a++) F[a] = N->mass[J] * M->gravity[a];
@@ -85,7 +86,8 @@ static void base_forces(const struct mss_model *M, struct mss_work *W,
 static void scatter(const struct mss_model *M, struct mss_work *W,
                     const double *U, const double *V, int threads) {
   const int32_t *node = W->nodes.node;
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (M->n > MSS_PAR_MIN)
   for (size_t p = 0; p < M->n; p++) {
     int32_t J = node[p];
     for (int a = 0; a < 3; a++) {
@@ -186,7 +188,8 @@ static int implicit_step(struct mss_model *M, struct mss_work *W, double h,
 static void walls(const struct mss_model *M, struct mss_work *W,
                   int threads) {
   const struct msi_nodes *N = &W->nodes;
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (N->nn > MSS_PAR_MIN)
   for (size_t J = 0; J < N->nn; J++) {
     double *U = W->U + 3 * J, *V = W->V + 3 * J;
     int hit = 0;
@@ -214,7 +217,8 @@ static void write_back(struct mss_model *M, struct mss_work *W,
                        const struct ms_metas *metas,
                        struct ms_meta_result *res, int threads) {
   const struct msi_nodes *N = &W->nodes;
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (M->n > MSS_PAR_MIN)
   for (size_t p = 0; p < M->n; p++) {
     int32_t J = N->node[p];
     for (int a = 0; a < 3; a++) {

@@ -160,8 +160,9 @@ enum msi_factor {
 
 enum msi_ordering {
   MSI_ORDER_REUSE = 0, /* AMD on the particle graph, once; each new node
-                          pattern is ordered by its members' ranks and only
-                          the symbolic factorisation is redone (default) */
+                          pattern is ordered by its members' ranks (the
+                          last member's) and only the symbolic
+                          factorisation is redone (default) */
   MSI_ORDER_FRESH = 1  /* CHOLMOD's full analysis for each new pattern */
 };
 
@@ -183,6 +184,7 @@ struct msi_stats {
   double last_residual; /* PCG: final relative residual of the last solve */
   double lnz, flops;    /* CHOLMOD: nonzeros of L, flops per factorisation
                            (of the last analysis) */
+  double flops_done;    /* CHOLMOD: flops of all factorisations */
 };
 
 struct msi_solver;

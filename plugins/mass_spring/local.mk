@@ -50,7 +50,7 @@ tests_mass_spring_run_mass_spring_LDADD = tests/scenes/libsimtest.la \
 	$(CHECK_LIBS) $(LIBCONFIG_LIBS) $(CHOLMOD_LIBS) -lm
 tests_mass_spring_run_mass_spring_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/mass_spring/run-mass_spring
-EXTRA_DIST += tests/mass_spring/data
+EXTRA_DIST += tests/mass_spring/data plugins/mass_spring/README.md
 AM_TESTS_ENVIRONMENT += \
 	MS_MASS_SPRING_DATA='$(abs_top_srcdir)/tests/mass_spring/data'; \
 	export MS_MASS_SPRING_DATA;

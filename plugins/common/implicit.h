@@ -211,9 +211,9 @@ int msi_implicit_step(struct msi_solver *S, const struct msi_options *opt,
                       const double *v, const double *F, const double *d,
                       double h, double a, double b, double c, double *dv);
 
-/* The node-space matrix of the last step, upper triangle, CHOLMOD layout
- * (for benchmarks comparing against a bare factorisation).  Valid until
- * the next step; NULL with PCG. */
+/* The node-space matrix of the last CHOLMOD factorisation (a
+ * cholmod_sparse, upper triangle; for benchmarks comparing against a bare
+ * factorisation).  Valid until the next step; NULL before any. */
 const void *msi_solver_matrix(const struct msi_solver *S);
 
 #endif

@@ -151,40 +151,29 @@ double msi_cholmod_cost(const struct msi_solver *S) {
   return 0.08 * S->an_fl + (2.5 + 4.5) * S->an_lnz;
 }
 
-/* AMD on the particle graph (every term a symmetric pair), once per
- * particle count: rank[p] = position of particle p in the order. */
-static int base_order(struct msi_solver *S, const struct msi_nodes *N,
-                      const struct msi_terms *tm) {
-  size_t np = N->np;
-  if (S->rank && S->rank_np == np) return MS_OK;
+/* Particle ranks from the first full analysis: particles in the order
+ * CHOLMOD eliminates their nodes (members of a node in index order), then
+ * the fixed ones.  rank is a permutation of the particles. */
+static int keep_order(struct msi_solver *S, const struct msi_nodes *N) {
+  size_t np = N->np, nn = N->nn, next = 0;
   if (np > S->cap_rank) {
     free(S->rank), free(S->bucket);
     S->rank = malloc((np ? np : 1) * sizeof *S->rank);
     S->bucket = malloc((np ? np : 1) * sizeof *S->bucket);
-    if (!S->rank || !S->bucket) {
-      S->cap_rank = 0;
-      return msi_fail(S, MS_ENOMEM, "ordering: out of memory");
-    }
-    S->cap_rank = np;
+    S->cap_rank = S->rank && S->bucket ? np : 0;
+    if (!S->cap_rank) return MS_ENOMEM;
   }
-  cholmod_triplet *T = cholmod_l_allocate_triplet(
-      np, np, tm->count ? tm->count : 1, 1, CHOLMOD_PATTERN, &S->cc);
-  if (!T) return msi_fail(S, MS_ENOMEM, "ordering: out of memory");
-  sslong *ti = T->i, *tj = T->j;
-  for (size_t t = 0; t < tm->count; t++) {
-    sslong a = tm->pair[2 * t], b = tm->pair[2 * t + 1];
-    ti[t] = a < b ? a : b, tj[t] = a < b ? b : a;
+  const sslong *perm = S->L->Perm;
+  for (size_t J = 0; J < nn; J++) S->bucket[J] = 0; /* seen */
+  for (size_t k = 0; k < 3 * nn; k++) {
+    size_t J = (size_t)perm[k] / 3;
+    if (S->bucket[J]) continue;
+    S->bucket[J] = 1;
+    for (uint32_t q = N->mem_off[J]; q < N->mem_off[J + 1]; q++)
+      S->rank[N->mem[q]] = (sslong)next++;
   }
-  T->nnz = tm->count;
-  cholmod_sparse *P = cholmod_l_triplet_to_sparse(T, tm->count, &S->cc);
-  cholmod_l_free_triplet(&T, &S->cc);
-  int ok = P && cholmod_l_amd(P, NULL, 0, S->rank, &S->cc);
-  cholmod_l_free_sparse(&P, &S->cc);
-  if (!ok) return msi_fail(S, MS_ENOMEM, "ordering: AMD failed (status %d)",
-                           S->cc.status);
-  /* rank holds the permutation; invert it in place through bucket */
-  for (size_t k = 0; k < np; k++) S->bucket[S->rank[k]] = (uint32_t)k;
-  for (size_t p = 0; p < np; p++) S->rank[p] = S->bucket[p];
+  for (size_t p = 0; p < np; p++)
+    if (N->node[p] < 0) S->rank[p] = (sslong)next++;
   S->rank_np = np;
   return MS_OK;
 }
@@ -193,10 +182,7 @@ static int base_order(struct msi_solver *S, const struct msi_nodes *N,
  * couples to all its members' neighbours: eliminated late, like AMD would
  * place such a hub), expand to the 3 unknowns of each node, and analyse
  * with that order. */
-static int analyse_reuse(struct msi_solver *S, const struct msi_nodes *N,
-                         const struct msi_terms *tm) {
-  int rc = base_order(S, N, tm);
-  if (rc) return rc;
+static int analyse_reuse(struct msi_solver *S, const struct msi_nodes *N) {
   size_t nn = N->nn, np = N->np;
   if (3 * nn > S->cap_perm) {
     free(S->perm);
@@ -226,17 +212,20 @@ static int analyse_reuse(struct msi_solver *S, const struct msi_nodes *N,
 }
 
 static int analyse(struct msi_solver *S, const struct msi_options *opt,
-                   const struct msi_nodes *N, const struct msi_terms *tm) {
+                   const struct msi_nodes *N) {
   cholmod_l_free_factor(&S->L, &S->cc);
   S->cc.supernodal = opt->factor == MSI_FACTOR_SIMPLICIAL ? CHOLMOD_SIMPLICIAL
                      : opt->factor == MSI_FACTOR_SUPERNODAL
                          ? CHOLMOD_SUPERNODAL
                          : CHOLMOD_AUTO;
-  if (opt->ordering == MSI_ORDER_FRESH) {
+  int fresh = opt->ordering == MSI_ORDER_FRESH || S->rank_np != N->np;
+  if (fresh) {
     S->cc.nmethods = 0; /* CHOLMOD's default choice */
     S->L = cholmod_l_analyze(S->A, &S->cc);
+    if (S->L && opt->ordering != MSI_ORDER_FRESH && keep_order(S, N))
+      return msi_fail(S, MS_ENOMEM, "ordering: out of memory");
   } else {
-    int rc = analyse_reuse(S, N, tm);
+    int rc = analyse_reuse(S, N);
     if (rc) return rc;
   }
   if (!S->L)
@@ -264,7 +253,7 @@ int msi_cholmod_solve(struct msi_solver *S, const struct msi_options *opt,
   assemble(S, d, nn, threads);
   double t1 = msi_now();
   S->stats.t_assembly += t1 - t0;
-  if (fresh && (rc = analyse(S, opt, N, terms))) return rc;
+  if (fresh && (rc = analyse(S, opt, N))) return rc;
   double t2 = msi_now();
   S->stats.t_analysis += t2 - t1;
   if (!cholmod_l_factorize(S->A, S->L, &S->cc) ||

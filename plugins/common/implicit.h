@@ -159,9 +159,9 @@ enum msi_factor {
 };
 
 enum msi_ordering {
-  MSI_ORDER_REUSE = 0, /* AMD on the particle graph, once; each new node
-                          pattern is ordered by its members' ranks (the
-                          last member's) and only the symbolic
+  MSI_ORDER_REUSE = 0, /* CHOLMOD's full analysis once; each later node
+                          pattern is ordered by its members' ranks in that
+                          order (the last member's) and only the symbolic
                           factorisation is redone (default) */
   MSI_ORDER_FRESH = 1  /* CHOLMOD's full analysis for each new pattern */
 };

@@ -4,9 +4,10 @@
  * 1. For 1 and 2 threads (OpenMP and OpenBLAS both), the time per step
  *    split into forces + assembly, analysis (done once, on the first
  *    step), factorisation and solve, against a bare CHOLMOD factor + solve
- *    of the same matrix with the analysis reused: the ratio step / bare.
- *    Wall-clock medians, and the process CPU time per step (getrusage),
- *    which a busy machine disturbs less.
+ *    of the step's own matrix (CHOLMOD's default analysis, done once),
+ *    timed right after each step so both see the same machine load: the
+ *    ratio step / bare.  Wall-clock medians and minima, and the process
+ *    CPU time (getrusage).
  * 2. When meta-particles change the node pattern every step (a pair of
  *    particles merged, a different pair each step): CHOLMOD re-analysing
  *    (the particle graph's order reused, or a fresh analysis), the
@@ -89,12 +90,41 @@ static void build(struct mss_model *M, uint32_t n, int solver, int ordering,
   mss_model_finish(M);
 }
 
-/* Medians per step [s]. */
+/* Medians per step [s]; with `bare`, also the minima and the bare
+ * factor + solve. */
 struct run {
   double step, cpu, forces, assembly, analysis, factor, solve, iterations;
   double first_analysis, lnz, flops;
+  double step_min, bare, bare_min, bare_cpu, bare_lnz, bare_flops;
   uint64_t analyses, pcg_solves;
 };
+
+/* A bare CHOLMOD factorisation of the step's own matrix: CHOLMOD's
+ * default analysis, done once outside the timing. */
+struct bare {
+  cholmod_common cc;
+  cholmod_factor *L;
+  cholmod_dense *B, *X, *Y, *E;
+};
+
+static void bare_time(struct bare *b, cholmod_sparse *A, double *wall,
+                      double *cput) {
+  if (!b->L) {
+    b->L = cholmod_l_analyze(A, &b->cc);
+    b->B = cholmod_l_ones(A->nrow, 1, CHOLMOD_REAL, &b->cc);
+  }
+  double t0 = now(), c0 = cpu();
+  cholmod_l_factorize(A, b->L, &b->cc);
+  cholmod_l_solve2(CHOLMOD_A, b->L, b->B, NULL, &b->X, NULL, &b->Y, &b->E,
+                   &b->cc);
+  *wall = now() - t0, *cput = cpu() - c0;
+}
+
+static double minimum(const double *t, int n) {
+  double m = t[0];
+  for (int i = 1; i < n; i++) m = fmin(m, t[i]);
+  return m;
+}
 
 /* One step's meta-particle: particles k and k + 1 of the middle row. */
 struct pair_meta {
@@ -121,13 +151,18 @@ static void pair_meta(struct pair_meta *q, const struct mss_model *M,
 
 /* One warm-up step, then `steps` steps. */
 static void run_steps(uint32_t n, int threads, int solver, int ordering,
-                      int moving, int steps, struct run *R,
-                      cholmod_sparse **copy, cholmod_common *cc) {
+                      int moving, int steps, struct run *R, int with_bare) {
   struct mss_model M;
   struct mss_work W;
   struct pair_meta q;
-  double *t[8];
-  for (int k = 0; k < 8; k++) t[k] = calloc((size_t)steps, sizeof(double));
+  struct bare b_;
+  double *t[10];
+  for (int k = 0; k < 10; k++) t[k] = calloc((size_t)steps, sizeof(double));
+  memset(&b_, 0, sizeof b_);
+  if (with_bare) {
+    cholmod_l_start(&b_.cc);
+    b_.cc.print = 0;
+  }
   build(&M, n, solver, ordering, threads);
   mss_work_init(&W);
   memset(R, 0, sizeof *R);
@@ -152,85 +187,68 @@ static void run_steps(uint32_t n, int threads, int solver, int ordering,
     t[4][s] = b->t_analysis - a.t_analysis;
     t[5][s] = b->t_factor - a.t_factor, t[6][s] = b->t_solve - a.t_solve;
     t[7][s] = (double)(b->pcg_iterations - a.pcg_iterations);
+    if (with_bare) /* interleaved: both see the same machine load */
+      bare_time(&b_, (cholmod_sparse *)msi_solver_matrix(W.solver),
+                &t[8][s], &t[9][s]);
   }
   const struct msi_stats *b = msi_solver_stats(W.solver);
   R->analyses = b->analyses, R->pcg_solves = b->pcg_solves;
   R->lnz = b->lnz, R->flops = b->flops;
+  R->step_min = minimum(t[0], steps);
+  if (with_bare) {
+    R->bare_min = minimum(t[8], steps);
+    R->bare = median(t[8], steps), R->bare_cpu = median(t[9], steps);
+    R->bare_lnz = b_.cc.lnz, R->bare_flops = b_.cc.fl;
+  }
   R->step = median(t[0], steps), R->cpu = median(t[1], steps);
   R->forces = median(t[2], steps), R->assembly = median(t[3], steps);
   R->analysis = median(t[4], steps), R->factor = median(t[5], steps);
   R->solve = median(t[6], steps), R->iterations = median(t[7], steps);
-  if (copy)
-    *copy = cholmod_l_copy_sparse(
-        (cholmod_sparse *)msi_solver_matrix(W.solver), cc);
-  for (int k = 0; k < 8; k++) free(t[k]);
+  if (with_bare) {
+    cholmod_l_free_factor(&b_.L, &b_.cc);
+    cholmod_l_free_dense(&b_.B, &b_.cc), cholmod_l_free_dense(&b_.X, &b_.cc);
+    cholmod_l_free_dense(&b_.Y, &b_.cc), cholmod_l_free_dense(&b_.E, &b_.cc);
+    cholmod_l_finish(&b_.cc);
+  }
+  for (int k = 0; k < 10; k++) free(t[k]);
   mss_work_free(&W);
   mss_model_free(&M);
 }
 
-/* A bare CHOLMOD factor + solve of A (CHOLMOD's default analysis, done
- * once, outside the timing): medians of wall and CPU time. */
-static void bare(cholmod_sparse *A, int reps, cholmod_common *cc,
-                 double *wall, double *cput) {
-  cholmod_factor *L = cholmod_l_analyze(A, cc);
-  cholmod_dense *B = cholmod_l_ones(A->nrow, 1, CHOLMOD_REAL, cc), *X = NULL;
-  cholmod_dense *Y = NULL, *E = NULL;
-  double *t = calloc((size_t)reps, sizeof *t), *c = calloc((size_t)reps, 8);
-  for (int r = -1; r < reps; r++) {
-    double t0 = now(), c0 = cpu();
-    cholmod_l_factorize(A, L, cc);
-    cholmod_l_solve2(CHOLMOD_A, L, B, NULL, &X, NULL, &Y, &E, cc);
-    if (r >= 0) t[r] = now() - t0, c[r] = cpu() - c0;
-  }
-  *wall = median(t, reps), *cput = median(c, reps);
-  printf("  (bare: nonzeros of L %.4g, %.4g flops per factorisation)\n",
-         cc->lnz, cc->fl);
-  free(t), free(c);
-  cholmod_l_free_factor(&L, cc);
-  cholmod_l_free_dense(&B, cc), cholmod_l_free_dense(&X, cc);
-  cholmod_l_free_dense(&Y, cc), cholmod_l_free_dense(&E, cc);
-}
-
 static void bench(uint32_t n, int steps) {
-  printf("\n%u x %u cloth: %u particles, %u unknowns; medians of %d steps, "
-         "ms\n", n, n, n * n, 3 * (n * n - 2), steps);
-  printf("threads   step  forces+asm  analysis  factor    solve | bare f+s"
-         "  step/bare | CPU: step    bare  ratio\n");
-  for (int th = 1; th <= 2; th++) {
-    cholmod_common cc;
-    cholmod_sparse *A = NULL;
-    struct run R;
-    double bw, bc;
-    set_blas_threads(th);
-    cholmod_l_start(&cc);
-    cc.print = 0;
-    run_steps(n, th, MSI_CHOLMOD, MSI_ORDER_REUSE, 0, steps, &R, &A, &cc);
-    bare(A, steps, &cc, &bw, &bc);
-    printf("%7d %7.2f %10.2f %9.2f %7.2f %8.2f | %8.2f %10.3f | %9.2f "
-           "%7.2f %6.3f\n", th, 1e3 * R.step, 1e3 * (R.forces + R.assembly),
-           1e3 * R.analysis, 1e3 * R.factor, 1e3 * R.solve, 1e3 * bw,
-           R.step / bw, 1e3 * R.cpu, 1e3 * bc, R.cpu / bc);
-    printf("        analysis on the first step: %.2f ms (%llu in all); "
-           "nonzeros of L %.4g, %.4g flops per factorisation\n",
-           1e3 * R.first_analysis, (unsigned long long)R.analyses, R.lnz,
-           R.flops);
-    cholmod_l_free_sparse(&A, &cc);
-    cholmod_l_finish(&cc);
-  }
-  int th = 2;
-  printf("node pattern changing every step (%d threads), per step:\n", th);
   struct run R;
-  run_steps(n, th, MSI_CHOLMOD, MSI_ORDER_REUSE, 1, steps, &R, NULL, NULL);
+  printf("\n%u x %u cloth: %u particles, %u unknowns; %d steps, ms "
+         "(median, min)\n", n, n, n * n, 3 * (n * n - 2), steps);
+  printf("threads  step (min)         forces+asm  analysis  factor   solve |"
+         " bare f+s (min)      step/bare (min) | CPU: step   bare  ratio\n");
+  for (int th = 1; th <= 2; th++) {
+    set_blas_threads(th);
+    run_steps(n, th, MSI_CHOLMOD, MSI_ORDER_REUSE, 0, steps, &R, 1);
+    printf("%7d %8.2f (%8.2f) %9.2f %9.2f %7.2f %7.2f | %8.2f (%8.2f) "
+           "%7.3f (%5.3f) | %8.2f %6.2f %6.3f\n", th, 1e3 * R.step,
+           1e3 * R.step_min, 1e3 * (R.forces + R.assembly), 1e3 * R.analysis,
+           1e3 * R.factor, 1e3 * R.solve, 1e3 * R.bare, 1e3 * R.bare_min,
+           R.step / R.bare, R.step_min / R.bare_min, 1e3 * R.cpu,
+           1e3 * R.bare_cpu, R.cpu / R.bare_cpu);
+    printf("        first step: analysis %.2f ms; L: %.4g nonzeros, %.4g "
+           "flops (bare: %.4g, %.4g); %llu analysis in all\n",
+           1e3 * R.first_analysis, R.lnz, R.flops, R.bare_lnz, R.bare_flops,
+           (unsigned long long)R.analyses);
+  }
+  int th = 1;
+  set_blas_threads(th);
+  printf("node pattern changing every step (%d thread), per step:\n", th);
+  run_steps(n, th, MSI_CHOLMOD, MSI_ORDER_REUSE, 1, steps, &R, 0);
   printf("  CHOLMOD, re-analysed (order reused)  %8.2f ms (analysis %.2f, "
          "factor %.2f, solve %.2f)\n", 1e3 * R.step, 1e3 * R.analysis,
          1e3 * R.factor, 1e3 * R.solve);
-  run_steps(n, th, MSI_CHOLMOD, MSI_ORDER_FRESH, 1, steps, &R, NULL, NULL);
+  run_steps(n, th, MSI_CHOLMOD, MSI_ORDER_FRESH, 1, steps, &R, 0);
   printf("  CHOLMOD, analysed from scratch       %8.2f ms (analysis %.2f)\n",
          1e3 * R.step, 1e3 * R.analysis);
-  run_steps(n, th, MSI_PCG, MSI_ORDER_REUSE, 1, steps, &R, NULL, NULL);
+  run_steps(n, th, MSI_PCG, MSI_ORDER_REUSE, 1, steps, &R, 0);
   printf("  PCG, block Jacobi, 1e-8              %8.2f ms (%.0f iterations)"
          "\n", 1e3 * R.step, R.iterations);
-  run_steps(n, th, MSI_AUTO, MSI_ORDER_REUSE, 1, steps, &R, NULL, NULL);
+  run_steps(n, th, MSI_AUTO, MSI_ORDER_REUSE, 1, steps, &R, 0);
   printf("  auto (the default)                   %8.2f ms (%llu of %d "
          "solves by PCG)\n", 1e3 * R.step, (unsigned long long)R.pcg_solves,
          steps + 1);

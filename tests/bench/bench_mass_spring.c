@@ -270,6 +270,7 @@ int main(int argc, char **argv) {
     }
   int ob;
   double load[3];
+  setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows when redirected */
   printf("BLAS under CHOLMOD: %s\n", ms_blas_info(&ob));
   if (getloadavg(load, 3) == 3)
     printf("load average at the start: %.2f %.2f %.2f\n", load[0], load[1],

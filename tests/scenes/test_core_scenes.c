@@ -105,7 +105,7 @@ END_TEST
 /* The default scene: two balls of grains (two systems) collide in zero
  * gravity with alpha = beta = 1. */
 START_TEST(two_balls_conserve_momentum_and_energy) {
-  ms_sim *S = st_open_file("default.cfg", 0, 0);
+  ms_sim *S = st_open_file("two_balls.cfg", 0, 0);
   double p0[3], k0, p[3], k;
   st_totals(S, p0, &k0);
   ck_assert_int_eq(ms_sim_run(S), 0);
@@ -125,7 +125,7 @@ START_TEST(two_balls_conserve_momentum_and_energy) {
 END_TEST
 
 static double *final_positions(int threads, size_t *n) {
-  ms_sim *S = st_open_file("default.cfg", threads, 12);
+  ms_sim *S = st_open_file("two_balls.cfg", threads, 12);
   ck_assert_int_eq(ms_sim_run(S), 0);
   *n = S->sys[0].view.count + S->sys[1].view.count;
   double *x = malloc(3 * *n * sizeof *x), *q = x;

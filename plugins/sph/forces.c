@@ -1,0 +1,118 @@
+/* Pressure and viscosity accelerations (the second pass of a step).
+ *
+ *   a_i = - sum_j m (p_i/rho_i^2 + p_j/rho_j^2 + Pi_ij) grad W_ij
+ *         - sum_b m (p_i + p_b)/rho_i^2 grad W_ib     (walls, obstacles)
+ *   Pi_ij = -nu min(v_ij . x_ij, 0) / (|x_ij|^2 + 0.01 h^2),
+ *   nu = 2 alpha h c / (rho_i + rho_j)          (Becker & Teschner 2007)
+ *
+ * b runs over the virtual particles of boundary.c; their pressure
+ * extrapolates the fluid's around i: the Shepard average sum_j p_j W_ij /
+ * sum_j W_ij (i included) and, along the wall, the fluid's pressure
+ * gradient (per axis, normalised by the same sums over x_ji).  A wall
+ * pushes on a particle as hard as the fluid around it does, so a
+ * free-surface particle at a wall (zero pressure of its own) is not
+ * squeezed into the wall by the fluid below it.
+ *
+ * Every fluid pair contributes exactly opposite terms to i and j (the same
+ * floating-point expression with x_ij = -x_ji), so without walls the
+ * total momentum changes only by the rounding of the sums. */
+#include "solver.h"
+
+struct pass {
+  const struct sph_kernel *kg, *kw;
+  const double *x, *v, *rho, *pr, *p;
+  const uint32_t *off, *idx;
+  double m, nu0, eps;
+};
+
+/* What a particle next to a wall needs of its fluid neighbours. */
+struct near {
+  double ps, ws;       /* sum p_j W_ij, sum W_ij */
+  double num[3], den[3]; /* pressure gradient, axis by axis: num / den */
+};
+
+/* The pair sums of particle i into a[3]; with `walled`, also the sums of
+ * struct near (V_j = m / rho_j):
+ *   num_a = sum_j V_j (p_j - p_i) dW_ij/dx_a,
+ *   den_a = sum_j V_j (x_j - x_i)_a dW_ij/dx_a. */
+static inline __attribute__((always_inline)) void
+pairs(const struct pass *c, size_t i, const int kind, const int wkind,
+      const int walled, double *a, struct near *nr) {
+  const double *x = c->x, *v = c->v;
+  const double xi = x[SPH_XS * i], yi = x[SPH_XS * i + 1],
+               zi = x[SPH_XS * i + 2];
+  const double ui = v[3 * i], vi = v[3 * i + 1], wi = v[3 * i + 2];
+  const double pri = c->pr[i], rhoi = c->rho[i];
+  const double pi = c->p[i];
+  double ax = 0.0, ay = 0.0, az = 0.0;
+  struct near t = {0.0, 0.0, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
+  for (uint32_t q = c->off[i], e = c->off[i + 1]; q < e; q++) {
+    const uint32_t j = c->idx[q];
+    const double *xj = x + SPH_XS * (size_t)j, *vj = v + 3 * (size_t)j;
+    double dx = xi - xj[0], dy = yi - xj[1], dz = zi - xj[2];
+    double r2 = dx * dx + dy * dy + dz * dz;
+    double vr = (ui - vj[0]) * dx + (vi - vj[1]) * dy + (wi - vj[2]) * dz;
+    double coef = pri + c->pr[j];
+    if (vr < 0.0) coef += -c->nu0 / (rhoi + c->rho[j]) * vr / (r2 + c->eps);
+    double f = sph_f_in(c->kg, kind, r2), s = -c->m * coef * f;
+    ax += s * dx;
+    ay += s * dy;
+    az += s * dz;
+    if (walled) {
+      double w = sph_w_in(c->kw, wkind, r2), vf = c->m / c->rho[j] * f;
+      double dp = vf * (c->p[j] - pi), d[3] = {dx, dy, dz};
+      t.ps += c->p[j] * w;
+      t.ws += w;
+      for (int k = 0; k < 3; k++) {
+        t.num[k] += dp * d[k];
+        t.den[k] -= vf * d[k] * d[k];
+      }
+    }
+  }
+  a[0] = ax, a[1] = ay, a[2] = az;
+  if (walled) *nr = t;
+}
+
+static inline __attribute__((always_inline)) void
+force_pass(struct sph_solver *S, const int kind, const int wkind) {
+  const struct sph_params *P = &S->P;
+  const struct pass c = {&S->kg, &S->kw, S->x, S->v, S->rho, S->pr, S->p,
+                         S->nbl.offset, S->nbl.index, P->mass,
+                         2.0 * P->alpha * P->h * P->c, 0.01 * P->h * P->h};
+  const size_t n = S->n;
+  const uint8_t *walled = S->walled;
+  double *acc = S->a;
+#pragma omp parallel for schedule(dynamic, 512) num_threads(S->threads)
+  for (size_t i = 0; i < n; i++) {
+    double a[3];
+    struct near nr;
+    if (!walled[i]) {
+      pairs(&c, i, kind, wkind, 0, a, &nr);
+    } else {
+      pairs(&c, i, kind, wkind, 1, a, &nr);
+      double w0 = S->kw.w0, pw = (nr.ps + c.p[i] * w0) / (nr.ws + w0);
+      double G[3], g1[3], gp[3], s = -c.m / (c.rho[i] * c.rho[i]);
+      for (int k = 0; k < 3; k++)
+        G[k] = nr.den[k] > 0.0 ? nr.num[k] / nr.den[k] : 0.0;
+      sph_boundary_force(S, c.x + SPH_XS * i, pw, c.rho[i], G, g1, gp);
+      for (int k = 0; k < 3; k++) a[k] += s * (c.p[i] * g1[k] + gp[k]);
+    }
+    for (int k = 0; k < 3; k++) acc[3 * i + k] = a[k];
+  }
+}
+
+void sph_forces(struct sph_solver *S) {
+  double t0 = sph_now();
+  int kg = S->kg.kind, kw = S->kw.kind;
+  if (kg == SPH_CUBIC_SPLINE && kw == SPH_CUBIC_SPLINE)
+    force_pass(S, SPH_CUBIC_SPLINE, SPH_CUBIC_SPLINE);
+  else if (kg == SPH_SPIKY && kw == SPH_POLY6)
+    force_pass(S, SPH_SPIKY, SPH_POLY6);
+  else if (kg == SPH_POLY6)
+    force_pass(S, SPH_POLY6, kw);
+  else if (kg == SPH_SPIKY)
+    force_pass(S, SPH_SPIKY, kw);
+  else
+    force_pass(S, SPH_CUBIC_SPLINE, kw);
+  S->time[SPH_T_FORCES] += sph_now() - t0;
+}

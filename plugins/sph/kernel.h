@@ -1,0 +1,78 @@
+/* SPH smoothing kernels: cubic spline (Monaghan), poly6 and spiky (Mueller
+ * et al. 2003).  All share one convention: smoothing length h, support
+ * radius R = 2h; every kernel and its gradient vanish for r >= R.
+ *
+ * Hot loops call the inline functions below with a constant `kind`, so the
+ * compiler keeps one specialised loop per kernel. */
+#ifndef SPH_KERNEL_H
+#define SPH_KERNEL_H
+
+#include <math.h>
+
+#define SPH_PI 3.14159265358979323846
+
+enum sph_kernel_kind {
+  SPH_CUBIC_SPLINE = 0,
+  SPH_POLY6 = 1,
+  SPH_SPIKY = 2,
+  SPH_KERNEL_COUNT
+};
+
+struct sph_kernel {
+  int kind;
+  double h, R, R2;  /* smoothing length, support radius, R^2 */
+  double inv_h;
+  double norm;      /* normalisation constant of W */
+  double w0;        /* W(0) */
+};
+
+/* Set up kernel `kind` for smoothing length h > 0. */
+void sph_kernel_init(struct sph_kernel *k, int kind, double h);
+/* "cubic_spline", "poly6", "spiky" <-> kind; -1 for an unknown name. */
+int sph_kernel_from_name(const char *name);
+const char *sph_kernel_name(int kind);
+
+/* W(r) for r^2 < R^2 (callers only pass neighbours inside the support;
+ * sph_kernel_w() below checks the support itself). */
+static inline double sph_w_in(const struct sph_kernel *k, int kind,
+                              double r2) {
+  if (kind == SPH_POLY6) {
+    double d = k->R2 - r2;
+    return k->norm * d * d * d;
+  }
+  double r = sqrt(r2);
+  if (kind == SPH_SPIKY) {
+    double d = k->R - r;
+    return k->norm * d * d * d;
+  }
+  double q = r * k->inv_h;
+  if (q < 1.0) return k->norm * (1.0 - q * q * (1.5 - 0.75 * q));
+  double d = 2.0 - q;
+  return k->norm * 0.25 * d * d * d;
+}
+
+/* The gradient is grad W(x) = F(|x|) x; this returns F(r) = W'(r) / r for
+ * r^2 < R^2, and 0 at r = 0 (where x = 0 too). */
+static inline double sph_f_in(const struct sph_kernel *k, int kind,
+                              double r2) {
+  if (kind == SPH_POLY6) {
+    double d = k->R2 - r2;
+    return -6.0 * k->norm * d * d;
+  }
+  double r = sqrt(r2);
+  if (!(r > 0.0)) return 0.0;
+  if (kind == SPH_SPIKY) {
+    double d = k->R - r;
+    return -3.0 * k->norm * d * d / r;
+  }
+  double q = r * k->inv_h;
+  double dq = q < 1.0 ? q * (-3.0 + 2.25 * q) : -0.75 * (2.0 - q) * (2.0 - q);
+  return k->norm * dq * k->inv_h / r;
+}
+
+/* Checked versions for any r >= 0. */
+double sph_kernel_w(const struct sph_kernel *k, double r);
+void sph_kernel_grad(const struct sph_kernel *k, const double x[3],
+                     double out[3]);
+
+#endif

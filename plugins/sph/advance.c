@@ -26,7 +26,7 @@ static double kick_free(struct sph_solver *S, const double *g, double dt,
   const double *acc = S->a;
   const int32_t *meta = S->meta;
 #pragma omp parallel for reduction(max : amax2) schedule(static) \
-    num_threads(S->threads)
+    num_threads(sph_team(S, n, SPH_FLAT_MIN))
   for (size_t i = 0; i < n; i++) {
     if (meta[i] >= 0) continue;
     double t[3], s = 0.0;
@@ -48,13 +48,13 @@ static double kick_metas(struct sph_solver *S, const double *g, double dt,
   double amax2 = 0.0;
   int64_t cnt = M ? (int64_t)M->count : 0;
 #pragma omp parallel for reduction(max : amax2) schedule(dynamic, 16) \
-    num_threads(S->threads)
+    num_threads(sph_team(S, (size_t)cnt, SPH_META_MIN))
   for (int64_t k = 0; k < cnt; k++) {
     double f[3] = {0.0, 0.0, 0.0}, t[3], s = 0.0;
     for (uint32_t q = M->member_offset[k]; q < M->member_offset[k + 1]; q++) {
-      uint32_t i = M->member[q];
+      size_t i = M->member[q];
       for (int c = 0; c < 3; c++)
-        f[c] += m * S->a[3 * (size_t)i + c] + (ext ? ext[3 * (size_t)i + c] : 0.0);
+        f[c] += m * S->a[3 * i + c] + (ext ? ext[3 * i + c] : 0.0);
     }
     double *V = res->velocity + 3 * k;
     for (int c = 0; c < 3; c++) {
@@ -72,36 +72,39 @@ static double kick_metas(struct sph_solver *S, const double *g, double dt,
 /* XSPH: free particles advect with v_i + eps sum_j 2m/(rho_i + rho_j)
  * (v_j - v_i) W_ij.  The corrections go to S->a (no longer needed). */
 static inline __attribute__((always_inline)) void
-xsph_pass(struct sph_solver *S, const int kind) {
-  const struct sph_kernel *k = &S->kw;
+xsph_one(struct sph_solver *S, size_t i, const int kind) {
   const double *x = S->x, *v = S->v, *rho = S->rho;
   const double c = 2.0 * S->P.xsph * S->P.mass;
-  const uint32_t *off = S->nbl.offset, *idx = S->nbl.index;
-  const size_t n = S->n;
-  double *out = S->a;
-#pragma omp parallel for schedule(dynamic, 512) num_threads(S->threads)
-  for (size_t i = 0; i < n; i++) {
-    double s[3] = {0.0, 0.0, 0.0};
-    if (S->meta[i] < 0)
-      for (uint32_t q = off[i], e = off[i + 1]; q < e; q++) {
-        const uint32_t j = idx[q];
-        if (j >= n) continue;
-        const double *xj = x + SPH_XS * (size_t)j;
-        double dx = x[SPH_XS * i] - xj[0], dy = x[SPH_XS * i + 1] - xj[1],
-               dz = x[SPH_XS * i + 2] - xj[2];
-        double w = c * sph_w_in(k, kind, dx * dx + dy * dy + dz * dz) /
-                   (rho[i] + rho[j]);
-        for (int a = 0; a < 3; a++) s[a] += w * (v[3 * j + a] - v[3 * i + a]);
-      }
-    for (int a = 0; a < 3; a++) out[3 * i + a] = s[a];
-  }
+  double s[3] = {0.0, 0.0, 0.0};
+  if (S->meta[i] < 0)
+    for (uint32_t q = S->loff[i], e = S->lend[i]; q < e; q++) {
+      const size_t j = S->lidx[q];
+      const double *xj = x + SPH_XS * j;
+      double dx = x[SPH_XS * i] - xj[0], dy = x[SPH_XS * i + 1] - xj[1],
+             dz = x[SPH_XS * i + 2] - xj[2];
+      double w = c * sph_w_in(&S->kw, kind, dx * dx + dy * dy + dz * dz) /
+                 (rho[i] + rho[j]);
+      for (int a = 0; a < 3; a++) s[a] += w * (v[3 * j + a] - v[3 * i + a]);
+    }
+  for (int a = 0; a < 3; a++) S->a[3 * i + a] = s[a];
 }
+
+#define XSPH_PASS(name, kind)                                    \
+  static void name(struct sph_solver *S) {                       \
+    const size_t n = S->n;                                       \
+    _Pragma("omp parallel for schedule(dynamic, 512) \
+            num_threads(sph_team(S, n, SPH_PAIR_MIN))")          \
+    for (size_t i = 0; i < n; i++) xsph_one(S, i, kind);         \
+  }
+XSPH_PASS(xsph_cubic, SPH_CUBIC_SPLINE)
+XSPH_PASS(xsph_poly6, SPH_POLY6)
+XSPH_PASS(xsph_spiky, SPH_SPIKY)
 
 static void drift_free(struct sph_solver *S, double dt, int xsph) {
   const size_t n = S->n;
   uint64_t clamps = 0;
 #pragma omp parallel for reduction(+ : clamps) schedule(static) \
-    num_threads(S->threads)
+    num_threads(sph_team(S, n, SPH_FLAT_MIN))
   for (size_t i = 0; i < n; i++) {
     if (S->meta[i] >= 0) continue;
     double *v = S->v + 3 * i, d[3];
@@ -119,7 +122,7 @@ static void drift_metas(struct sph_solver *S, double dt,
   int64_t cnt = M ? (int64_t)M->count : 0;
   uint64_t clamps = 0;
 #pragma omp parallel for reduction(+ : clamps) schedule(dynamic, 16) \
-    num_threads(S->threads)
+    num_threads(sph_team(S, (size_t)cnt, SPH_META_MIN))
   for (int64_t k = 0; k < cnt; k++) {
     uint32_t q0 = M->member_offset[k], q1 = M->member_offset[k + 1];
     double *V = res->velocity + 3 * k, *d = res->displacement + 3 * k;
@@ -148,9 +151,9 @@ void sph_advance(struct sph_solver *S, double t, double dt, const double *ext,
   int xsph = S->P.xsph > 0.0;
   if (xsph) {
     switch (S->kw.kind) {
-    case SPH_POLY6: xsph_pass(S, SPH_POLY6); break;
-    case SPH_SPIKY: xsph_pass(S, SPH_SPIKY); break;
-    default: xsph_pass(S, SPH_CUBIC_SPLINE); break;
+    case SPH_POLY6: xsph_poly6(S); break;
+    case SPH_SPIKY: xsph_spiky(S); break;
+    default: xsph_cubic(S); break;
     }
   }
   drift_free(S, dt, xsph);

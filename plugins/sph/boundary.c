@@ -41,6 +41,7 @@ struct bsum {
   const struct sph_solver *S;
   int want_w, want_g;
   double pw, G[3];     /* pressure model: p_b = pw + G . (x_b - x_i) */
+  double Gf[3], rg[3]; /* the fluid's pressure gradient, rho g */
   double w;            /* sum W_ib */
   double g1[3], gp[3]; /* sum grad_i W_ib, sum p_b grad_i W_ib */
 };
@@ -60,10 +61,11 @@ static inline void add(struct bsum *B, const double *o, double sgn) {
   }
 }
 
-/* One wall: its lattice, depths s/2, 3s/2, ..., normal n (into the
- * fluid), lateral axes t1, t2. */
-static void single(struct bsum *B, double d, const double *n,
-                   const double *t1, const double *t2) {
+/* One wall at distance d: its lattice, depths s/2, 3s/2, ..., normal n
+ * (into the fluid), lateral axes t1, t2, one virtual particle at a
+ * time. */
+static void enumerate(struct bsum *B, double d, const double *n,
+                      const double *t1, const double *t2) {
   const double s = B->S->P.spacing, R = B->S->kw.R;
   const int J = (int)(R / s);
   double o[3];
@@ -79,9 +81,89 @@ static void single(struct bsum *B, double d, const double *n,
   }
 }
 
+/* The sums over one wall's lattice depend on d alone; tabulated at
+ * WT_N + 1 distances in [0, R] (linear interpolation):
+ *   [0] sum W,  [1] sum F z,  [2] sum F z^2,  [3] sum F l^2
+ * (z depth, l one lateral coordinate, F = W'/r of the gradient kernel). */
+#define WT_N 2048
+
+int sph_wall_tables(struct sph_solver *S) {
+  const double s = S->P.spacing, R = S->kw.R;
+  const int J = (int)(R / s);
+  free(S->wtab);
+  S->wtab = malloc(4 * (WT_N + 1) * sizeof(double));
+  if (!S->wtab) return MS_ENOMEM;
+  S->wtab_inv = WT_N / R;
+  for (int t = 0; t <= WT_N; t++) {
+    double d = R * t / WT_N, v[4] = {0.0, 0.0, 0.0, 0.0};
+    for (int l = 0; d + (l + 0.5) * s < R; l++) {
+      double z = d + (l + 0.5) * s;
+      for (int j = -J; j <= J; j++)
+        for (int k = -J; k <= J; k++) {
+          double r2 = z * z + (j * s) * (j * s) + (k * s) * (k * s);
+          if (r2 >= S->kw.R2) continue;
+          double f = sph_f_in(&S->kg, S->kg.kind, r2);
+          v[0] += sph_w_in(&S->kw, S->kw.kind, r2);
+          v[1] += f * z;
+          v[2] += f * z * z;
+          v[3] += f * (j * s) * (j * s);
+        }
+    }
+    for (int c = 0; c < 4; c++) S->wtab[4 * t + c] = v[c];
+  }
+  return MS_OK;
+}
+
+static void lookup(const struct sph_solver *S, double d, double *v) {
+  double u = (d > 0.0 ? d : 0.0) * S->wtab_inv;
+  int k = (int)u;
+  if (k >= WT_N) {
+    v[0] = v[1] = v[2] = v[3] = 0.0;
+    return;
+  }
+  double t = u - k;
+  const double *a = S->wtab + 4 * k;
+  for (int c = 0; c < 4; c++) v[c] = (1.0 - t) * a[c] + t * a[c + 4];
+}
+
+/* One wall from the tables.  The force needs no clipping of negative
+ * virtual pressures when pw >= |G| R (none can be negative): then
+ *   sum grad W = S1 n,  sum p_b grad W = pw S1 n - G.n Mnn n - Mtt G_t,
+ * else the lattice is summed one virtual particle at a time. */
+static void single(struct bsum *B, double d, const double *n,
+                   const double *t1, const double *t2) {
+  const struct sph_solver *S = B->S;
+  double v[4];
+  lookup(S, d, v);
+  if (B->want_w) B->w += v[0];
+  if (!B->want_g) return;
+  double G2 = B->G[0] * B->G[0] + B->G[1] * B->G[1] + B->G[2] * B->G[2];
+  if (B->pw * B->pw < G2 * S->kw.R2) {
+    int w = B->want_w;
+    B->want_w = 0;
+    enumerate(B, d, n, t1, t2);
+    B->want_w = w;
+    return;
+  }
+  double gn = B->G[0] * n[0] + B->G[1] * n[1] + B->G[2] * n[2];
+  for (int a = 0; a < 3; a++) {
+    double gt = B->G[a] - gn * n[a];
+    B->g1[a] += v[1] * n[a];
+    B->gp[a] += (B->pw * v[1] - gn * v[2]) * n[a] - v[3] * gt;
+  }
+}
+
+/* Across the walls on the axes in `mask` the pressure gradient is the
+ * hydrostatic rho g (Adami et al. 2012, static wall); along them, the
+ * fluid's own. */
+static void gradient(struct bsum *B, int mask) {
+  for (int a = 0; a < 3; a++) B->G[a] = mask >> a & 1 ? B->rg[a] : B->Gf[a];
+}
+
 static void axis_wall(struct bsum *B, const struct wall *w) {
   double n[3] = {0.0, 0.0, 0.0}, t1[3] = {0.0, 0.0, 0.0},
          t2[3] = {0.0, 0.0, 0.0};
+  gradient(B, 1 << w->axis);
   n[w->axis] = -w->side;
   t1[(w->axis + 1) % 3] = 1.0;
   t2[(w->axis + 2) % 3] = 1.0;
@@ -93,6 +175,7 @@ static void pair(struct bsum *B, const struct wall *u, const struct wall *v) {
   const double s = B->S->P.spacing, R = B->S->kw.R;
   const int J = (int)(R / s), c = 3 - u->axis - v->axis;
   double o[3];
+  gradient(B, 1 << u->axis | 1 << v->axis);
   for (int l = 0;; l++) {
     double z1 = u->d + (l + 0.5) * s;
     if (z1 >= R) break;
@@ -113,6 +196,7 @@ static void pair(struct bsum *B, const struct wall *u, const struct wall *v) {
 static void triple(struct bsum *B, const struct wall *t[3]) {
   const double s = B->S->P.spacing, R = B->S->kw.R;
   double o[3];
+  gradient(B, 7);
   for (int l = 0; t[0]->d + (l + 0.5) * s < R; l++)
     for (int m = 0; t[1]->d + (m + 0.5) * s < R; m++)
       for (int k = 0; t[2]->d + (k + 0.5) * s < R; k++) {
@@ -123,10 +207,7 @@ static void triple(struct bsum *B, const struct wall *t[3]) {
       }
 }
 
-/* Across a wall (along its normal) the pressure gradient is the
- * hydrostatic rho g (Adami et al. 2012, static wall); along it, the
- * fluid's own (B->G on entry). */
-static void walls(struct bsum *B, const double *x, const double *rho_g) {
+static void walls(struct bsum *B, const double *x) {
   const struct sph_params *P = &B->S->P;
   const double R = B->S->kw.R;
   struct wall W[6];
@@ -135,7 +216,6 @@ static void walls(struct bsum *B, const double *x, const double *rho_g) {
     double dl = x[a] - P->lo[a], dh = P->hi[a] - x[a];
     if (dl < R) W[nw++] = (struct wall){a, -1.0, dl};
     if (dh < R) W[nw++] = (struct wall){a, 1.0, dh};
-    if (rho_g && (dl < R || dh < R)) B->G[a] = rho_g[a];
   }
   for (int i = 0; i < nw; i++) axis_wall(B, &W[i]);
   for (int i = 0; i < nw; i++)
@@ -191,8 +271,7 @@ static void basis(const double *n, double *t1, double *t2) {
   t2[2] = n[0] * t1[1] - n[1] * t1[0];
 }
 
-static void obstacles(struct bsum *B, const double *x, const double *Gf,
-                      const double *rho_g) {
+static void obstacles(struct bsum *B, const double *x) {
   const struct sph_solver *S = B->S;
   const double R = S->kw.R;
   for (size_t b = 0; b < S->nbox; b++) {
@@ -203,31 +282,28 @@ static void obstacles(struct bsum *B, const double *x, const double *Gf,
     double n[3], t1[3], t2[3], d = box_normal(X, x, n);
     if (d >= R) continue;
     basis(n, t1, t2);
-    if (Gf) { /* the fluid's gradient along the face, rho g across it */
-      double gn = 0.0, fn = 0.0;
-      for (int a = 0; a < 3; a++) gn += rho_g[a] * n[a], fn += Gf[a] * n[a];
-      for (int a = 0; a < 3; a++) B->G[a] = Gf[a] + (gn - fn) * n[a];
-    }
+    /* the fluid's gradient along the face, rho g across it */
+    double gn = 0.0, fn = 0.0;
+    for (int a = 0; a < 3; a++) gn += B->rg[a] * n[a], fn += B->Gf[a] * n[a];
+    for (int a = 0; a < 3; a++) B->G[a] = B->Gf[a] + (gn - fn) * n[a];
     single(B, d, n, t1, t2);
   }
 }
 
 double sph_boundary_density(const struct sph_solver *S, const double *x) {
   struct bsum B = {.S = S, .want_w = 1};
-  walls(&B, x, NULL);
-  obstacles(&B, x, NULL, NULL);
+  walls(&B, x);
+  obstacles(&B, x);
   return B.w;
 }
 
 void sph_boundary_force(const struct sph_solver *S, const double *x,
                         double pw, double rho, const double *Gf, double *g1,
                         double *gp) {
-  struct bsum B = {.S = S, .want_g = 1, .pw = pw,
-                   .G = {Gf[0], Gf[1], Gf[2]}};
-  double rho_g[3];
-  for (int a = 0; a < 3; a++) rho_g[a] = rho * S->g_now[a];
-  walls(&B, x, rho_g);
-  obstacles(&B, x, Gf, rho_g);
+  struct bsum B = {.S = S, .want_g = 1, .pw = pw};
+  for (int a = 0; a < 3; a++) B.Gf[a] = Gf[a], B.rg[a] = rho * S->g_now[a];
+  walls(&B, x);
+  obstacles(&B, x);
   for (int a = 0; a < 3; a++) g1[a] = B.g1[a], gp[a] = B.gp[a];
 }
 

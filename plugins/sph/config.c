@@ -46,7 +46,8 @@ static int read_scalars(struct sph_plugin *pl, const ms_config *sec,
       (rc = H->cfg_double(C, sec, "cfl", 0.4, &P->cfl)) ||
       (rc = H->cfg_bool(C, sec, "clamp_pressure", 1, &P->clamp_pressure)) ||
       (rc = H->cfg_int(C, sec, "sort_every", 20, &sort_every)) ||
-      (rc = H->cfg_double(C, sec, "gravity_ramp", 0.0, &P->gravity_ramp)))
+      (rc = H->cfg_double(C, sec, "gravity_ramp", 0.0, &P->gravity_ramp)) ||
+      (rc = H->cfg_double(C, sec, "neighbor_skin", 0.2, &P->skin)))
     return rc;
   if ((rc = kernel_key(pl, sec, "kernel", "cubic_spline", &P->kernel)))
     return rc;
@@ -90,6 +91,9 @@ static int read_scalars(struct sph_plugin *pl, const ms_config *sec,
     return H->cfg_error(C, sec, "sort_every", "must be in [0, 1000000] "
                         "(got %lld)", (long long)sort_every);
   P->sort_every = (int)sort_every;
+  if (!(P->skin >= 0.0 && P->skin <= 1.0))
+    return H->cfg_error(C, sec, "neighbor_skin", "must be in [0, 1] (a "
+                        "fraction of the kernel support; got %g)", P->skin);
   if (!(P->gravity_ramp >= 0.0 && isfinite(P->gravity_ramp)))
     return H->cfg_error(C, sec, "gravity_ramp", "must be >= 0 [s] (got %g)",
                         P->gravity_ramp);

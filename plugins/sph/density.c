@@ -1,5 +1,6 @@
 /* Neighbour lists, density and pressure (the first pass of a step). */
 #include <math.h>
+#include <stdlib.h>
 
 #include "solver.h"
 
@@ -15,47 +16,116 @@ double sph_pressure(const struct sph_params *P, double rho) {
   return P->clamp_pressure && p < 0.0 ? 0.0 : p;
 }
 
-/* Always inlined with a constant kind: one specialised loop per kernel. */
+/* Density and pressure of particle i.  Always inlined with a literal
+ * kind inside each kernel's own parallel loop (a kind passed into the
+ * loop would reach the outlined OpenMP body as a variable). */
 static inline __attribute__((always_inline)) void
-density_pass(struct sph_solver *S, const int kind) {
+density_one(struct sph_solver *S, size_t i, const int kind) {
   const struct sph_kernel *k = &S->kw;
-  const struct sph_params *P = &S->P;
-  const double *x = S->x, m = P->mass;
-  const uint32_t *off = S->nbl.offset, *idx = S->nbl.index;
+  const double *x = S->x;
+  const uint32_t *idx = S->lidx;
+  const double xi = x[SPH_XS * i], yi = x[SPH_XS * i + 1],
+               zi = x[SPH_XS * i + 2];
+  double s = k->w0;
+  for (uint32_t q = S->loff[i], e = S->lend[i]; q < e; q++) {
+    const double *xj = x + SPH_XS * (size_t)idx[q];
+    double dx = xi - xj[0], dy = yi - xj[1], dz = zi - xj[2];
+    s += sph_w_in(k, kind, dx * dx + dy * dy + dz * dz);
+  }
+  double wb = sph_boundary_density(S, x + SPH_XS * i);
+  double r = S->P.mass * (s + wb);
+  double p = sph_pressure(&S->P, r);
+  S->walled[i] = wb != 0.0;
+  S->rho[i] = r;
+  S->p[i] = p;
+  S->pr[i] = p / (r * r);
+}
+
+#define DENSITY_PASS(name, kind)                                 \
+  static void name(struct sph_solver *S) {                       \
+    const size_t n = S->n;                                       \
+    _Pragma("omp parallel for schedule(dynamic, 512) \
+            num_threads(sph_team(S, n, SPH_PAIR_MIN))")          \
+    for (size_t i = 0; i < n; i++) density_one(S, i, kind);      \
+  }
+DENSITY_PASS(density_cubic, SPH_CUBIC_SPLINE)
+DENSITY_PASS(density_poly6, SPH_POLY6)
+DENSITY_PASS(density_spiky, SPH_SPIKY)
+
+/* Largest squared displacement since the lists were built. */
+static double moved2(const struct sph_solver *S) {
   const size_t n = S->n;
-  double *rho = S->rho, *p = S->p, *pr = S->pr;
-  uint8_t *walled = S->walled;
-#pragma omp parallel for schedule(dynamic, 512) num_threads(S->threads)
+  double m = 0.0;
+#pragma omp parallel for reduction(max : m) schedule(static) \
+    num_threads(sph_team(S, n, SPH_FLAT_MIN))
+  for (size_t i = 0; i < n; i++) {
+    double d2 = 0.0;
+    for (int a = 0; a < 3; a++) {
+      double d = S->x[SPH_XS * i + a] - S->xref[3 * i + a];
+      d2 += d * d;
+    }
+    m = d2 > m ? d2 : m;
+  }
+  return m;
+}
+
+/* Neighbour lists within R: the search's own when there is no skin,
+ * else its lists (radius R (1 + skin)) cut to R, searching again only when
+ * two particles could have closed the skin. */
+static int lists(struct sph_solver *S) {
+  const size_t n = S->n;
+  const double R = S->kw.R, skin = S->P.skin * R;
+  if (!S->lists_ok || skin == 0.0 || 4.0 * moved2(S) >= skin * skin) {
+    int rc = S->neighbors(S->nb_opaque, S->x, SPH_XS * sizeof(double), n,
+                          R + skin, &S->nbl);
+    if (rc) return rc;
+    for (size_t i = 0; i < n; i++)
+      for (int a = 0; a < 3; a++) S->xref[3 * i + a] = S->x[SPH_XS * i + a];
+    S->lists_ok = 1;
+    S->searches++;
+  }
+  S->loff = S->nbl.offset;
+  if (skin == 0.0) {
+    S->lend = S->nbl.offset + 1, S->lidx = S->nbl.index;
+    return MS_OK;
+  }
+  size_t total = S->nbl.offset[n];
+  if (total > S->ccap) {
+    uint32_t *p = realloc(S->cidx, (total + total / 4 + 16) * sizeof *p);
+    if (!p) return MS_ENOMEM;
+    S->cidx = p, S->ccap = total + total / 4 + 16;
+  }
+  const uint32_t *off = S->nbl.offset, *cand = S->nbl.index;
+  const double *x = S->x, R2 = S->kw.R2;
+  uint32_t *out = S->cidx, *end = S->cend;
+#pragma omp parallel for schedule(dynamic, 1024) \
+    num_threads(sph_team(S, n, SPH_PAIR_MIN))
   for (size_t i = 0; i < n; i++) {
     const double xi = x[SPH_XS * i], yi = x[SPH_XS * i + 1],
                  zi = x[SPH_XS * i + 2];
-    double s = k->w0;
-    for (uint32_t q = off[i], e = off[i + 1]; q < e; q++) {
-      const double *xj = x + SPH_XS * (size_t)idx[q];
+    uint32_t e = off[i];
+    for (uint32_t q = off[i]; q < off[i + 1]; q++) {
+      const double *xj = x + SPH_XS * (size_t)cand[q];
       double dx = xi - xj[0], dy = yi - xj[1], dz = zi - xj[2];
-      s += sph_w_in(k, kind, dx * dx + dy * dy + dz * dz);
+      out[e] = cand[q];
+      e += dx * dx + dy * dy + dz * dz < R2;
     }
-    double wb = sph_boundary_density(S, x + SPH_XS * i);
-    double r = m * (s + wb);
-    walled[i] = wb != 0.0;
-    double pi = sph_pressure(P, r);
-    rho[i] = r;
-    p[i] = pi;
-    pr[i] = pi / (r * r);
+    end[i] = e;
   }
+  S->lend = S->cend, S->lidx = S->cidx;
+  return MS_OK;
 }
 
 int sph_prepare(struct sph_solver *S) {
   if (S->fresh) return MS_OK;
   double t0 = sph_now();
-  int rc = S->neighbors(S->nb_opaque, S->x, SPH_XS * sizeof(double),
-                        S->n, S->kw.R, &S->nbl);
+  int rc = lists(S);
   if (rc) return rc;
   double t1 = sph_now();
   switch (S->kw.kind) {
-  case SPH_POLY6: density_pass(S, SPH_POLY6); break;
-  case SPH_SPIKY: density_pass(S, SPH_SPIKY); break;
-  default: density_pass(S, SPH_CUBIC_SPLINE); break;
+  case SPH_POLY6: density_poly6(S); break;
+  case SPH_SPIKY: density_spiky(S); break;
+  default: density_cubic(S); break;
   }
   S->time[SPH_T_NEIGHBORS] += t1 - t0;
   S->time[SPH_T_DENSITY] += sph_now() - t1;

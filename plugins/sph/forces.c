@@ -21,7 +21,7 @@
 struct pass {
   const struct sph_kernel *kg, *kw;
   const double *x, *v, *rho, *pr, *p;
-  const uint32_t *off, *idx;
+  const uint32_t *off, *end, *idx;
   double m, nu0, eps;
 };
 
@@ -36,8 +36,8 @@ struct near {
  *   num_a = sum_j V_j (p_j - p_i) dW_ij/dx_a,
  *   den_a = sum_j V_j (x_j - x_i)_a dW_ij/dx_a. */
 static inline __attribute__((always_inline)) void
-pairs(const struct pass *c, size_t i, const int kind, const int wkind,
-      const int walled, double *a, struct near *nr) {
+pairs(const struct pass *c, size_t i, const int kind, const int walled,
+      double *a, struct near *nr) {
   const double *x = c->x, *v = c->v;
   const double xi = x[SPH_XS * i], yi = x[SPH_XS * i + 1],
                zi = x[SPH_XS * i + 2];
@@ -46,20 +46,23 @@ pairs(const struct pass *c, size_t i, const int kind, const int wkind,
   const double pi = c->p[i];
   double ax = 0.0, ay = 0.0, az = 0.0;
   struct near t = {0.0, 0.0, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
-  for (uint32_t q = c->off[i], e = c->off[i + 1]; q < e; q++) {
+  for (uint32_t q = c->off[i], e = c->end[i]; q < e; q++) {
     const uint32_t j = c->idx[q];
     const double *xj = x + SPH_XS * (size_t)j, *vj = v + 3 * (size_t)j;
     double dx = xi - xj[0], dy = yi - xj[1], dz = zi - xj[2];
     double r2 = dx * dx + dy * dy + dz * dz;
     double vr = (ui - vj[0]) * dx + (vi - vj[1]) * dy + (wi - vj[2]) * dz;
-    double coef = pri + c->pr[j];
-    if (vr < 0.0) coef += -c->nu0 / (rhoi + c->rho[j]) * vr / (r2 + c->eps);
+    /* viscosity only between approaching particles (min(vr, 0) without
+     * a branch: its outcome is a coin toss) */
+    vr = -sph_pos(-vr);
+    double coef = pri + c->pr[j] -
+                  c->nu0 * vr / ((rhoi + c->rho[j]) * (r2 + c->eps));
     double f = sph_f_in(c->kg, kind, r2), s = -c->m * coef * f;
     ax += s * dx;
     ay += s * dy;
     az += s * dz;
     if (walled) {
-      double w = sph_w_in(c->kw, wkind, r2), vf = c->m / c->rho[j] * f;
+      double w = sph_w_in(c->kw, c->kw->kind, r2), vf = c->m / c->rho[j] * f;
       double dp = vf * (c->p[j] - pi), d[3] = {dx, dy, dz};
       t.ps += c->p[j] * w;
       t.ws += w;
@@ -73,46 +76,49 @@ pairs(const struct pass *c, size_t i, const int kind, const int wkind,
   if (walled) *nr = t;
 }
 
+/* Acceleration of particle i; inlined with a literal kind into each
+ * kernel's own parallel loop. */
 static inline __attribute__((always_inline)) void
-force_pass(struct sph_solver *S, const int kind, const int wkind) {
-  const struct sph_params *P = &S->P;
-  const struct pass c = {&S->kg, &S->kw, S->x, S->v, S->rho, S->pr, S->p,
-                         S->nbl.offset, S->nbl.index, P->mass,
-                         2.0 * P->alpha * P->h * P->c, 0.01 * P->h * P->h};
-  const size_t n = S->n;
-  const uint8_t *walled = S->walled;
-  double *acc = S->a;
-#pragma omp parallel for schedule(dynamic, 512) num_threads(S->threads)
-  for (size_t i = 0; i < n; i++) {
-    double a[3];
-    struct near nr;
-    if (!walled[i]) {
-      pairs(&c, i, kind, wkind, 0, a, &nr);
-    } else {
-      pairs(&c, i, kind, wkind, 1, a, &nr);
-      double w0 = S->kw.w0, pw = (nr.ps + c.p[i] * w0) / (nr.ws + w0);
-      double G[3], g1[3], gp[3], s = -c.m / (c.rho[i] * c.rho[i]);
-      for (int k = 0; k < 3; k++)
-        G[k] = nr.den[k] > 0.0 ? nr.num[k] / nr.den[k] : 0.0;
-      sph_boundary_force(S, c.x + SPH_XS * i, pw, c.rho[i], G, g1, gp);
-      for (int k = 0; k < 3; k++) a[k] += s * (c.p[i] * g1[k] + gp[k]);
-    }
-    for (int k = 0; k < 3; k++) acc[3 * i + k] = a[k];
+force_one(const struct sph_solver *S, const struct pass *c, size_t i,
+          const int kind) {
+  double a[3];
+  struct near nr;
+  if (!S->walled[i]) {
+    pairs(c, i, kind, 0, a, &nr);
+  } else {
+    pairs(c, i, kind, 1, a, &nr);
+    double w0 = S->kw.w0, pw = (nr.ps + c->p[i] * w0) / (nr.ws + w0);
+    double G[3], g1[3], gp[3], s = -c->m / (c->rho[i] * c->rho[i]);
+    for (int k = 0; k < 3; k++)
+      G[k] = nr.den[k] > 0.0 ? nr.num[k] / nr.den[k] : 0.0;
+    sph_boundary_force(S, c->x + SPH_XS * i, pw, c->rho[i], G, g1, gp);
+    for (int k = 0; k < 3; k++) a[k] += s * (c->p[i] * g1[k] + gp[k]);
   }
+  for (int k = 0; k < 3; k++) S->a[3 * i + k] = a[k];
 }
+
+#define FORCE_PASS(name, kind)                                          \
+  static void name(struct sph_solver *S) {                              \
+    const struct sph_params *P = &S->P;                                 \
+    const struct pass c = {&S->kg, &S->kw, S->x, S->v, S->rho, S->pr,   \
+                           S->p, S->loff, S->lend, S->lidx, P->mass,     \
+                           2.0 * P->alpha * P->h * P->c,                \
+                           0.01 * P->h * P->h};                         \
+    const size_t n = S->n;                                              \
+    _Pragma("omp parallel for schedule(dynamic, 512) \
+            num_threads(sph_team(S, n, SPH_PAIR_MIN))")                 \
+    for (size_t i = 0; i < n; i++) force_one(S, &c, i, kind);           \
+  }
+FORCE_PASS(forces_cubic, SPH_CUBIC_SPLINE)
+FORCE_PASS(forces_poly6, SPH_POLY6)
+FORCE_PASS(forces_spiky, SPH_SPIKY)
 
 void sph_forces(struct sph_solver *S) {
   double t0 = sph_now();
-  int kg = S->kg.kind, kw = S->kw.kind;
-  if (kg == SPH_CUBIC_SPLINE && kw == SPH_CUBIC_SPLINE)
-    force_pass(S, SPH_CUBIC_SPLINE, SPH_CUBIC_SPLINE);
-  else if (kg == SPH_SPIKY && kw == SPH_POLY6)
-    force_pass(S, SPH_SPIKY, SPH_POLY6);
-  else if (kg == SPH_POLY6)
-    force_pass(S, SPH_POLY6, kw);
-  else if (kg == SPH_SPIKY)
-    force_pass(S, SPH_SPIKY, kw);
-  else
-    force_pass(S, SPH_CUBIC_SPLINE, kw);
+  switch (S->kg.kind) {
+  case SPH_POLY6: forces_poly6(S); break;
+  case SPH_SPIKY: forces_spiky(S); break;
+  default: forces_cubic(S); break;
+  }
   S->time[SPH_T_FORCES] += sph_now() - t0;
 }

@@ -32,6 +32,9 @@ void sph_kernel_init(struct sph_kernel *k, int kind, double h);
 int sph_kernel_from_name(const char *name);
 const char *sph_kernel_name(int kind);
 
+/* max(a, 0), exactly, without a branch (compilers turn a ?: into one). */
+static inline double sph_pos(double a) { return 0.5 * (a + fabs(a)); }
+
 /* W(r) for r^2 < R^2 (callers only pass neighbours inside the support;
  * sph_kernel_w() below checks the support itself). */
 static inline double sph_w_in(const struct sph_kernel *k, int kind,
@@ -45,10 +48,10 @@ static inline double sph_w_in(const struct sph_kernel *k, int kind,
     double d = k->R - r;
     return k->norm * d * d * d;
   }
-  double q = r * k->inv_h;
-  if (q < 1.0) return k->norm * (1.0 - q * q * (1.5 - 0.75 * q));
-  double d = 2.0 - q;
-  return k->norm * 0.25 * d * d * d;
+  /* M4 spline as (2-q)^3/4 - (1-q)^3 with both terms cut at 0: no
+   * branch to mispredict in the pair loops */
+  double q = r * k->inv_h, a = sph_pos(2.0 - q), t = sph_pos(1.0 - q);
+  return k->norm * (0.25 * a * a * a - t * t * t);
 }
 
 /* The gradient is grad W(x) = F(|x|) x; this returns F(r) = W'(r) / r for
@@ -65,9 +68,8 @@ static inline double sph_f_in(const struct sph_kernel *k, int kind,
     double d = k->R - r;
     return -3.0 * k->norm * d * d / r;
   }
-  double q = r * k->inv_h;
-  double dq = q < 1.0 ? q * (-3.0 + 2.25 * q) : -0.75 * (2.0 - q) * (2.0 - q);
-  return k->norm * dq * k->inv_h / r;
+  double q = r * k->inv_h, a = sph_pos(2.0 - q), t = sph_pos(1.0 - q);
+  return k->norm * (3.0 * t * t - 0.75 * a * a) * k->inv_h / r;
 }
 
 /* Checked versions for any r >= 0. */

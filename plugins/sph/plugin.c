@@ -202,6 +202,7 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
   S->clamps = pl->reported_clamps = hd.clamps;
   S->amax = hd.amax;
   S->fresh = 0;
+  S->lists_ok = 0;
   return MS_OK;
 }
 

@@ -33,7 +33,7 @@ static int make_keys(struct sph_solver *S) {
   double lo0 = INFINITY, lo1 = INFINITY, lo2 = INFINITY;
   const double *x = S->x;
 #pragma omp parallel for reduction(min : lo0, lo1, lo2) schedule(static) \
-    num_threads(S->threads)
+    num_threads(sph_team(S, n, SPH_FLAT_MIN))
   for (size_t i = 0; i < n; i++) {
     lo0 = fmin(lo0, x[SPH_XS * i]);
     lo1 = fmin(lo1, x[SPH_XS * i + 1]);
@@ -42,7 +42,7 @@ static int make_keys(struct sph_solver *S) {
   const double inv = 1.0 / S->P.h;
   uint64_t all = 0;
 #pragma omp parallel for reduction(| : all) schedule(static) \
-    num_threads(S->threads)
+    num_threads(sph_team(S, n, SPH_FLAT_MIN))
   for (size_t i = 0; i < n; i++) {
     uint64_t k = spread3(cell(x[SPH_XS * i], lo0, inv)) << 2 |
                  spread3(cell(x[SPH_XS * i + 1], lo1, inv)) << 1 |
@@ -94,7 +94,8 @@ static void permute(struct sph_solver *S, double *a, int width) {
   const size_t n = S->n;
   const uint32_t *perm = S->perm;
   double *t = S->scratch;
-#pragma omp parallel for schedule(static) num_threads(S->threads)
+#pragma omp parallel for schedule(static) \
+    num_threads(sph_team(S, n, SPH_FLAT_MIN))
   for (size_t i = 0; i < n; i++)
     for (int c = 0; c < width; c++)
       t[(size_t)width * i + c] = a[(size_t)width * perm[i] + c];
@@ -114,6 +115,7 @@ int sph_sort(struct sph_solver *S) {
   for (size_t i = 0; i < S->n; i++) tid[i] = S->id[S->perm[i]];
   memcpy(S->id, tid, S->n * sizeof *tid);
   S->fresh = 0;
+  S->lists_ok = 0; /* indices changed */
   S->time[SPH_T_SORT] += sph_now() - t0;
   return MS_OK;
 }

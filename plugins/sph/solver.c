@@ -30,15 +30,18 @@ int sph_alloc(struct sph_solver *S, size_t n) {
   S->x0 = alloc0(3 * n, sizeof(double));
   S->v0 = alloc0(3 * n, sizeof(double));
   S->walled = alloc0(n, 1);
+  S->xref = alloc0(3 * n, sizeof(double));
+  S->cend = alloc0(n, sizeof(uint32_t));
   S->id = alloc0(n, sizeof(uint32_t));
   S->meta = alloc0(n, sizeof(int32_t));
   S->scratch = alloc0(SPH_XS * n, sizeof(double));
   S->keys = alloc0(2 * n, sizeof(uint64_t));
   S->perm = alloc0(2 * n, sizeof(uint32_t));
   if (!(S->x && S->v && S->a && S->m && S->r && S->rho && S->p && S->pr &&
-        S->x0 && S->v0 && S->walled && S->id && S->meta && S->scratch &&
+        S->x0 && S->v0 && S->walled && S->xref && S->cend && S->id && S->meta && S->scratch &&
         S->keys && S->perm))
     return MS_ENOMEM;
+  if (sph_wall_tables(S)) return MS_ENOMEM;
   for (size_t i = 0; i < n; i++) {
     S->m[i] = S->P.mass;
     S->r[i] = S->P.radius;
@@ -54,10 +57,13 @@ void sph_free(struct sph_solver *S) {
   free(S->rho), free(S->p), free(S->pr), free(S->x0), free(S->v0);
   free(S->walled), free(S->id), free(S->meta), free(S->box);
   free(S->scratch), free(S->keys), free(S->perm);
+  free(S->xref), free(S->cend), free(S->cidx), free(S->wtab);
+  S->wtab = NULL;
+  S->xref = NULL, S->cend = S->cidx = NULL, S->ccap = 0;
   S->x = S->v = S->a = S->m = S->r = S->rho = S->p = S->pr = NULL;
   S->x0 = S->v0 = S->scratch = NULL;
-  S->walled = NULL, S->id = NULL, S->meta = NULL, S->box = NULL, S->keys = NULL;
-  S->perm = NULL;
+  S->walled = NULL, S->id = NULL, S->meta = NULL, S->box = NULL;
+  S->keys = NULL, S->perm = NULL;
 }
 
 void sph_init_constants(struct sph_solver *S) {
@@ -80,7 +86,7 @@ double sph_max_dt(const struct sph_solver *S) {
   const double *v = S->v;
   size_t n = S->n;
 #pragma omp parallel for reduction(max : v2) schedule(static) \
-    num_threads(S->threads)
+    num_threads(sph_team(S, n, SPH_FLAT_MIN))
   for (size_t i = 0; i < n; i++) {
     double s = v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] +
                v[3 * i + 2] * v[3 * i + 2];
@@ -98,7 +104,8 @@ double sph_max_dt(const struct sph_solver *S) {
 
 void sph_begin(struct sph_solver *S) {
   size_t n = S->n;
-#pragma omp parallel for schedule(static) num_threads(S->threads)
+#pragma omp parallel for schedule(static) \
+    num_threads(sph_team(S, n, SPH_FLAT_MIN))
   for (size_t i = 0; i < n; i++)
     for (int c = 0; c < 3; c++) {
       S->x0[3 * i + c] = S->x[SPH_XS * i + c];
@@ -109,7 +116,8 @@ void sph_begin(struct sph_solver *S) {
 
 void sph_rewind(struct sph_solver *S) {
   size_t n = S->n;
-#pragma omp parallel for schedule(static) num_threads(S->threads)
+#pragma omp parallel for schedule(static) \
+    num_threads(sph_team(S, n, SPH_FLAT_MIN))
   for (size_t i = 0; i < n; i++)
     for (int c = 0; c < 3; c++) {
       S->x[SPH_XS * i + c] = S->x0[3 * i + c];

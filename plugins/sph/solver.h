@@ -48,6 +48,8 @@ struct sph_params {
   int grad_kernel;   /* gradient kernel */
   int clamp_pressure;/* negative pressure -> 0 */
   int sort_every;    /* spatial reordering period [steps], 0: never */
+  double skin;       /* neighbour lists reach R (1 + skin), rebuilt only
+                        when a particle has moved skin R / 2 */
   double gravity_ramp; /* gravity grows smoothly from 0 over this [s] */
   double gravity[3];
   double lo[3], hi[3]; /* domain walls (infinite: no wall) */
@@ -83,11 +85,19 @@ struct sph_solver {
   struct sph_box *box;      /* obstacles */
   size_t nbox;
   double margin;            /* hard guard distance from walls/obstacles */
-  struct ms_neighbors nbl;
+  double *wtab, wtab_inv;   /* one wall's lattice sums by distance */
+  struct ms_neighbors nbl;  /* the search's lists (radius R (1 + skin)) */
+  const uint32_t *loff, *lend, *lidx; /* neighbours closer than R: i's are
+                                         lidx[loff[i] .. lend[i]) */
+  uint32_t *cend, *cidx;    /* storage of the above when skin > 0 */
+  size_t ccap;
+  double *xref;             /* 3n: positions when the lists were built */
+  int lists_ok;             /* nbl holds lists for the current order */
+  uint64_t searches;        /* neighbour searches run */
   sph_neighbors_fn neighbors;
   void *nb_opaque;
   int threads;
-  int fresh;                /* nbl, rho, p match x */
+  int fresh;                /* lists, rho, p match x */
   uint64_t steps;           /* steps taken (sorting cadence) */
   double amax;              /* largest |acceleration| of the last step */
   double g_now[3];          /* gravity of the current step (ramped) */
@@ -98,10 +108,20 @@ struct sph_solver {
   uint32_t *perm;           /* 2n */
 };
 
+/* Threads for a loop over `work` items: below `min` one thread (starting
+ * a team and its barrier would cost more than the loop). */
+#define SPH_PAIR_MIN 4096   /* loops over neighbour lists */
+#define SPH_FLAT_MIN 65536  /* loops of a few flops per particle */
+#define SPH_META_MIN 512    /* loops over meta-particles */
+static inline int sph_team(const struct sph_solver *S, size_t work,
+                           size_t min) {
+  return work >= min ? S->threads : 1;
+}
+
 /* solver.c */
 double sph_now(void);
-/* Allocate arrays for n particles (zeroed).  P must be set first.  MS_OK
- * or MS_ENOMEM. */
+/* Allocate arrays for n particles (zeroed).  P and the kernels
+ * (sph_init_constants) must be set first.  MS_OK or MS_ENOMEM. */
 int sph_alloc(struct sph_solver *S, size_t n);
 void sph_free(struct sph_solver *S);
 /* Kernels and derived constants from S->P. */
@@ -140,6 +160,8 @@ void sph_gravity(const struct sph_params *P, double t, double *g);
  * p_b = max(0, pw + G . (x_b - x_i)), G the fluid's pressure gradient Gf
  * along a wall and rho g_now across it. */
 double sph_boundary_density(const struct sph_solver *S, const double *x);
+/* Tabulate the sums over one wall's virtual lattice (kernels set). */
+int sph_wall_tables(struct sph_solver *S);
 void sph_boundary_force(const struct sph_solver *S, const double *x,
                         double pw, double rho, const double *Gf, double *g1,
                         double *gp);

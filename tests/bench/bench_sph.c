@@ -34,7 +34,7 @@ static void setup(struct sph_solver *S, size_t target) {
   P->spacing = s, P->h = s, P->rho0 = 1000.0, P->mass = 1000.0 * s * s * s;
   P->radius = 0.5 * s, P->gamma = 7.0, P->alpha = 0.1, P->cfl = 0.4;
   P->force_cfl = 0.25, P->kernel = P->grad_kernel = SPH_CUBIC_SPLINE;
-  P->clamp_pressure = 1, P->sort_every = 20;
+  P->clamp_pressure = 1, P->sort_every = 20, P->skin = 0.2;
   P->gravity[1] = -9.81;
   P->hi[0] = 4.0 * L, P->hi[1] = 2.5 * L, P->hi[2] = L;
   P->c = 10.0 * sqrt(2.0 * 9.81 * 2.0 * L);
@@ -120,9 +120,14 @@ static void bench(size_t target, int steps) {
   run(&S, 2, 2, &t, ms[1]); /* warm-up: first pages, lists sized */
   run(&S, 1, steps, &t, ms[0]);
   run(&S, 2, steps, &t, ms[1]);
-  double nbmean = (double)S.nbl.offset[n] / (double)n;
-  printf("mean neighbours %.1f, dt %.3g s, simulated %.4f s\n", nbmean,
-         sph_max_dt(&S), t);
+  size_t pairs = 0;
+  for (size_t i = 0; i < n; i++) pairs += S.lend[i] - S.loff[i];
+  double nbmean = (double)pairs / (double)n;
+  double cand = (double)S.nbl.offset[n] / (double)n;
+  printf("mean neighbours %.1f (searched with skin %.2f R: %.1f), %llu "
+         "searches in %llu steps, dt %.3g s, simulated %.4f s\n", nbmean,
+         S.P.skin, cand, (unsigned long long)S.searches,
+         (unsigned long long)S.steps, sph_max_dt(&S), t);
   printf("%-12s %10s %10s %8s\n", "ms/step", "1 thread", "2 threads",
          "speedup");
   double tot[2] = {0.0, 0.0};

@@ -79,7 +79,7 @@ int ms__report_open(struct ms__report **out, const char *path,
           (unsigned long long)sc->seed);
   num(f, sc->fps);
   fprintf(f, ",\n\"coupling\": {\"method\": \"%s\", \"alpha\": ",
-          sc->method == MS__METHOD_NONE ? "none" : "merge-split");
+          ms__method_name(sc->method));
   num(f, sc->alpha);
   fprintf(f, ", \"beta\": ");
   num(f, sc->beta);
@@ -122,6 +122,13 @@ static void counts(FILE *f, const struct ms__counts *c) {
   fprintf(f, ", \"meta_size_max\": %llu, \"ledger\": ",
           (unsigned long long)c->meta_max);
   ledger(f, &c->ledger);
+  fprintf(f, ", \"penetration\": {\"through_sheet\": %llu, "
+             "\"inside_solid\": %llu, \"max\": %llu, \"crossings\": %llu}, "
+             "\"max_speed\": ",
+          (unsigned long long)c->pen.through, (unsigned long long)c->pen.inside,
+          (unsigned long long)c->pen.max_pen,
+          (unsigned long long)c->pen.crossings);
+  num(f, c->pen.max_speed);
 }
 
 int ms__report_frame(struct ms__report *r, const struct ms_sim *S) {

@@ -9,7 +9,16 @@
 
 #include "error.h"
 
-enum ms__method { MS__METHOD_MERGE_SPLIT = 0, MS__METHOD_NONE = 1 };
+enum ms__method {
+  MS__METHOD_MERGE_SPLIT = 0,
+  MS__METHOD_NONE = 1,
+  MS__METHOD_PENALTY = 2,
+  MS__METHOD_SPH_FORCE = 3,
+  MS__METHOD_IMPULSE = 4
+};
+
+/* The scene's name of a method ("merge-split", "penalty", ...). */
+const char *ms__method_name(int method);
 
 struct ms__sysdesc {
   const char *name;
@@ -30,12 +39,21 @@ struct ms__scene {
   /* coupling */
   int method;
   double alpha, beta, cfl, max_dt, min_dt, skin;
+  double stiffness, damping, restitution; /* baselines */
   uint32_t n_min, n_max; /* both 0: no limit */
   uint32_t stages;
   int two_stage;
   /* output */
   const char *out_dir;
   int64_t out_every;
+  unsigned out_formats;     /* enum ms__format (output.h) */
+  int64_t checkpoint_every; /* frames; 0: no periodic checkpoints */
+  int preview;              /* write PNG previews of output frames */
+  int preview_size[2];
+  const char *preview_color; /* "system", "speed" or a field name */
+  double preview_range[2];   /* colour range; NaN: per frame */
+  double preview_camera[7];  /* see render.h; n == 0: default */
+  int preview_camera_n;
   /* systems */
   uint32_t nsys;
   struct ms__sysdesc *sys;

@@ -11,6 +11,7 @@
 #include "group.h"
 #include "loader.h"
 #include "metas.h"
+#include "metrics.h"
 #include "rng.h"
 #include "scene.h"
 #include "timing.h"
@@ -51,6 +52,8 @@ struct ms__system {
   struct ms__fref x, v, m, r;
   size_t offset; /* first global particle index */
   struct ms__sysmetas sm;
+  int32_t *meta_id; /* output: meta-particle of each particle, last step */
+  size_t cap_meta_id;
 };
 
 /* Counters of one frame (and, summed, of the run). */
@@ -59,9 +62,11 @@ struct ms__counts {
   uint64_t pairs, approaching, marked; /* summed over steps */
   uint64_t metas, members, meta_max;   /* final stage of each step */
   struct ms__ledger ledger;
+  struct ms__penetration pen;          /* metrics.h */
 };
 
 struct ms__output;
+struct ms__preview;
 struct ms__report;
 
 struct ms_sim {
@@ -85,12 +90,19 @@ struct ms_sim {
   uint32_t *lpairs;              /* filter_pairs workspace */
   uint8_t *keep, *lkeep;
   size_t cap_local;
+  double *fext, *fext_store;     /* baseline contact forces, 3 per particle */
+  size_t cap_fext;
   struct ms__groups groups;
   struct ms__metaset metas;
   /* statistics */
   double phase[MS__PH_COUNT];
   struct ms__counts frame_counts, run_counts;
+  struct ms__metrics metrics;
+  int method_override;           /* -1: the scene's coupling.method */
+  double stiffness_scale;        /* baseline stiffness multiplier */
   struct ms__output *out;
+  struct ms__preview *preview;
+  char *checkpoint_path; /* NULL: no output, no checkpoints */
   struct ms__report *rep;
   struct ms__err err;
 };
@@ -113,5 +125,18 @@ int ms__system_fail(struct ms_sim *S, uint32_t i, int status,
 
 /* step.c: advance by one step, not beyond t_end. */
 int ms__step(struct ms_sim *S, double t_end);
+/* step.c: measure the metrics at the current state (end of a run). */
+int ms__observe(struct ms_sim *S);
+
+/* frame_output.c: the run's outputs.  Open frame files, previews and the
+ * checkpoint path (resuming when asked); write a finished frame's files
+ * and previews; write a periodic checkpoint; stop on an interrupt. */
+int ms__outputs_open(struct ms_sim *S);
+int ms__outputs_frame(struct ms_sim *S);
+int ms__outputs_checkpoint(struct ms_sim *S);
+int ms__interrupted(const struct ms_sim *S);
+int ms__interrupt(struct ms_sim *S);
+void ms__progress(struct ms_sim *S, int frame_done);
+void ms__outputs_close(struct ms_sim *S);
 
 #endif

@@ -176,10 +176,12 @@ int sph_integrate(struct sph_solver *S, double t, double dt,
              3 * sizeof(double));
     }
   int rc = sph_prepare(S);
+  S->fresh0 = rc == MS_OK;
   sph_gravity(&S->P, t, S->g_now);
   if (rc == MS_OK) {
     sph_forces(S);
     sph_advance(S, t, dt, ext, metas, res);
+    S->fresh = 0; /* the particles moved */
   }
   for (uint32_t k = 0; k < cnt; k++)
     for (uint32_t q = metas->member_offset[k]; q < metas->member_offset[k + 1];

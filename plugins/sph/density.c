@@ -77,7 +77,7 @@ static int lists(struct sph_solver *S) {
   const double R = S->kw.R, skin = S->P.skin * R;
   if (!S->lists_ok || skin == 0.0 || 4.0 * moved2(S) >= skin * skin) {
     int rc = S->neighbors(S->nb_opaque, S->x, SPH_XS * sizeof(double), n,
-                          R + skin, &S->nbl);
+                          sph_list_radius(S), &S->nbl);
     if (rc) return rc;
     for (size_t i = 0; i < n; i++)
       for (int a = 0; a < 3; a++) S->xref[3 * i + a] = S->x[SPH_XS * i + a];

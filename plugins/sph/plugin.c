@@ -152,21 +152,26 @@ static int end_step(ms_instance *inst, const struct ms_step *st) {
                                "lower cfl)", st->time);
   if (S->P.sort_every && S->steps % (uint64_t)S->P.sort_every == 0)
     sph_sort(S);
+  /* density and pressure at the new positions: what the frame shows and
+   * what the next step starts from */
+  int rc = sph_prepare(S);
   report(pl);
-  return MS_OK;
+  return rc;
 }
 
-/* Saved state: a header, then every array that carries state. */
+/* Saved state: a header, then every array that carries state, and the
+ * positions the neighbour lists were built at (the order of a list, hence
+ * of its sums, depends on them). */
 struct sph_header {
   char magic[8];
-  uint64_t n, steps, clamps;
+  uint64_t n, steps, clamps, lists_ok;
   double amax;
 };
 
 static int save(ms_instance *inst, const struct ms_stream *out) {
   struct sph_solver *S = &PL(inst)->S;
-  struct sph_header hd = {"sph-v1", S->n, S->steps, S->clamps,
-                          S->amax};
+  struct sph_header hd = {"sph-v2", S->n, S->steps, S->clamps,
+                          (uint64_t)S->lists_ok, S->amax};
   int rc;
   if ((rc = out->write(out->opaque, &hd, sizeof hd)) ||
       (rc = out->write(out->opaque, S->x, SPH_XS * S->n * sizeof(double))) ||
@@ -174,7 +179,8 @@ static int save(ms_instance *inst, const struct ms_stream *out) {
       (rc = out->write(out->opaque, S->rho, S->n * sizeof(double))) ||
       (rc = out->write(out->opaque, S->p, S->n * sizeof(double))) ||
       (rc = out->write(out->opaque, S->pr, S->n * sizeof(double))) ||
-      (rc = out->write(out->opaque, S->id, S->n * sizeof(uint32_t))))
+      (rc = out->write(out->opaque, S->id, S->n * sizeof(uint32_t))) ||
+      (rc = out->write(out->opaque, S->xref, 3 * S->n * sizeof(double))))
     return rc;
   return MS_OK;
 }
@@ -185,7 +191,7 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
   struct sph_header hd;
   int rc = in->read(in->opaque, &hd, sizeof hd);
   if (rc) return rc;
-  if (memcmp(hd.magic, "sph-v1", 7))
+  if (memcmp(hd.magic, "sph-v2", 7))
     return pl->host->set_error(pl->ctx, MS_ESTATE, "not an sph state");
   if (hd.n != S->n)
     return pl->host->set_error(pl->ctx, MS_ESTATE, "saved state holds %llu "
@@ -196,13 +202,20 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
       (rc = in->read(in->opaque, S->rho, S->n * sizeof(double))) ||
       (rc = in->read(in->opaque, S->p, S->n * sizeof(double))) ||
       (rc = in->read(in->opaque, S->pr, S->n * sizeof(double))) ||
-      (rc = in->read(in->opaque, S->id, S->n * sizeof(uint32_t))))
+      (rc = in->read(in->opaque, S->id, S->n * sizeof(uint32_t))) ||
+      (rc = in->read(in->opaque, S->xref, 3 * S->n * sizeof(double))))
     return rc;
   S->steps = hd.steps;
   S->clamps = pl->reported_clamps = hd.clamps;
   S->amax = hd.amax;
   S->fresh = 0;
   S->lists_ok = 0;
+  if (hd.lists_ok && S->P.skin > 0.0) { /* the same lists as the saver's */
+    if ((rc = S->neighbors(pl, S->xref, 3 * sizeof(double), S->n,
+                           sph_list_radius(S), &S->nbl)))
+      return rc;
+    S->lists_ok = 1;
+  }
   return MS_OK;
 }
 

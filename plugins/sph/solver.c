@@ -104,6 +104,9 @@ double sph_max_dt(const struct sph_solver *S) {
 
 void sph_begin(struct sph_solver *S) {
   size_t n = S->n;
+  S->amax0 = S->amax;
+  S->clamps0 = S->clamps;
+  S->fresh0 = S->fresh;
 #pragma omp parallel for schedule(static) \
     num_threads(sph_team(S, n, SPH_FLAT_MIN))
   for (size_t i = 0; i < n; i++)
@@ -111,7 +114,6 @@ void sph_begin(struct sph_solver *S) {
       S->x0[3 * i + c] = S->x[SPH_XS * i + c];
       S->v0[3 * i + c] = S->v[3 * i + c];
     }
-  S->fresh = 0;
 }
 
 void sph_rewind(struct sph_solver *S) {
@@ -123,5 +125,9 @@ void sph_rewind(struct sph_solver *S) {
       S->x[SPH_XS * i + c] = S->x0[3 * i + c];
       S->v[3 * i + c] = S->v0[3 * i + c];
     }
-  /* positions are those of the step start: lists and density still hold */
+  S->amax = S->amax0;
+  S->clamps = S->clamps0;
+  /* positions are those of the step start: so are lists and density if
+   * integrate computed them */
+  S->fresh = S->fresh0;
 }

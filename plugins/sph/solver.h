@@ -98,8 +98,11 @@ struct sph_solver {
   void *nb_opaque;
   int threads;
   int fresh;                /* lists, rho, p match x */
+  int fresh0;               /* ... match the positions of the step start */
   uint64_t steps;           /* steps taken (sorting cadence) */
   double amax;              /* largest |acceleration| of the last step */
+  double amax0;             /* ... at begin_step, for rewind */
+  uint64_t clamps0;
   double g_now[3];          /* gravity of the current step (ramped) */
   uint64_t clamps;          /* hard guard corrections, cumulative */
   double time[SPH_T_COUNT]; /* seconds per pass, cumulative */
@@ -118,6 +121,11 @@ static inline int sph_team(const struct sph_solver *S, size_t work,
   return work >= min ? S->threads : 1;
 }
 
+/* Radius of the neighbour search (kernel support plus skin). */
+static inline double sph_list_radius(const struct sph_solver *S) {
+  return S->kw.R + S->P.skin * S->kw.R;
+}
+
 /* solver.c */
 double sph_now(void);
 /* Allocate arrays for n particles (zeroed).  P and the kernels
@@ -128,6 +136,10 @@ void sph_free(struct sph_solver *S);
 void sph_init_constants(struct sph_solver *S);
 /* Largest stable step for the current state. */
 double sph_max_dt(const struct sph_solver *S);
+/* The step protocol: begin remembers what integrate changes, rewind puts
+ * it back.  Density and pressure are computed for the positions a step
+ * starts from (sph_prepare, at the end of the previous step), so rewind
+ * leaves them as they are. */
 void sph_begin(struct sph_solver *S);
 void sph_rewind(struct sph_solver *S);
 

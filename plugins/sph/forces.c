@@ -89,8 +89,10 @@ force_one(const struct sph_solver *S, const struct pass *c, size_t i,
     pairs(c, i, kind, 1, a, &nr);
     double w0 = S->kw.w0, pw = (nr.ps + c->p[i] * w0) / (nr.ws + w0);
     double G[3], g1[3], gp[3], s = -c->m / (c->rho[i] * c->rho[i]);
+    /* den is about 1 for a full neighbourhood, 1/2 at a wall; with
+     * fewer neighbours along an axis (splashes) the estimate is noise */
     for (int k = 0; k < 3; k++)
-      G[k] = nr.den[k] > 0.0 ? nr.num[k] / nr.den[k] : 0.0;
+      G[k] = nr.den[k] > 0.25 ? nr.num[k] / nr.den[k] : 0.0;
     sph_boundary_force(S, c->x + SPH_XS * i, pw, c->rho[i], G, g1, gp);
     for (int k = 0; k < 3; k++) a[k] += s * (c->p[i] * g1[k] + gp[k]);
   }

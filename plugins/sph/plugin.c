@@ -9,7 +9,8 @@
  *   smoothing_length   h [m], default = spacing; kernels vanish beyond 2h
  *   kernel             cubic_spline | poly6 | spiky;  gradient_kernel
  *   speed_of_sound | stiffness, exponent (7), viscosity (0.1), xsph (0),
- *   cfl (0.4), clamp_pressure (true), sort_every (20), radius (spacing/2),
+ *   cfl (0.4), clamp_pressure (true), radius (spacing/2), gravity_ramp (0),
+ *   neighbor_skin (0.2), sort_every (0)
  *   obstacles          ( { min = [...]; max = [...]; }, ... ) static boxes
  *
  * Fluid-fluid interaction is SPH pressure, so the solver asks for no
@@ -70,6 +71,10 @@ static int build(struct sph_plugin *pl, struct sph_setup *su) {
       S->x[SPH_XS * i + a] = su->xyz[3 * i + a];
       S->v[3 * i + a] = su->vel[3 * i + a];
     }
+  /* Morton order from the start: neighbours close in memory, and the
+   * particles' indices stay what the core sees in frame 0 (renumbering
+   * later, sort_every > 0, is for fluid-only runs: the core follows
+   * particles by index) */
   int rc;
   if ((rc = sph_sort(S)) || (rc = sph_prepare(S))) /* density of frame 0 */
     return rc;

@@ -47,7 +47,8 @@ struct sph_params {
   int kernel;        /* density kernel (enum sph_kernel_kind) */
   int grad_kernel;   /* gradient kernel */
   int clamp_pressure;/* negative pressure -> 0 */
-  int sort_every;    /* spatial reordering period [steps], 0: never */
+  int sort_every;    /* spatial reordering period [steps], 0: never
+                        (renumbers the particles: `id` keeps identity) */
   double skin;       /* neighbour lists reach R (1 + skin), rebuilt only
                         when a particle has moved skin R / 2 */
   double gravity_ramp; /* gravity grows smoothly from 0 over this [s] */

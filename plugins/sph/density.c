@@ -2,6 +2,10 @@
 #include <math.h>
 #include <stdlib.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "solver.h"
 
 double sph_pressure(const struct sph_params *P, double rho) {
@@ -26,14 +30,17 @@ density_one(struct sph_solver *S, size_t i, const int kind) {
   const uint32_t *idx = S->lidx;
   const double xi = x[SPH_XS * i], yi = x[SPH_XS * i + 1],
                zi = x[SPH_XS * i + 2];
-  double s = k->w0;
-  for (uint32_t q = S->loff[i], e = S->lend[i]; q < e; q++) {
-    const double *xj = x + SPH_XS * (size_t)idx[q];
-    double dx = xi - xj[0], dy = yi - xj[1], dz = zi - xj[2];
-    s += sph_w_in(k, kind, dx * dx + dy * dy + dz * dz);
+  const uint32_t q0 = S->loff[i], q1 = S->lend[i];
+  double s = 0.0;
+  /* two pairs per instruction (SSE2; positions gathered by index) */
+#pragma omp simd reduction(+ : s)
+  for (uint32_t q = q0; q < q1; q++) {
+    const size_t j = SPH_XS * (size_t)idx[q];
+    double dx = xi - x[j], dy = yi - x[j + 1], dz = zi - x[j + 2];
+    s += sph_w_raw(k, kind, dx * dx + dy * dy + dz * dz);
   }
   double wb = sph_boundary_density(S, x + SPH_XS * i);
-  double r = S->P.mass * (s + wb);
+  double r = S->P.mass * (k->w0 + sph_w_scale(k, kind) * s + wb);
   double p = sph_pressure(&S->P, r);
   S->walled[i] = wb != 0.0;
   S->rho[i] = r;
@@ -97,38 +104,53 @@ static int lists(struct sph_solver *S) {
   }
   const uint32_t *off = S->nbl.offset, *cand = S->nbl.index;
   const double *x = S->x, R2 = S->kw.R2;
-  uint32_t *out = S->cidx, *end = S->cend;
-#pragma omp parallel for schedule(dynamic, 1024) \
-    num_threads(sph_team(S, n, SPH_PAIR_MIN))
-  for (size_t i = 0; i < n; i++) {
-    const double xi = x[SPH_XS * i], yi = x[SPH_XS * i + 1],
-                 zi = x[SPH_XS * i + 2];
-    uint32_t e = off[i];
-    for (uint32_t q = off[i]; q < off[i + 1]; q++) {
-      const double *xj = x + SPH_XS * (size_t)cand[q];
-      double dx = xi - xj[0], dy = yi - xj[1], dz = zi - xj[2];
-      out[e] = cand[q];
-      e += dx * dx + dy * dy + dz * dz < R2;
+  uint32_t *out = S->cidx, *start = S->cstart, *end = S->cend;
+  const int team = sph_team(S, n, SPH_PAIR_MIN);
+  /* Each thread packs the lists of a contiguous block of particles into
+   * that block's own stretch of the search's storage: no gaps between
+   * lists for the passes to stride over. */
+#pragma omp parallel num_threads(team)
+  {
+    size_t t = 0, T = 1;
+#ifdef _OPENMP
+    t = (size_t)omp_get_thread_num(), T = (size_t)omp_get_num_threads();
+#endif
+    size_t a = n * t / T, b = n * (t + 1) / T;
+    uint32_t e = a < n ? off[a] : 0;
+    for (size_t i = a; i < b; i++) {
+      const double xi = x[SPH_XS * i], yi = x[SPH_XS * i + 1],
+                   zi = x[SPH_XS * i + 2];
+      start[i] = e;
+      for (uint32_t q = off[i]; q < off[i + 1]; q++) {
+        const double *xj = x + SPH_XS * (size_t)cand[q];
+        double dx = xi - xj[0], dy = yi - xj[1], dz = zi - xj[2];
+        out[e] = cand[q];
+        e += dx * dx + dy * dy + dz * dz < R2;
+      }
+      end[i] = e;
     }
-    end[i] = e;
   }
-  S->lend = S->cend, S->lidx = S->cidx;
+  S->loff = S->cstart, S->lend = S->cend, S->lidx = S->cidx;
   return MS_OK;
+}
+
+void sph_density(struct sph_solver *S) {
+  double t0 = sph_now();
+  switch (S->kw.kind) {
+  case SPH_POLY6: density_poly6(S); break;
+  case SPH_SPIKY: density_spiky(S); break;
+  default: density_cubic(S); break;
+  }
+  S->time[SPH_T_DENSITY] += sph_now() - t0;
 }
 
 int sph_prepare(struct sph_solver *S) {
   if (S->fresh) return MS_OK;
   double t0 = sph_now();
   int rc = lists(S);
+  S->time[SPH_T_NEIGHBORS] += sph_now() - t0;
   if (rc) return rc;
-  double t1 = sph_now();
-  switch (S->kw.kind) {
-  case SPH_POLY6: density_poly6(S); break;
-  case SPH_SPIKY: density_spiky(S); break;
-  default: density_cubic(S); break;
-  }
-  S->time[SPH_T_NEIGHBORS] += t1 - t0;
-  S->time[SPH_T_DENSITY] += sph_now() - t1;
+  sph_density(S);
   S->fresh = 1;
   return MS_OK;
 }

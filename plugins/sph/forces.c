@@ -31,6 +31,20 @@ struct near {
   double num[3], den[3]; /* pressure gradient, axis by axis: num / den */
 };
 
+/* The pair term of i and j: s = -m (p_i/rho_i^2 + p_j/rho_j^2 + Pi_ij)
+ * F(r), so that i gains s x_ij and j gains -s x_ij (the same operations
+ * on the same operands in either order: exactly opposite). */
+#define PAIR_TERM(c, kind, x, v, jx, jv)                                     \
+  double dx = xi - x[jx], dy = yi - x[jx + 1], dz = zi - x[jx + 2];         \
+  double r2 = dx * dx + dy * dy + dz * dz;                                  \
+  double vr = (ui - v[jv]) * dx + (vi - v[jv + 1]) * dy +                   \
+              (wi - v[jv + 2]) * dz;                                        \
+  /* viscosity only between approaching particles: min(vr, 0) without a     \
+   * branch (its outcome is a coin toss) */                                 \
+  vr = -sph_pos(-vr);                                                       \
+  double coef = pri + pr[j] - nu0 * vr / ((rhoi + rho[j]) * (r2 + eps));   \
+  double f = sph_f_in(&kg, kind, r2), s = -m * coef * f
+
 /* The pair sums of particle i into a[3]; with `walled`, also the sums of
  * struct near (V_j = m / rho_j):
  *   num_a = sum_j V_j (p_j - p_i) dW_ij/dx_a,
@@ -43,27 +57,31 @@ pairs(const struct pass *c, size_t i, const int kind, const int walled,
                zi = x[SPH_XS * i + 2];
   const double ui = v[3 * i], vi = v[3 * i + 1], wi = v[3 * i + 2];
   const double pri = c->pr[i], rhoi = c->rho[i];
-  const double pi = c->p[i];
+  const uint32_t q0 = c->off[i], q1 = c->end[i], *idx = c->idx;
+  const double *pr = c->pr, *rho = c->rho;
+  const double m = c->m, nu0 = c->nu0, eps = c->eps;
+  const struct sph_kernel kg = *c->kg; /* a local copy: no aliasing */
   double ax = 0.0, ay = 0.0, az = 0.0;
-  struct near t = {0.0, 0.0, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
-  for (uint32_t q = c->off[i], e = c->end[i]; q < e; q++) {
-    const uint32_t j = c->idx[q];
-    const double *xj = x + SPH_XS * (size_t)j, *vj = v + 3 * (size_t)j;
-    double dx = xi - xj[0], dy = yi - xj[1], dz = zi - xj[2];
-    double r2 = dx * dx + dy * dy + dz * dz;
-    double vr = (ui - vj[0]) * dx + (vi - vj[1]) * dy + (wi - vj[2]) * dz;
-    /* viscosity only between approaching particles (min(vr, 0) without
-     * a branch: its outcome is a coin toss) */
-    vr = -sph_pos(-vr);
-    double coef = pri + c->pr[j] -
-                  c->nu0 * vr / ((rhoi + c->rho[j]) * (r2 + c->eps));
-    double f = sph_f_in(c->kg, kind, r2), s = -c->m * coef * f;
-    ax += s * dx;
-    ay += s * dy;
-    az += s * dz;
-    if (walled) {
-      double w = sph_w_in(c->kw, c->kw->kind, r2), vf = c->m / c->rho[j] * f;
-      double dp = vf * (c->p[j] - pi), d[3] = {dx, dy, dz};
+  if (!walled) {
+    /* two pairs per instruction (SSE2; neighbours gathered by index) */
+#pragma omp simd reduction(+ : ax, ay, az)
+    for (uint32_t q = q0; q < q1; q++) {
+      const size_t j = idx[q], jx = SPH_XS * j, jv = 3 * j;
+      PAIR_TERM(c, kind, x, v, jx, jv);
+      ax += s * dx;
+      ay += s * dy;
+      az += s * dz;
+    }
+  } else {
+    struct near t = {0.0, 0.0, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
+    for (uint32_t q = q0; q < q1; q++) {
+      const size_t j = idx[q], jx = SPH_XS * j, jv = 3 * j;
+      PAIR_TERM(c, kind, x, v, jx, jv);
+      ax += s * dx;
+      ay += s * dy;
+      az += s * dz;
+      double w = sph_w_in(c->kw, c->kw->kind, r2), vf = m / rho[j] * f;
+      double dp = vf * (c->p[j] - c->p[i]), d[3] = {dx, dy, dz};
       t.ps += c->p[j] * w;
       t.ws += w;
       for (int k = 0; k < 3; k++) {
@@ -71,9 +89,9 @@ pairs(const struct pass *c, size_t i, const int kind, const int walled,
         t.den[k] -= vf * d[k] * d[k];
       }
     }
+    *nr = t;
   }
   a[0] = ax, a[1] = ay, a[2] = az;
-  if (walled) *nr = t;
 }
 
 /* Acceleration of particle i; inlined with a literal kind into each

@@ -35,23 +35,33 @@ const char *sph_kernel_name(int kind);
 /* max(a, 0), exactly, without a branch (compilers turn a ?: into one). */
 static inline double sph_pos(double a) { return 0.5 * (a + fabs(a)); }
 
-/* W(r) for r^2 < R^2 (callers only pass neighbours inside the support;
- * sph_kernel_w() below checks the support itself). */
-static inline double sph_w_in(const struct sph_kernel *k, int kind,
-                              double r2) {
+/* W(r) = scale * raw(r^2) for r^2 < R^2: the pair loops sum raw values
+ * and scale once.  Only neighbours inside the support are ever passed
+ * (sph_kernel_w() below checks the support itself). */
+static inline double sph_w_raw(const struct sph_kernel *k, int kind,
+                               double r2) {
   if (kind == SPH_POLY6) {
     double d = k->R2 - r2;
-    return k->norm * d * d * d;
+    return d * d * d;
   }
   double r = sqrt(r2);
   if (kind == SPH_SPIKY) {
     double d = k->R - r;
-    return k->norm * d * d * d;
+    return d * d * d;
   }
-  /* M4 spline as (2-q)^3/4 - (1-q)^3 with both terms cut at 0: no
-   * branch to mispredict in the pair loops */
-  double q = r * k->inv_h, a = sph_pos(2.0 - q), t = sph_pos(1.0 - q);
-  return k->norm * (0.25 * a * a * a - t * t * t);
+  /* M4 spline: (2-q)^3 - 4 (1-q)^3, the second term cut at 0 without a
+   * branch to mispredict (its outcome is a coin toss) */
+  double q = r * k->inv_h, a = 2.0 - q, t = sph_pos(1.0 - q);
+  return a * a * a - 4.0 * (t * t * t);
+}
+
+static inline double sph_w_scale(const struct sph_kernel *k, int kind) {
+  return kind == SPH_CUBIC_SPLINE ? 0.25 * k->norm : k->norm;
+}
+
+static inline double sph_w_in(const struct sph_kernel *k, int kind,
+                              double r2) {
+  return sph_w_scale(k, kind) * sph_w_raw(k, kind, r2);
 }
 
 /* The gradient is grad W(x) = F(|x|) x; this returns F(r) = W'(r) / r for
@@ -62,14 +72,15 @@ static inline double sph_f_in(const struct sph_kernel *k, int kind,
     double d = k->R2 - r2;
     return -6.0 * k->norm * d * d;
   }
-  double r = sqrt(r2);
-  if (!(r > 0.0)) return 0.0;
+  double r = sqrt(r2), g;
   if (kind == SPH_SPIKY) {
     double d = k->R - r;
-    return -3.0 * k->norm * d * d / r;
+    g = -3.0 * k->norm * d * d;
+  } else {
+    double q = r * k->inv_h, a = 2.0 - q, t = sph_pos(1.0 - q);
+    g = k->norm * (3.0 * t * t - 0.75 * a * a) * k->inv_h;
   }
-  double q = r * k->inv_h, a = sph_pos(2.0 - q), t = sph_pos(1.0 - q);
-  return k->norm * (3.0 * t * t - 0.75 * a * a) * k->inv_h / r;
+  return r > 0.0 ? g / r : 0.0; /* a select: vectorises */
 }
 
 /* Checked versions for any r >= 0. */

@@ -8,7 +8,8 @@ plugins_sph_libsphsolver_la_SOURCES = plugins/sph/kernel.c \
 	plugins/sph/density.c plugins/sph/forces.c plugins/sph/advance.c \
 	plugins/sph/boundary.c plugins/sph/reorder.c
 plugins_sph_libsphsolver_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
-plugins_sph_libsphsolver_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
+# sqrt without errno: the pair loops stay free of branches
+plugins_sph_libsphsolver_la_CFLAGS = $(MS_PLUGIN_CFLAGS) -fno-math-errno
 
 plugin_LTLIBRARIES += plugins/sph.la
 plugins_sph_la_SOURCES = plugins/sph/plugin.c plugins/sph/plugin.h \

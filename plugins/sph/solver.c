@@ -31,6 +31,7 @@ int sph_alloc(struct sph_solver *S, size_t n) {
   S->v0 = alloc0(3 * n, sizeof(double));
   S->walled = alloc0(n, 1);
   S->xref = alloc0(3 * n, sizeof(double));
+  S->cstart = alloc0(n, sizeof(uint32_t));
   S->cend = alloc0(n, sizeof(uint32_t));
   S->id = alloc0(n, sizeof(uint32_t));
   S->meta = alloc0(n, sizeof(int32_t));
@@ -38,7 +39,7 @@ int sph_alloc(struct sph_solver *S, size_t n) {
   S->keys = alloc0(2 * n, sizeof(uint64_t));
   S->perm = alloc0(2 * n, sizeof(uint32_t));
   if (!(S->x && S->v && S->a && S->m && S->r && S->rho && S->p && S->pr &&
-        S->x0 && S->v0 && S->walled && S->xref && S->cend && S->id && S->meta && S->scratch &&
+        S->x0 && S->v0 && S->walled && S->xref && S->cstart && S->cend && S->id && S->meta && S->scratch &&
         S->keys && S->perm))
     return MS_ENOMEM;
   if (sph_wall_tables(S)) return MS_ENOMEM;
@@ -57,9 +58,10 @@ void sph_free(struct sph_solver *S) {
   free(S->rho), free(S->p), free(S->pr), free(S->x0), free(S->v0);
   free(S->walled), free(S->id), free(S->meta), free(S->box);
   free(S->scratch), free(S->keys), free(S->perm);
-  free(S->xref), free(S->cend), free(S->cidx), free(S->wtab);
+  free(S->xref), free(S->cstart), free(S->cend), free(S->cidx);
+  free(S->wtab);
   S->wtab = NULL;
-  S->xref = NULL, S->cend = S->cidx = NULL, S->ccap = 0;
+  S->xref = NULL, S->cstart = S->cend = S->cidx = NULL, S->ccap = 0;
   S->x = S->v = S->a = S->m = S->r = S->rho = S->p = S->pr = NULL;
   S->x0 = S->v0 = S->scratch = NULL;
   S->walled = NULL, S->id = NULL, S->meta = NULL, S->box = NULL;

@@ -90,7 +90,7 @@ struct sph_solver {
   struct ms_neighbors nbl;  /* the search's lists (radius R (1 + skin)) */
   const uint32_t *loff, *lend, *lidx; /* neighbours closer than R: i's are
                                          lidx[loff[i] .. lend[i]) */
-  uint32_t *cend, *cidx;    /* storage of the above when skin > 0 */
+  uint32_t *cstart, *cend, *cidx; /* storage of the above (skin > 0) */
   size_t ccap;
   double *xref;             /* 3n: positions when the lists were built */
   int lists_ok;             /* nbl holds lists for the current order */
@@ -148,6 +148,8 @@ void sph_rewind(struct sph_solver *S);
  * positions (no-op when already fresh).  Returns the neighbour search's
  * status. */
 int sph_prepare(struct sph_solver *S);
+/* The density pass alone, on lists sph_prepare made. */
+void sph_density(struct sph_solver *S);
 /* Equation of state. */
 double sph_pressure(const struct sph_params *P, double rho);
 

@@ -2,17 +2,19 @@
  * of a tank 4 x 2.5 x 1 units), cubic spline, support 2 spacings.  For
  * each size, the first steps of the break on 1 and 2 threads: ms per step
  * in each pass (neighbour search through the host's service, density,
- * forces, integration, amortised reordering), the 2-thread speed-up, the
- * density pass again with the particles in sampling order and shuffled
- * (what the Morton reordering buys), and memory per particle.
+ * forces, integration), the 2-thread speed-up, the density pass again
+ * with the particles in sampling order and shuffled (what the plugin's
+ * Morton ordering buys), and memory per particle.
  *
- *   bench-sph [particles ...] [-s steps]      (default 100000 1000000, 5) */
+ *   bench-sph [particles ...] [-s steps] [-k kernel]
+ *                          (default 100000 1000000, 5 steps, cubic_spline) */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include "../../core/neighbors.h"
 #include "../../plugins/sph/solver.h"
@@ -24,6 +26,8 @@ static int nb_core(void *opaque, const double *xyz, size_t stride,
 }
 
 /* A dam-break solver with about `target` particles (unsorted). */
+static int kernel = SPH_CUBIC_SPLINE;
+
 static void setup(struct sph_solver *S, size_t target) {
   memset(S, 0, sizeof *S);
   struct sph_params *P = &S->P;
@@ -33,8 +37,9 @@ static void setup(struct sph_solver *S, size_t target) {
   s = L / nx;
   P->spacing = s, P->h = s, P->rho0 = 1000.0, P->mass = 1000.0 * s * s * s;
   P->radius = 0.5 * s, P->gamma = 7.0, P->alpha = 0.1, P->cfl = 0.4;
-  P->force_cfl = 0.25, P->kernel = P->grad_kernel = SPH_CUBIC_SPLINE;
-  P->clamp_pressure = 1, P->sort_every = 20, P->skin = 0.2;
+  P->force_cfl = 0.25, P->kernel = kernel;
+  P->grad_kernel = kernel == SPH_POLY6 ? SPH_SPIKY : kernel;
+  P->clamp_pressure = 1, P->sort_every = 0, P->skin = 0.2;
   P->gravity[1] = -9.81;
   P->hi[0] = 4.0 * L, P->hi[1] = 2.5 * L, P->hi[2] = L;
   P->c = 10.0 * sqrt(2.0 * 9.81 * 2.0 * L);
@@ -62,7 +67,11 @@ static void step(struct sph_solver *S, double *t) {
     exit(1);
   }
   *t += dt;
-  if (++S->steps % (uint64_t)S->P.sort_every == 0) sph_sort(S);
+  S->steps++;
+  if (sph_prepare(S)) { /* end of step: density at the new positions */
+    fprintf(stderr, "neighbour search failed\n");
+    exit(1);
+  }
 }
 
 /* ms per step of each pass over `steps` steps on `threads` threads. */
@@ -77,17 +86,30 @@ static void run(struct sph_solver *S, int threads, int steps, double *t,
     ms[p] = 1e3 * (S->time[p] - t0[p]) / steps;
 }
 
-/* The density pass alone, median of `reps`. */
-static double density_ms(struct sph_solver *S, int threads, int reps) {
+static double thread_cpu(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The density pass alone, best of `reps` [ms]; *cpu: the calling
+ * thread's CPU time in the best one (on 1 thread, the pass's work even
+ * when the machine is shared). */
+static double density_ms(struct sph_solver *S, int threads, int reps,
+                         double *cpu) {
   double best = INFINITY;
   S->threads = threads;
   omp_set_num_threads(threads);
+  S->fresh = 0;
+  if (sph_prepare(S)) exit(1); /* the lists */
   for (int k = 0; k < reps; k++) {
-    S->fresh = 0;
-    double n0 = S->time[SPH_T_NEIGHBORS], d0 = S->time[SPH_T_DENSITY];
-    sph_prepare(S);
-    (void)n0;
-    best = fmin(best, 1e3 * (S->time[SPH_T_DENSITY] - d0));
+    double d0 = S->time[SPH_T_DENSITY], c0 = thread_cpu();
+    sph_density(S);
+    double ms = 1e3 * (S->time[SPH_T_DENSITY] - d0);
+    if (ms < best) {
+      best = ms;
+      if (cpu) *cpu = 1e3 * (thread_cpu() - c0);
+    }
   }
   return best;
 }
@@ -108,14 +130,15 @@ static void shuffle(struct sph_solver *S) {
 static void bench(size_t target, int steps) {
   static const char *const names[SPH_T_COUNT] = {
       "neighbours", "density", "forces", "integration", "reorder"};
+  (void)names[SPH_T_SORT];
   struct sph_solver S;
   double t = 0.0, ms[2][SPH_T_COUNT];
   setup(&S, target);
   size_t n = S.n;
-  printf("\ndam break, %zu particles (spacing %.4g m), support %.4g m\n", n,
-         S.P.spacing, S.kw.R);
-  /* in sampling order, then Morton order as the plugin keeps them */
-  double dens_sampling = density_ms(&S, 2, 3);
+  printf("\ndam break, %zu particles (spacing %.4g m), %s kernel, support "
+         "%.4g m\n", n, S.P.spacing, sph_kernel_name(S.kw.kind), S.kw.R);
+  /* in sampling order, then Morton order as the plugin sorts them once */
+  double dens_sampling = density_ms(&S, 2, 3, NULL);
   sph_sort(&S);
   run(&S, 2, 2, &t, ms[1]); /* warm-up: first pages, lists sized */
   run(&S, 1, steps, &t, ms[0]);
@@ -131,21 +154,22 @@ static void bench(size_t target, int steps) {
   printf("%-12s %10s %10s %8s\n", "ms/step", "1 thread", "2 threads",
          "speedup");
   double tot[2] = {0.0, 0.0};
-  for (int p = 0; p < SPH_T_COUNT; p++) {
+  for (int p = 0; p < SPH_T_SORT; p++) {
     printf("%-12s %10.2f %10.2f %7.2fx\n", names[p], ms[0][p], ms[1][p],
            ms[0][p] / ms[1][p]);
     tot[0] += ms[0][p], tot[1] += ms[1][p];
   }
   printf("%-12s %10.2f %10.2f %7.2fx\n", "total", tot[0], tot[1],
          tot[0] / tot[1]);
-  double d1 = density_ms(&S, 1, 5), d2 = density_ms(&S, 2, 5);
-  printf("density pass alone (best of 5): %.2f ms on 1 thread, %.2f ms on 2 "
-         "(%.2fx); %.2f ns per neighbour per thread\n", d1, d2, d1 / d2,
-         1e6 * d1 / ((double)n * nbmean));
+  double c1 = 0.0, d1 = density_ms(&S, 1, 5, &c1);
+  double d2 = density_ms(&S, 2, 5, NULL);
+  printf("density pass alone (best of 5): %.2f ms on 1 thread (CPU %.2f ms: "
+         "%.2f ns per neighbour), %.2f ms on 2 threads (%.2fx)\n", d1, c1,
+         1e6 * c1 / ((double)n * nbmean), d2, d1 / d2);
   shuffle(&S);
   S.fresh = 0;
   sph_prepare(&S);
-  double ds = density_ms(&S, 2, 3);
+  double ds = density_ms(&S, 2, 3, NULL);
   printf("density pass on 2 threads by particle order: Morton %.2f ms, "
          "sampling order %.2f ms, shuffled %.2f ms\n", d2, dens_sampling, ds);
   size_t solver = n * (SPH_XS * 8 + 3 * 8 * 5 + 8 * 5 + 1 + 4 + 4 + 16 + 8);
@@ -165,12 +189,15 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-s") && i + 1 < argc)
       steps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "-k") && i + 1 < argc)
+      kernel = sph_kernel_from_name(argv[++i]);
     else if (ns < 16)
       sizes[ns++] = (size_t)atof(argv[i]);
   }
   if (!ns) sizes[ns++] = 100000, sizes[ns++] = 1000000;
-  if (steps < 1) {
-    fprintf(stderr, "usage: bench-sph [particles ...] [-s steps >= 1]\n");
+  if (steps < 1 || kernel < 0) {
+    fprintf(stderr, "usage: bench-sph [particles ...] [-s steps >= 1] "
+            "[-k cubic_spline|poly6|spiky]\n");
     return 2;
   }
   printf("SPH dam break benchmark: %d steps per thread count after 2 "

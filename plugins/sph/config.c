@@ -98,7 +98,7 @@ static int read_scalars(struct sph_plugin *pl, const ms_config *sec,
     return H->cfg_error(C, sec, "gravity_ramp", "must be >= 0 [s] (got %g)",
                         P->gravity_ramp);
   P->force_cfl = 0.25;
-  P->mass = P->rho0 * P->spacing * P->spacing * P->spacing;
+  P->mass = 0.0; /* from the spacing and the kernel: sph_init_constants */
   return MS_OK;
 }
 

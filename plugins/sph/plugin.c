@@ -75,10 +75,10 @@ static int build(struct sph_plugin *pl, struct sph_setup *su) {
    * particles' indices stay what the core sees in frame 0 (renumbering
    * later, sort_every > 0, is for fluid-only runs: the core follows
    * particles by index) */
-  int rc;
-  if ((rc = sph_sort(S)) || (rc = sph_prepare(S))) /* density of frame 0 */
-    return rc;
-  return MS_OK;
+  if (sph_sort(S))
+    return pl->host->set_error(pl->ctx, MS_ENOMEM, "out of memory "
+                               "ordering %zu particles", S->n);
+  return sph_prepare(S); /* density and pressure of frame 0 */
 }
 
 static int create(const struct ms_host *host, ms_ctx *ctx,
@@ -155,8 +155,10 @@ static int end_step(ms_instance *inst, const struct ms_step *st) {
                                "finite at t = %g s: the fluid is unstable "
                                "(raise speed_of_sound or viscosity, or "
                                "lower cfl)", st->time);
-  if (S->P.sort_every && S->steps % (uint64_t)S->P.sort_every == 0)
-    sph_sort(S);
+  if (S->P.sort_every && S->steps % (uint64_t)S->P.sort_every == 0 &&
+      sph_sort(S))
+    return pl->host->set_error(pl->ctx, MS_ENOMEM, "out of memory "
+                               "reordering %zu particles", S->n);
   /* density and pressure at the new positions: what the frame shows and
    * what the next step starts from */
   int rc = sph_prepare(S);

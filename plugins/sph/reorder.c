@@ -3,6 +3,7 @@
  * in memory.  Particle identity travels in S->id.  Deterministic: a
  * stable LSD radix sort of the cell keys. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "solver.h"
@@ -105,6 +106,14 @@ static void permute(struct sph_solver *S, double *a, int width) {
 int sph_sort(struct sph_solver *S) {
   if (S->n < 2) return MS_OK;
   double t0 = sph_now();
+  S->scratch = malloc(SPH_XS * S->n * sizeof(double));
+  S->keys = malloc(2 * S->n * sizeof(uint64_t));
+  S->perm = malloc(2 * S->n * sizeof(uint32_t));
+  if (!S->scratch || !S->keys || !S->perm) {
+    free(S->scratch), free(S->keys), free(S->perm);
+    S->scratch = NULL, S->keys = NULL, S->perm = NULL;
+    return MS_ENOMEM;
+  }
   radix(S, make_keys(S));
   permute(S, S->x, SPH_XS);
   permute(S, S->v, 3);
@@ -114,6 +123,8 @@ int sph_sort(struct sph_solver *S) {
   uint32_t *tid = (uint32_t *)(void *)S->scratch;
   for (size_t i = 0; i < S->n; i++) tid[i] = S->id[S->perm[i]];
   memcpy(S->id, tid, S->n * sizeof *tid);
+  free(S->scratch), free(S->keys), free(S->perm);
+  S->scratch = NULL, S->keys = NULL, S->perm = NULL;
   S->fresh = 0;
   S->lists_ok = 0; /* indices changed */
   S->time[SPH_T_SORT] += sph_now() - t0;

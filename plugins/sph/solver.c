@@ -35,12 +35,9 @@ int sph_alloc(struct sph_solver *S, size_t n) {
   S->cend = alloc0(n, sizeof(uint32_t));
   S->id = alloc0(n, sizeof(uint32_t));
   S->meta = alloc0(n, sizeof(int32_t));
-  S->scratch = alloc0(SPH_XS * n, sizeof(double));
-  S->keys = alloc0(2 * n, sizeof(uint64_t));
-  S->perm = alloc0(2 * n, sizeof(uint32_t));
   if (!(S->x && S->v && S->a && S->m && S->r && S->rho && S->p && S->pr &&
-        S->x0 && S->v0 && S->walled && S->xref && S->cstart && S->cend && S->id && S->meta && S->scratch &&
-        S->keys && S->perm))
+        S->x0 && S->v0 && S->walled && S->xref && S->cstart && S->cend &&
+        S->id && S->meta))
     return MS_ENOMEM;
   if (sph_wall_tables(S)) return MS_ENOMEM;
   for (size_t i = 0; i < n; i++) {
@@ -57,21 +54,34 @@ void sph_free(struct sph_solver *S) {
   free(S->x), free(S->v), free(S->a), free(S->m), free(S->r);
   free(S->rho), free(S->p), free(S->pr), free(S->x0), free(S->v0);
   free(S->walled), free(S->id), free(S->meta), free(S->box);
-  free(S->scratch), free(S->keys), free(S->perm);
   free(S->xref), free(S->cstart), free(S->cend), free(S->cidx);
   free(S->wtab);
   S->wtab = NULL;
   S->xref = NULL, S->cstart = S->cend = S->cidx = NULL, S->ccap = 0;
   S->x = S->v = S->a = S->m = S->r = S->rho = S->p = S->pr = NULL;
-  S->x0 = S->v0 = S->scratch = NULL;
+  S->x0 = S->v0 = NULL;
   S->walled = NULL, S->id = NULL, S->meta = NULL, S->box = NULL;
-  S->keys = NULL, S->perm = NULL;
+}
+
+/* sum of W over a cubic lattice of spacing s around a point of it */
+static double lattice_sum(const struct sph_kernel *k, double s) {
+  int J = (int)ceil(k->R / s);
+  double sum = 0.0;
+  for (int i = -J; i <= J; i++)
+    for (int j = -J; j <= J; j++)
+      for (int l = -J; l <= J; l++)
+        sum += sph_kernel_w(k, s * sqrt((double)(i * i + j * j + l * l)));
+  return sum;
 }
 
 void sph_init_constants(struct sph_solver *S) {
   struct sph_params *P = &S->P;
   sph_kernel_init(&S->kw, P->kernel, P->h);
   sph_kernel_init(&S->kg, P->grad_kernel, P->h);
+  /* Particle mass from the spacing: the sampling lattice has exactly the
+   * rest density (rho0 s^3 times 1.00003 for the cubic spline with
+   * h = s, 0.99 for poly6, 0.81 for spiky as a density kernel). */
+  if (!(P->mass > 0.0)) P->mass = P->rho0 / lattice_sum(&S->kw, P->spacing);
   P->B = P->rho0 * P->c * P->c / P->gamma;
   /* The guard keeps centres this far from a wall: pressure holds the
    * first layer about half a spacing away, the guard only catches what

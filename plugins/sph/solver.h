@@ -35,7 +35,8 @@ struct sph_params {
   double spacing;    /* sampling lattice spacing [m] */
   double h;          /* smoothing length [m]; support 2h */
   double rho0;       /* rest density [kg/m^3] */
-  double mass;       /* particle mass [kg] */
+  double mass;       /* particle mass [kg]; 0: rest density on the
+                        sampling lattice (sph_init_constants) */
   double radius;     /* collision radius for the core [m] */
   double c;          /* speed of sound [m/s] */
   double B;          /* stiffness rho0 c^2 / gamma [Pa] */
@@ -107,6 +108,7 @@ struct sph_solver {
   double g_now[3];          /* gravity of the current step (ramped) */
   uint64_t clamps;          /* hard guard corrections, cumulative */
   double time[SPH_T_COUNT]; /* seconds per pass, cumulative */
+  /* sph_sort's workspace, allocated for the sort only */
   double *scratch;          /* 4n doubles: permutation workspace */
   uint64_t *keys;           /* 2n: sort keys and their ping-pong copy */
   uint32_t *perm;           /* 2n */
@@ -133,7 +135,7 @@ double sph_now(void);
  * (sph_init_constants) must be set first.  MS_OK or MS_ENOMEM. */
 int sph_alloc(struct sph_solver *S, size_t n);
 void sph_free(struct sph_solver *S);
-/* Kernels and derived constants from S->P. */
+/* Kernels and derived constants (mass when 0, stiffness) from S->P. */
 void sph_init_constants(struct sph_solver *S);
 /* Largest stable step for the current state. */
 double sph_max_dt(const struct sph_solver *S);

@@ -35,7 +35,7 @@ static void setup(struct sph_solver *S, size_t target) {
   double s = cbrt(2.0 * L * L * L / (double)target);
   int nx = (int)floor(L / s + 1e-9), ny = 2 * nx, nz = nx;
   s = L / nx;
-  P->spacing = s, P->h = s, P->rho0 = 1000.0, P->mass = 1000.0 * s * s * s;
+  P->spacing = s, P->h = s, P->rho0 = 1000.0, P->mass = 0.0; /* lattice */
   P->radius = 0.5 * s, P->gamma = 7.0, P->alpha = 0.1, P->cfl = 0.4;
   P->force_cfl = 0.25, P->kernel = kernel;
   P->grad_kernel = kernel == SPH_POLY6 ? SPH_SPIKY : kernel;
@@ -172,12 +172,18 @@ static void bench(size_t target, int steps) {
   double ds = density_ms(&S, 2, 3, NULL);
   printf("density pass on 2 threads by particle order: Morton %.2f ms, "
          "sampling order %.2f ms, shuffled %.2f ms\n", d2, dens_sampling, ds);
-  size_t solver = n * (SPH_XS * 8 + 3 * 8 * 5 + 8 * 5 + 1 + 4 + 4 + 16 + 8);
-  size_t lists = (n + 1) * 4 + (size_t)S.nbl.offset[n] * 4;
+  /* x, v, a, m, r, rho, p, pr, x0, v0, walled, xref, starts, ends, id,
+   * meta (struct sph_solver) */
+  size_t solver = n * (SPH_XS * 8 + 3 * 8 + 3 * 8 + 5 * 8 + 2 * 3 * 8 + 1 +
+                       3 * 8 + 4 * 4);
+  size_t search = (n + 1) * 4 + (size_t)S.nbl.offset[n] * 4;
+  size_t packed = S.ccap * 4;
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  printf("memory per particle: solver arrays %.0f B, neighbour lists %.0f B, "
-         "peak resident %.0f B\n", (double)solver / n, (double)lists / n,
+  printf("memory per particle: solver arrays %.0f B, neighbour lists %.0f B "
+         "(the search's, radius R (1 + skin)) + %.0f B (packed, within R), "
+         "the host's grid about 44 B; peak resident %.0f B\n",
+         (double)solver / n, (double)search / n, (double)packed / n,
          ru.ru_maxrss * 1024.0 / n);
   ms__neighbors_release(&S.nbl);
   sph_free(&S);

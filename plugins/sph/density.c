@@ -1,0 +1,156 @@
+/* Neighbour lists, density and pressure (the first pass of a step). */
+#include <math.h>
+#include <stdlib.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "solver.h"
+
+double sph_pressure(const struct sph_params *P, double rho) {
+  double s = rho / P->rho0, t;
+  if (P->gamma == 7.0) {
+    double s2 = s * s;
+    t = s2 * s2 * s2 * s;
+  } else {
+    t = pow(s, P->gamma);
+  }
+  double p = P->B * (t - 1.0);
+  return P->clamp_pressure && p < 0.0 ? 0.0 : p;
+}
+
+/* Density and pressure of particle i.  Always inlined with a literal
+ * kind inside each kernel's own parallel loop (a kind passed into the
+ * loop would reach the outlined OpenMP body as a variable). */
+static inline __attribute__((always_inline)) void
+density_one(struct sph_solver *S, size_t i, const int kind) {
+  const struct sph_kernel *k = &S->kw;
+  const double *x = S->x;
+  const uint32_t *idx = S->lidx;
+  const double xi = x[SPH_XS * i], yi = x[SPH_XS * i + 1],
+               zi = x[SPH_XS * i + 2];
+  const uint32_t q0 = S->loff[i], q1 = S->lend[i];
+  double s = 0.0;
+  /* two pairs per instruction (SSE2; positions gathered by index) */
+#pragma omp simd reduction(+ : s)
+  for (uint32_t q = q0; q < q1; q++) {
+    const size_t j = SPH_XS * (size_t)idx[q];
+    double dx = xi - x[j], dy = yi - x[j + 1], dz = zi - x[j + 2];
+    s += sph_w_raw(k, kind, dx * dx + dy * dy + dz * dz);
+  }
+  double wb = sph_boundary_density(S, x + SPH_XS * i);
+  double r = S->P.mass * (k->w0 + sph_w_scale(k, kind) * s + wb);
+  double p = sph_pressure(&S->P, r);
+  S->walled[i] = wb != 0.0;
+  S->rho[i] = r;
+  S->p[i] = p;
+  S->pr[i] = p / (r * r);
+}
+
+#define DENSITY_PASS(name, kind)                                 \
+  static void name(struct sph_solver *S) {                       \
+    const size_t n = S->n;                                       \
+    _Pragma("omp parallel for schedule(dynamic, 512) \
+            num_threads(sph_team(S, n, SPH_PAIR_MIN))")          \
+    for (size_t i = 0; i < n; i++) density_one(S, i, kind);      \
+  }
+DENSITY_PASS(density_cubic, SPH_CUBIC_SPLINE)
+DENSITY_PASS(density_poly6, SPH_POLY6)
+DENSITY_PASS(density_spiky, SPH_SPIKY)
+
+/* Largest squared displacement since the lists were built. */
+static double moved2(const struct sph_solver *S) {
+  const size_t n = S->n;
+  double m = 0.0;
+#pragma omp parallel for reduction(max : m) schedule(static) \
+    num_threads(sph_team(S, n, SPH_FLAT_MIN))
+  for (size_t i = 0; i < n; i++) {
+    double d2 = 0.0;
+    for (int a = 0; a < 3; a++) {
+      double d = S->x[SPH_XS * i + a] - S->xref[3 * i + a];
+      d2 += d * d;
+    }
+    m = d2 > m ? d2 : m;
+  }
+  return m;
+}
+
+/* Neighbour lists within R: the search's own when there is no skin,
+ * else its lists (radius R (1 + skin)) cut to R, searching again only when
+ * two particles could have closed the skin. */
+static int lists(struct sph_solver *S) {
+  const size_t n = S->n;
+  const double R = S->kw.R, skin = S->P.skin * R;
+  if (!S->lists_ok || skin == 0.0 || 4.0 * moved2(S) >= skin * skin) {
+    int rc = S->neighbors(S->nb_opaque, S->x, SPH_XS * sizeof(double), n,
+                          sph_list_radius(S), &S->nbl);
+    if (rc) return rc;
+    for (size_t i = 0; i < n; i++)
+      for (int a = 0; a < 3; a++) S->xref[3 * i + a] = S->x[SPH_XS * i + a];
+    S->lists_ok = 1;
+    S->searches++;
+  }
+  S->loff = S->nbl.offset;
+  if (skin == 0.0) {
+    S->lend = S->nbl.offset + 1, S->lidx = S->nbl.index;
+    return MS_OK;
+  }
+  size_t total = S->nbl.offset[n];
+  if (total > S->ccap) {
+    uint32_t *p = realloc(S->cidx, (total + total / 4 + 16) * sizeof *p);
+    if (!p) return MS_ENOMEM;
+    S->cidx = p, S->ccap = total + total / 4 + 16;
+  }
+  const uint32_t *off = S->nbl.offset, *cand = S->nbl.index;
+  const double *x = S->x, R2 = S->kw.R2;
+  uint32_t *out = S->cidx, *start = S->cstart, *end = S->cend;
+  const int team = sph_team(S, n, SPH_PAIR_MIN);
+  /* Each thread packs the lists of a contiguous block of particles into
+   * that block's own stretch of the search's storage: no gaps between
+   * lists for the passes to stride over. */
+#pragma omp parallel num_threads(team)
+  {
+    size_t t = 0, T = 1;
+#ifdef _OPENMP
+    t = (size_t)omp_get_thread_num(), T = (size_t)omp_get_num_threads();
+#endif
+    size_t a = n * t / T, b = n * (t + 1) / T;
+    uint32_t e = a < n ? off[a] : 0;
+    for (size_t i = a; i < b; i++) {
+      const double xi = x[SPH_XS * i], yi = x[SPH_XS * i + 1],
+                   zi = x[SPH_XS * i + 2];
+      start[i] = e;
+      for (uint32_t q = off[i]; q < off[i + 1]; q++) {
+        const double *xj = x + SPH_XS * (size_t)cand[q];
+        double dx = xi - xj[0], dy = yi - xj[1], dz = zi - xj[2];
+        out[e] = cand[q];
+        e += dx * dx + dy * dy + dz * dz < R2;
+      }
+      end[i] = e;
+    }
+  }
+  S->loff = S->cstart, S->lend = S->cend, S->lidx = S->cidx;
+  return MS_OK;
+}
+
+void sph_density(struct sph_solver *S) {
+  double t0 = sph_now();
+  switch (S->kw.kind) {
+  case SPH_POLY6: density_poly6(S); break;
+  case SPH_SPIKY: density_spiky(S); break;
+  default: density_cubic(S); break;
+  }
+  S->time[SPH_T_DENSITY] += sph_now() - t0;
+}
+
+int sph_prepare(struct sph_solver *S) {
+  if (S->fresh) return MS_OK;
+  double t0 = sph_now();
+  int rc = lists(S);
+  S->time[SPH_T_NEIGHBORS] += sph_now() - t0;
+  if (rc) return rc;
+  sph_density(S);
+  S->fresh = 1;
+  return MS_OK;
+}

@@ -1,0 +1,252 @@
+/* sph — weakly compressible SPH fluid, explicit (symplectic Euler).
+ *
+ * Scene keys (system section; see README.md for the full list):
+ *   shape | shapes     one shape group, or a list; each may carry its own
+ *                      `velocity` (box block, cylinder column, sphere, ...)
+ *   spacing            particle spacing [m] (required); mass = density *
+ *                      spacing^3;  scale (1): particle count factor
+ *   density (1000)     rest density;  velocity ([0,0,0]) initial velocity
+ *   smoothing_length   h [m], default = spacing; kernels vanish beyond 2h
+ *   kernel             cubic_spline | poly6 | spiky;  gradient_kernel
+ *   speed_of_sound | stiffness, exponent (7), viscosity (0.1), xsph (0),
+ *   cfl (0.4), clamp_pressure (true), radius (spacing/2), gravity_ramp (0),
+ *   neighbor_skin (0.2), sort_every (0)
+ *   obstacles          ( { min = [...]; max = [...]; }, ... ) static boxes
+ *
+ * Fluid-fluid interaction is SPH pressure, so the solver asks for no
+ * self-collision through the core. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin.h"
+
+#define PL(inst) ((struct sph_plugin *)(void *)(inst))
+
+static int host_neighbors(void *opaque, const double *xyz, size_t stride,
+                          size_t count, double radius,
+                          struct ms_neighbors *nb) {
+  struct sph_plugin *pl = opaque;
+  return pl->host->neighbors(pl->ctx, xyz, stride, count, radius, nb);
+}
+
+static void destroy(ms_instance *inst) {
+  struct sph_plugin *pl = PL(inst);
+  if (!pl) return;
+  pl->host->neighbors_release(pl->ctx, &pl->S.nbl);
+  sph_free(&pl->S);
+  free(pl);
+}
+
+static void set_fields(struct sph_plugin *pl) {
+  struct sph_solver *S = &pl->S;
+  const size_t x4 = SPH_XS * sizeof(double), v3 = 3 * sizeof(double),
+               d1 = sizeof(double);
+  struct ms_field *f = pl->fields;
+  f[0] = (struct ms_field){"position", MS_TYPE_F64, 3, x4, S->x};
+  f[1] = (struct ms_field){"velocity", MS_TYPE_F64, 3, v3, S->v};
+  f[2] = (struct ms_field){"mass", MS_TYPE_F64, 1, d1, S->m};
+  f[3] = (struct ms_field){"radius", MS_TYPE_F64, 1, d1, S->r};
+  f[4] = (struct ms_field){"density", MS_TYPE_F64, 1, d1, S->rho};
+  f[5] = (struct ms_field){"pressure", MS_TYPE_F64, 1, d1, S->p};
+  f[6] = (struct ms_field){"id", MS_TYPE_U32, 1, sizeof(uint32_t), S->id};
+}
+
+/* Solver arrays from the setup. */
+static int build(struct sph_plugin *pl, struct sph_setup *su) {
+  struct sph_solver *S = &pl->S;
+  S->P = su->P;
+  S->threads = pl->host->thread_count(pl->ctx);
+  S->neighbors = host_neighbors;
+  S->nb_opaque = pl;
+  sph_init_constants(S);
+  if (sph_alloc(S, su->n))
+    return pl->host->set_error(pl->ctx, MS_ENOMEM, "out of memory for %zu "
+                               "particles", su->n);
+  S->box = su->box;
+  S->nbox = su->nbox;
+  su->box = NULL;
+  for (size_t i = 0; i < su->n; i++)
+    for (int a = 0; a < 3; a++) {
+      S->x[SPH_XS * i + a] = su->xyz[3 * i + a];
+      S->v[3 * i + a] = su->vel[3 * i + a];
+    }
+  /* Morton order from the start: neighbours close in memory, and the
+   * particles' indices stay what the core sees in frame 0 (renumbering
+   * later, sort_every > 0, is for fluid-only runs: the core follows
+   * particles by index) */
+  if (sph_sort(S))
+    return pl->host->set_error(pl->ctx, MS_ENOMEM, "out of memory "
+                               "ordering %zu particles", S->n);
+  return sph_prepare(S); /* density and pressure of frame 0 */
+}
+
+static int create(const struct ms_host *host, ms_ctx *ctx,
+                  const ms_config *sec, ms_instance **out) {
+  struct sph_plugin *pl = calloc(1, sizeof *pl);
+  struct sph_setup su;
+  if (!pl) return MS_ENOMEM;
+  pl->host = host;
+  pl->ctx = ctx;
+  int rc = sphp_read_setup(pl, sec, &su);
+  if (rc == MS_OK) rc = build(pl, &su);
+  sphp_setup_free(&su);
+  if (rc) {
+    destroy((ms_instance *)(void *)pl);
+    return rc;
+  }
+  set_fields(pl);
+  *out = (ms_instance *)(void *)pl;
+  return MS_OK;
+}
+
+static int view(ms_instance *inst, struct ms_view *out) {
+  struct sph_plugin *pl = PL(inst);
+  out->count = pl->S.n;
+  out->field_count = SPH_NFIELDS;
+  out->fields = pl->fields;
+  return MS_OK;
+}
+
+static int max_dt(ms_instance *inst, double *dt) {
+  double d = sph_max_dt(&PL(inst)->S);
+  if (d < *dt) *dt = d;
+  return MS_OK;
+}
+
+static int begin_step(ms_instance *inst, const struct ms_step *st) {
+  sph_begin(&PL(inst)->S);
+  return MS_OK;
+}
+
+static int integrate(ms_instance *inst, const struct ms_step *st,
+                     const struct ms_metas *metas,
+                     struct ms_meta_result *res) {
+  struct sph_plugin *pl = PL(inst);
+  return sph_integrate(&pl->S, st->time, st->dt, st->external_force, metas,
+                       res);
+}
+
+static int rewind_step(ms_instance *inst) {
+  sph_rewind(&PL(inst)->S);
+  return MS_OK;
+}
+
+static void report(struct sph_plugin *pl) {
+  static const char *const names[SPH_T_COUNT] = {
+      "time_neighbors", "time_density", "time_forces", "time_integrate",
+      "time_sort"};
+  struct sph_solver *S = &pl->S;
+  for (int t = 0; t < SPH_T_COUNT; t++) {
+    pl->host->report(pl->ctx, names[t], S->time[t] - pl->reported[t]);
+    pl->reported[t] = S->time[t];
+  }
+  pl->host->report(pl->ctx, "guard_corrections",
+                   (double)(S->clamps - pl->reported_clamps));
+  pl->reported_clamps = S->clamps;
+}
+
+static int end_step(ms_instance *inst, const struct ms_step *st) {
+  struct sph_plugin *pl = PL(inst);
+  struct sph_solver *S = &pl->S;
+  S->steps++;
+  if (!isfinite(S->amax))
+    return pl->host->set_error(pl->ctx, MS_ENUMERIC, "acceleration is not "
+                               "finite at t = %g s: the fluid is unstable "
+                               "(raise speed_of_sound or viscosity, or "
+                               "lower cfl)", st->time);
+  if (S->P.sort_every && S->steps % (uint64_t)S->P.sort_every == 0 &&
+      sph_sort(S))
+    return pl->host->set_error(pl->ctx, MS_ENOMEM, "out of memory "
+                               "reordering %zu particles", S->n);
+  /* density and pressure at the new positions: what the frame shows and
+   * what the next step starts from */
+  int rc = sph_prepare(S);
+  report(pl);
+  return rc;
+}
+
+/* Saved state: a header, then every array that carries state, and the
+ * positions the neighbour lists were built at (the order of a list, hence
+ * of its sums, depends on them). */
+struct sph_header {
+  char magic[8];
+  uint64_t n, steps, clamps, lists_ok;
+  double amax;
+};
+
+static int save(ms_instance *inst, const struct ms_stream *out) {
+  struct sph_solver *S = &PL(inst)->S;
+  struct sph_header hd = {"sph-v2", S->n, S->steps, S->clamps,
+                          (uint64_t)S->lists_ok, S->amax};
+  int rc;
+  if ((rc = out->write(out->opaque, &hd, sizeof hd)) ||
+      (rc = out->write(out->opaque, S->x, SPH_XS * S->n * sizeof(double))) ||
+      (rc = out->write(out->opaque, S->v, 3 * S->n * sizeof(double))) ||
+      (rc = out->write(out->opaque, S->rho, S->n * sizeof(double))) ||
+      (rc = out->write(out->opaque, S->p, S->n * sizeof(double))) ||
+      (rc = out->write(out->opaque, S->pr, S->n * sizeof(double))) ||
+      (rc = out->write(out->opaque, S->id, S->n * sizeof(uint32_t))) ||
+      (rc = out->write(out->opaque, S->xref, 3 * S->n * sizeof(double))))
+    return rc;
+  return MS_OK;
+}
+
+static int load(ms_instance *inst, const struct ms_stream *in) {
+  struct sph_plugin *pl = PL(inst);
+  struct sph_solver *S = &pl->S;
+  struct sph_header hd;
+  int rc = in->read(in->opaque, &hd, sizeof hd);
+  if (rc) return rc;
+  if (memcmp(hd.magic, "sph-v2", 7))
+    return pl->host->set_error(pl->ctx, MS_ESTATE, "not an sph state");
+  if (hd.n != S->n)
+    return pl->host->set_error(pl->ctx, MS_ESTATE, "saved state holds %llu "
+                               "particles, the scene %zu",
+                               (unsigned long long)hd.n, S->n);
+  if ((rc = in->read(in->opaque, S->x, SPH_XS * S->n * sizeof(double))) ||
+      (rc = in->read(in->opaque, S->v, 3 * S->n * sizeof(double))) ||
+      (rc = in->read(in->opaque, S->rho, S->n * sizeof(double))) ||
+      (rc = in->read(in->opaque, S->p, S->n * sizeof(double))) ||
+      (rc = in->read(in->opaque, S->pr, S->n * sizeof(double))) ||
+      (rc = in->read(in->opaque, S->id, S->n * sizeof(uint32_t))) ||
+      (rc = in->read(in->opaque, S->xref, 3 * S->n * sizeof(double))))
+    return rc;
+  S->steps = hd.steps;
+  S->clamps = pl->reported_clamps = hd.clamps;
+  S->amax = hd.amax;
+  S->fresh = 0;
+  S->lists_ok = 0;
+  if (hd.lists_ok && S->P.skin > 0.0) { /* the same lists as the saver's */
+    if ((rc = S->neighbors(pl, S->xref, 3 * sizeof(double), S->n,
+                           sph_list_radius(S), &S->nbl)))
+      return rc;
+    S->lists_ok = 1;
+  }
+  return MS_OK;
+}
+
+static const struct ms_plugin sph = {
+    MS_PLUGIN_HEADER_INIT,
+    .flags = 0, /* fluid: SPH pressure, no self-collision */
+    .id = "sph",
+    .name = "Weakly compressible SPH fluid",
+    .version = PACKAGE_VERSION,
+    .license = "MIT",
+    .description = "Tait equation of state, artificial viscosity, "
+                   "symplectic Euler, wall and obstacle boundaries",
+    .create = create,
+    .destroy = destroy,
+    .view = view,
+    .begin_step = begin_step,
+    .integrate = integrate,
+    .rewind = rewind_step,
+    .end_step = end_step,
+    .max_dt = max_dt,
+    .save = save,
+    .load = load,
+};
+
+MS_PLUGIN_EXPORT const struct ms_plugin *mergesplit_plugin(uint32_t index) {
+  return index == 0 ? &sph : NULL;
+}

@@ -1,0 +1,195 @@
+/* The weakly compressible SPH solver (Becker & Teschner 2007 style):
+ * fluid state and the passes of one step.  Independent of the host: the
+ * plugin glue (plugin.c) reads the scene and supplies the neighbour
+ * search; benchmarks drive these functions directly.
+ *
+ * One step (integrate):
+ *   neighbours   fixed-radius lists (support R = 2h) at the positions of
+ *                the step start
+ *   density      rho_i = m (W(0) + sum_j W_ij + sum_b W_ib), b: the wall's
+ *                virtual particles (boundary.c)
+ *                p_i = B ((rho_i / rho0)^gamma - 1), clamped at 0
+ *   forces       pressure (symmetric form) + artificial viscosity
+ *                (Monaghan); walls and obstacles with mirrored pressure
+ *   integrate    symplectic Euler; meta-particles move as one particle;
+ *                optional XSPH; hard wall / obstacle guard as a last resort
+ */
+#ifndef SPH_SOLVER_H
+#define SPH_SOLVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mergesplit/plugin.h>
+
+#include "kernel.h"
+
+/* Doubles per stored position (x, y, z, pad): one aligned 32-byte slot. */
+#define SPH_XS 4
+
+struct sph_box {
+  double lo[3], hi[3];
+};
+
+struct sph_params {
+  double spacing;    /* sampling lattice spacing [m] */
+  double h;          /* smoothing length [m]; support 2h */
+  double rho0;       /* rest density [kg/m^3] */
+  double mass;       /* particle mass [kg]; 0: rest density on the
+                        sampling lattice (sph_init_constants) */
+  double radius;     /* collision radius for the core [m] */
+  double c;          /* speed of sound [m/s] */
+  double B;          /* stiffness rho0 c^2 / gamma [Pa] */
+  double gamma;      /* Tait exponent */
+  double alpha;      /* artificial viscosity */
+  double xsph;       /* XSPH factor (0: off) */
+  double cfl;        /* lambda of the CFL and viscosity step limits */
+  double force_cfl;  /* lambda of the force step limit */
+  int kernel;        /* density kernel (enum sph_kernel_kind) */
+  int grad_kernel;   /* gradient kernel */
+  int clamp_pressure;/* negative pressure -> 0 */
+  int sort_every;    /* spatial reordering period [steps], 0: never
+                        (renumbers the particles: `id` keeps identity) */
+  double skin;       /* neighbour lists reach R (1 + skin), rebuilt only
+                        when a particle has moved skin R / 2 */
+  double gravity_ramp; /* gravity grows smoothly from 0 over this [s] */
+  double gravity[3];
+  double lo[3], hi[3]; /* domain walls (infinite: no wall) */
+};
+
+enum sph_timer {
+  SPH_T_NEIGHBORS,
+  SPH_T_DENSITY,
+  SPH_T_FORCES,
+  SPH_T_INTEGRATE,
+  SPH_T_SORT,
+  SPH_T_COUNT
+};
+
+/* The neighbour search: the host's neighbors() or a stand-in with the same
+ * contract (host.h). */
+typedef int (*sph_neighbors_fn)(void *opaque, const double *xyz,
+                                size_t stride, size_t count, double radius,
+                                struct ms_neighbors *nb);
+
+struct sph_solver {
+  struct sph_params P;
+  struct sph_kernel kw, kg; /* density and gradient kernels */
+  size_t n;                 /* fluid particles */
+  double *x;                /* SPH_XS per particle */
+  double *v, *a;            /* 3n */
+  double *m, *r;            /* n: uniform mass and radius (for the view) */
+  double *rho, *p, *pr;     /* n: density, pressure, p / rho^2 */
+  uint8_t *walled;          /* n: a wall or obstacle is within reach */
+  double *x0, *v0;          /* 3n: state at the start of the step */
+  uint32_t *id;             /* n: particle identity (sampling order) */
+  int32_t *meta;            /* n: meta-particle of a particle, or -1 */
+  struct sph_box *box;      /* obstacles */
+  size_t nbox;
+  double margin;            /* hard guard distance from walls/obstacles */
+  double *wtab, wtab_inv;   /* one wall's lattice sums by distance */
+  struct ms_neighbors nbl;  /* the search's lists (radius R (1 + skin)) */
+  const uint32_t *loff, *lend, *lidx; /* neighbours closer than R: i's are
+                                         lidx[loff[i] .. lend[i]) */
+  uint32_t *cstart, *cend, *cidx; /* storage of the above (skin > 0) */
+  size_t ccap;
+  double *xref;             /* 3n: positions when the lists were built */
+  int lists_ok;             /* nbl holds lists for the current order */
+  uint64_t searches;        /* neighbour searches run */
+  sph_neighbors_fn neighbors;
+  void *nb_opaque;
+  int threads;
+  int fresh;                /* lists, rho, p match x */
+  int fresh0;               /* ... match the positions of the step start */
+  uint64_t steps;           /* steps taken (sorting cadence) */
+  double amax;              /* largest |acceleration| of the last step */
+  double amax0;             /* ... at begin_step, for rewind */
+  uint64_t clamps0;
+  double g_now[3];          /* gravity of the current step (ramped) */
+  uint64_t clamps;          /* hard guard corrections, cumulative */
+  double time[SPH_T_COUNT]; /* seconds per pass, cumulative */
+  /* sph_sort's workspace, allocated for the sort only */
+  double *scratch;          /* 4n doubles: permutation workspace */
+  uint64_t *keys;           /* 2n: sort keys and their ping-pong copy */
+  uint32_t *perm;           /* 2n */
+};
+
+/* Threads for a loop over `work` items: below `min` one thread (starting
+ * a team and its barrier would cost more than the loop). */
+#define SPH_PAIR_MIN 4096   /* loops over neighbour lists */
+#define SPH_FLAT_MIN 65536  /* loops of a few flops per particle */
+#define SPH_META_MIN 512    /* loops over meta-particles */
+static inline int sph_team(const struct sph_solver *S, size_t work,
+                           size_t min) {
+  return work >= min ? S->threads : 1;
+}
+
+/* Radius of the neighbour search (kernel support plus skin). */
+static inline double sph_list_radius(const struct sph_solver *S) {
+  return S->kw.R + S->P.skin * S->kw.R;
+}
+
+/* solver.c */
+double sph_now(void);
+/* Allocate arrays for n particles (zeroed).  P and the kernels
+ * (sph_init_constants) must be set first.  MS_OK or MS_ENOMEM. */
+int sph_alloc(struct sph_solver *S, size_t n);
+void sph_free(struct sph_solver *S);
+/* Kernels and derived constants (mass when 0, stiffness) from S->P. */
+void sph_init_constants(struct sph_solver *S);
+/* Largest stable step for the current state. */
+double sph_max_dt(const struct sph_solver *S);
+/* The step protocol: begin remembers what integrate changes, rewind puts
+ * it back.  Density and pressure are computed for the positions a step
+ * starts from (sph_prepare, at the end of the previous step), so rewind
+ * leaves them as they are. */
+void sph_begin(struct sph_solver *S);
+void sph_rewind(struct sph_solver *S);
+
+/* density.c: neighbour lists, density and pressure at the current
+ * positions (no-op when already fresh).  Returns the neighbour search's
+ * status. */
+int sph_prepare(struct sph_solver *S);
+/* The density pass alone, on lists sph_prepare made. */
+void sph_density(struct sph_solver *S);
+/* Equation of state. */
+double sph_pressure(const struct sph_params *P, double rho);
+
+/* forces.c: accelerations of every fluid particle (pressure, viscosity,
+ * walls, obstacles; no gravity) into S->a.  Needs sph_prepare. */
+void sph_forces(struct sph_solver *S);
+
+/* advance.c: one symplectic Euler step from time t of length dt.  ext:
+ * NULL or 3n external forces [N].  metas may be NULL (none); res is
+ * filled for every meta-particle. */
+void sph_advance(struct sph_solver *S, double t, double dt, const double *ext,
+                 const struct ms_metas *metas, struct ms_meta_result *res);
+/* The whole integrate(): metas, prepare, forces, advance. */
+int sph_integrate(struct sph_solver *S, double t, double dt,
+                  const double *ext, const struct ms_metas *metas,
+                  struct ms_meta_result *res);
+/* Gravity at time t (with the ramp). */
+void sph_gravity(const struct sph_params *P, double t, double *g);
+
+/* boundary.c: walls and obstacles at point x through their virtual
+ * particles b.  Density: sum_b W_ib (times the particle mass).  Force:
+ * g1 = sum_b grad_i W_ib and gp = sum_b p_b grad_i W_ib with
+ * p_b = max(0, pw + G . (x_b - x_i)), G the fluid's pressure gradient Gf
+ * along a wall and rho g_now across it. */
+double sph_boundary_density(const struct sph_solver *S, const double *x);
+/* Tabulate the sums over one wall's virtual lattice (kernels set). */
+int sph_wall_tables(struct sph_solver *S);
+void sph_boundary_force(const struct sph_solver *S, const double *x,
+                        double pw, double rho, const double *Gf, double *g1,
+                        double *gp);
+/* Keep the displacement d of a rigid set of fluid particles (indices idx,
+ * start positions in S->x) out of walls and obstacles, stopping the
+ * velocity v on the axes touched.  Returns 1 when the guard acted. */
+int sph_guard(const struct sph_solver *S, const uint32_t *idx, uint32_t cnt,
+              double *d, double *v);
+
+/* reorder.c: sort the fluid particles along a Morton curve of cells of
+ * size h (neighbours close in memory).  MS_OK or MS_ENOMEM. */
+int sph_sort(struct sph_solver *S);
+
+#endif

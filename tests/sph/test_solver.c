@@ -1,0 +1,265 @@
+/* Solver tests without the core's step driver: walls as virtual fluid,
+ * meta-particle integration. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../core/neighbors.h"
+#include "../../plugins/sph/solver.h"
+#include "suites.h"
+
+static int nb_core(void *opaque, const double *xyz, size_t stride,
+                   size_t count, double radius, struct ms_neighbors *nb) {
+  (void)opaque;
+  return ms__neighbors_build(xyz, stride, count, radius, nb);
+}
+
+/* A solver for an nx x ny x nz lattice block at (i + 1/2) s from dlo (or
+ * 0 where it is infinite), domain [dlo, dhi]. */
+static void make(struct sph_solver *S, int nx, int ny, int nz, double s,
+                 const double *dlo, const double *dhi, const double *g) {
+  memset(S, 0, sizeof *S);
+  struct sph_params *P = &S->P;
+  P->spacing = s, P->h = s, P->rho0 = 1000.0, P->mass = 1000.0 * s * s * s;
+  P->radius = 0.5 * s, P->gamma = 7.0, P->alpha = 0.1, P->cfl = 0.4;
+  P->force_cfl = 0.25, P->kernel = P->grad_kernel = SPH_CUBIC_SPLINE;
+  P->clamp_pressure = 1, P->c = 20.0;
+  for (int a = 0; a < 3; a++)
+    P->lo[a] = dlo[a], P->hi[a] = dhi[a], P->gravity[a] = g ? g[a] : 0.0;
+  S->threads = 2;
+  S->neighbors = nb_core;
+  sph_init_constants(S);
+  ck_assert_int_eq(sph_alloc(S, (size_t)nx * ny * nz), MS_OK);
+  size_t q = 0;
+  double o[3];
+  for (int a = 0; a < 3; a++) o[a] = isfinite(dlo[a]) ? dlo[a] : 0.0;
+  for (int i = 0; i < nx; i++)
+    for (int j = 0; j < ny; j++)
+      for (int k = 0; k < nz; k++, q++) {
+        S->x[SPH_XS * q] = o[0] + (i + 0.5) * s;
+        S->x[SPH_XS * q + 1] = o[1] + (j + 0.5) * s;
+        S->x[SPH_XS * q + 2] = o[2] + (k + 0.5) * s;
+      }
+}
+
+static void drop(struct sph_solver *S) {
+  ms__neighbors_release(&S->nbl);
+  sph_free(S);
+}
+
+/* m * sum of W over the infinite lattice: the bulk density. */
+static double bulk_density(const struct sph_solver *S) {
+  double s = S->P.spacing, sum = 0.0;
+  for (int i = -4; i <= 4; i++)
+    for (int j = -4; j <= 4; j++)
+      for (int k = -4; k <= 4; k++) {
+        double r = s * sqrt(i * i + j * j + k * k);
+        sum += sph_kernel_w(&S->kw, r);
+      }
+  return S->P.mass * sum;
+}
+
+/* A block filling a corner: every particle farther than the support from
+ * the block's free faces has the bulk density, at walls, edges and the
+ * corner alike (the walls' virtual lattices continue the fluid exactly). */
+START_TEST(walls_continue_the_lattice) {
+  const double s = 0.01, lo[3] = {0.0, 0.0, 0.0}, hi[3] = {1.0, 1.0, 1.0};
+  struct sph_solver S;
+  make(&S, 7, 7, 7, s, lo, hi, NULL);
+  ck_assert_int_eq(sph_prepare(&S), MS_OK);
+  double bulk = bulk_density(&S);
+  int checked = 0, walled = 0;
+  for (size_t i = 0; i < S.n; i++) {
+    const double *x = S.x + SPH_XS * i;
+    if (x[0] > 0.05 || x[1] > 0.05 || x[2] > 0.05) continue;
+    ck_assert_msg(fabs(S.rho[i] / bulk - 1.0) < 1e-9,
+                  "density %.15g at (%g, %g, %g), bulk %.15g", S.rho[i], x[0],
+                  x[1], x[2], bulk);
+    checked++;
+    walled += S.walled[i];
+  }
+  ck_assert_int_eq(checked, 125);
+  /* virtual particles reach only the first layer (the second's nearest
+   * mirror image is 2 s = R away) */
+  ck_assert_int_eq(walled, 125 - 64);
+  drop(&S);
+}
+END_TEST
+
+/* A closed box filled with fluid at uniform pressure and no gravity: the
+ * walls push exactly as the missing fluid would, so every particle is in
+ * equilibrium, next to a wall, an edge or a corner. */
+START_TEST(walls_balance_uniform_pressure) {
+  const double s = 0.01, lo[3] = {0.0, 0.0, 0.0}, hi[3] = {0.06, 0.05, 0.07};
+  struct sph_solver S;
+  make(&S, 6, 5, 7, s, lo, hi, NULL);
+  S.P.mass *= 1.02; /* compressed by 2 %: p > 0 */
+  ck_assert_int_eq(sph_prepare(&S), MS_OK);
+  sph_forces(&S);
+  /* the scale of one neighbour's push */
+  double x1[3] = {s, 0.0, 0.0}, g1[3];
+  sph_kernel_grad(&S.kg, x1, g1);
+  double unit = S.P.mass * 2.0 * S.pr[0] * fabs(g1[0]);
+  ck_assert(S.p[0] > 0.0);
+  for (size_t i = 0; i < S.n; i++) {
+    ck_assert_msg(fabs(S.rho[i] - S.rho[0]) <= 1e-12 * S.rho[0],
+                  "density %.15g != %.15g", S.rho[i], S.rho[0]);
+    for (int a = 0; a < 3; a++)
+      ck_assert_msg(fabs(S.a[3 * i + a]) <= 1e-9 * unit,
+                    "particle %zu: a[%d] = %g (unit %g)", i, a, S.a[3 * i + a],
+                    unit);
+  }
+  drop(&S);
+}
+END_TEST
+
+/* Meta-particles: rigid members, summed forces, whole mass, gravity on
+ * all of it; results written back exactly. */
+START_TEST(meta_particles_move_as_one) {
+  const double s = 0.01, lo[3] = {-INFINITY, -INFINITY, -INFINITY},
+               hi[3] = {INFINITY, INFINITY, INFINITY}, g[3] = {0.0, -9.81, 0.0};
+  struct sph_solver S, R;
+  make(&S, 5, 5, 5, s, lo, hi, g);
+  make(&R, 5, 5, 5, s, lo, hi, g);
+  S.P.mass = R.P.mass = 1.1 * S.P.mass; /* compressed: pressure acts */
+  for (size_t i = 0; i < S.n; i++)
+    for (int a = 0; a < 3; a++)
+      S.v[3 * i + a] = R.v[3 * i + a] = 0.1 * sin(1.0 + i + 7.0 * a);
+  /* meta 0: members 0, 1, 6 and 2.5 kg of another system; meta 1: 62 */
+  const uint32_t off[3] = {0, 3, 4}, mem[4] = {0, 1, 6, 62};
+  const double mass[2] = {3 * S.P.mass + 2.5, S.P.mass + 0.75};
+  const double own[2] = {3 * S.P.mass, S.P.mass};
+  const double vel[6] = {0.3, -0.2, 0.1, -1.0, 0.5, 0.25}, pos[6] = {0};
+  struct ms_metas M = {sizeof M, 2, off, mem, mass, own, pos, vel};
+  double rv[6], rd[6];
+  uint8_t rc[2] = {0, 0};
+  struct ms_meta_result res = {sizeof res, 2, rv, rd, rc};
+  const double dt = 1e-4;
+  double x0[3 * 125];
+  for (size_t i = 0; i < S.n; i++)
+    for (int a = 0; a < 3; a++) x0[3 * i + a] = S.x[SPH_XS * i + a];
+  sph_begin(&S);
+  ck_assert_int_eq(sph_integrate(&S, 1.0, dt, NULL, &M, &res), MS_OK);
+  /* reference forces: members carry the merged velocity */
+  for (uint32_t k = 0; k < 2; k++)
+    for (uint32_t q = off[k]; q < off[k + 1]; q++)
+      memcpy(R.v + 3 * mem[q], vel + 3 * k, 3 * sizeof(double));
+  ck_assert_int_eq(sph_prepare(&R), MS_OK);
+  sph_forces(&R);
+  for (uint32_t k = 0; k < 2; k++) {
+    double f[3] = {0.0, 0.0, 0.0};
+    for (uint32_t q = off[k]; q < off[k + 1]; q++)
+      for (int a = 0; a < 3; a++) f[a] += R.P.mass * R.a[3 * mem[q] + a];
+    for (int a = 0; a < 3; a++) {
+      double V = vel[3 * k + a] + dt * (f[a] / mass[k] + g[a]);
+      ck_assert_msg(fabs(rv[3 * k + a] - V) <= 1e-14 * (1.0 + fabs(V)),
+                    "meta %u: velocity %.17g, expected %.17g", k,
+                    rv[3 * k + a], V);
+      ck_assert(rd[3 * k + a] == dt * rv[3 * k + a]);
+    }
+    ck_assert_int_eq(rc[k], 0);
+    for (uint32_t q = off[k]; q < off[k + 1]; q++)
+      for (int a = 0; a < 3; a++) {
+        size_t i = mem[q];
+        ck_assert(S.v[3 * i + a] == rv[3 * k + a]);
+        ck_assert(S.x[SPH_XS * i + a] == x0[3 * i + a] + rd[3 * k + a]);
+      }
+  }
+  /* the foreign mass slows the meta-particle: without it the SPH push on
+   * its members would change its velocity more */
+  double f0 = 0.0, dv = fabs(rv[0] - vel[0]); /* no gravity along x */
+  for (uint32_t q = 0; q < 3; q++) f0 += R.P.mass * R.a[3 * mem[q]];
+  ck_assert(fabs(f0) > 0.0);
+  ck_assert(dv < fabs(dt * f0 / own[0]));
+  /* free particles: their own symplectic Euler step */
+  size_t i = 30;
+  for (int a = 0; a < 3; a++) {
+    double v = R.v[3 * i + a] + dt * (R.a[3 * i + a] + g[a]);
+    ck_assert(fabs(S.v[3 * i + a] - v) <= 1e-15 * (1.0 + fabs(v)));
+    ck_assert(S.x[SPH_XS * i + a] == x0[3 * i + a] + dt * S.v[3 * i + a]);
+  }
+  drop(&S);
+  drop(&R);
+}
+END_TEST
+
+/* A meta-particle driven into a wall is stopped by the guard and reports
+ * the constraint. */
+START_TEST(meta_particle_at_wall_is_constrained) {
+  const double s = 0.01, lo[3] = {0.0, 0.0, 0.0}, hi[3] = {1.0, 1.0, 1.0};
+  struct sph_solver S;
+  make(&S, 3, 3, 3, s, lo, hi, NULL);
+  const uint32_t off[2] = {0, 2}, mem[2] = {0, 1}; /* at x = y = z = s/2 */
+  const double mass[1] = {5.0}, own[1] = {2 * S.P.mass};
+  const double vel[3] = {-30.0, 1.0, 0.0}, pos[3] = {0};
+  struct ms_metas M = {sizeof M, 1, off, mem, mass, own, pos, vel};
+  double rv[3], rd[3];
+  uint8_t rc[1] = {0};
+  struct ms_meta_result res = {sizeof res, 1, rv, rd, rc};
+  sph_begin(&S);
+  ck_assert_int_eq(sph_integrate(&S, 0.0, 1e-3, NULL, &M, &res), MS_OK);
+  ck_assert_int_eq(rc[0], 1);
+  ck_assert(rv[0] == 0.0); /* stopped against the wall */
+  ck_assert(rv[1] > 0.9);  /* free to slide along it */
+  for (int q = 0; q < 2; q++)
+    ck_assert(S.x[SPH_XS * mem[q]] >= S.margin - 1e-15);
+  drop(&S);
+}
+END_TEST
+
+/* One wall's tabulated sums against the virtual lattice summed here. */
+START_TEST(wall_tables_match_lattice_sums) {
+  const double s = 0.01, lo[3] = {0.0, -INFINITY, -INFINITY},
+               hi[3] = {INFINITY, INFINITY, INFINITY};
+  struct sph_solver S;
+  make(&S, 1, 1, 1, s, lo, hi, NULL);
+  S.g_now[1] = -9.81;
+  for (int t = 0; t < 200; t++) {
+    double d = S.kw.R * (t + 0.37) / 200.0, x[3] = {d, 0.3, -0.2};
+    double G[3] = {300.0 * sin(t), -9810.0, 100.0 * cos(t)};
+    double pw = t % 2 ? 5000.0 : 50.0; /* odd: no virtual pressure < 0 */
+    double w = 0.0, g1[3] = {0, 0, 0}, gp[3] = {0, 0, 0}, b1[3], bp[3];
+    /* across the wall the gradient is rho g */
+    double Gw[3] = {1000.0 * S.g_now[0], G[1], G[2]};
+    for (int l = 0; l < 4; l++)
+      for (int j = -3; j <= 3; j++)
+        for (int k = -3; k <= 3; k++) {
+          double o[3] = {-(d + (l + 0.5) * s), j * s, k * s};
+          double r = sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]), gr[3];
+          double mo[3] = {-o[0], -o[1], -o[2]};
+          w += sph_kernel_w(&S.kw, r);
+          sph_kernel_grad(&S.kg, mo, gr);
+          double pb = pw + Gw[0] * o[0] + Gw[1] * o[1] + Gw[2] * o[2];
+          for (int a = 0; a < 3; a++) {
+            g1[a] += gr[a];
+            gp[a] += (pb > 0.0 ? pb : 0.0) * gr[a];
+          }
+        }
+    double wt = sph_boundary_density(&S, x), scale = S.kw.norm;
+    ck_assert_msg(fabs(wt - w) <= 1e-6 * scale, "d = %g: W sum %.12g, "
+                  "lattice %.12g", d, wt, w);
+    sph_boundary_force(&S, x, pw, 1000.0, G, b1, bp);
+    double gs = scale / S.kw.h, ps = gs * (pw + 9810.0 * S.kw.R);
+    for (int a = 0; a < 3; a++) {
+      ck_assert_msg(fabs(b1[a] - g1[a]) <= 1e-6 * gs, "d = %g: grad[%d] "
+                    "%.12g vs %.12g", d, a, b1[a], g1[a]);
+      ck_assert_msg(fabs(bp[a] - gp[a]) <= (t % 2 ? 1e-6 : 1e-12) * ps,
+                    "d = %g, pw = %g: p grad[%d] %.12g vs %.12g", d, pw, a,
+                    bp[a], gp[a]);
+    }
+  }
+  drop(&S);
+}
+END_TEST
+
+Suite *suite_sph_solver(void) {
+  Suite *s = suite_create("sph_solver");
+  TCase *t = tcase_create("solver");
+  tcase_add_test(t, walls_continue_the_lattice);
+  tcase_add_test(t, walls_balance_uniform_pressure);
+  tcase_add_test(t, meta_particles_move_as_one);
+  tcase_add_test(t, meta_particle_at_wall_is_constrained);
+  tcase_add_test(t, wall_tables_match_lattice_sums);
+  suite_add_tcase(s, t);
+  return s;
+}

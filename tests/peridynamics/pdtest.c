@@ -1,0 +1,95 @@
+/* Helpers of the peridynamics tests. */
+#include "pdtest.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pdt_bonds_init(struct pdt_bonds *B, struct ms__system *y,
+                    double horizon) {
+  size_t n = y->view.count, cap = 1024;
+  double lim = horizon * (1.0 + 1e-6);
+  memset(B, 0, sizeof *B);
+  B->n = n;
+  B->pair = malloc(2 * cap * sizeof *B->pair);
+  ck_assert_ptr_nonnull(B->pair);
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++) {
+      const double *a = ms__at(&y->x, i), *b = ms__at(&y->x, j);
+      double d0 = b[0] - a[0], d1 = b[1] - a[1], d2 = b[2] - a[2];
+      if (d0 * d0 + d1 * d1 + d2 * d2 > lim * lim) continue;
+      if (B->count == cap) {
+        cap *= 2;
+        B->pair = realloc(B->pair, 2 * cap * sizeof *B->pair);
+        ck_assert_ptr_nonnull(B->pair);
+      }
+      B->pair[2 * B->count] = (uint32_t)i;
+      B->pair[2 * B->count + 1] = (uint32_t)j;
+      B->count++;
+    }
+  B->intact = malloc(B->count ? B->count : 1);
+  ck_assert_ptr_nonnull(B->intact);
+}
+
+void pdt_bonds_free(struct pdt_bonds *B) {
+  free(B->pair);
+  free(B->intact);
+  memset(B, 0, sizeof *B);
+}
+
+size_t pdt_observe(struct pdt_bonds *B, struct ms__system *y) {
+  uint8_t *keep = malloc(B->count ? B->count : 1);
+  ck_assert_ptr_nonnull(keep);
+  memset(keep, 1, B->count);
+  ck_assert_int_eq(y->plugin->desc.filter_pairs(y->inst, B->pair, B->count,
+                                                keep),
+                   0);
+  size_t broken = 0;
+  for (size_t k = 0; k < B->count; k++) {
+    B->intact[k] = keep[k] == 0;
+    broken += keep[k] != 0;
+  }
+  free(keep);
+  return broken;
+}
+
+static uint32_t root(uint32_t *up, uint32_t i) {
+  while (up[i] != i) i = up[i] = up[up[i]];
+  return i;
+}
+
+size_t pdt_pieces(const struct pdt_bonds *B, uint32_t *label) {
+  uint32_t *up = malloc((B->n ? B->n : 1) * sizeof *up);
+  ck_assert_ptr_nonnull(up);
+  for (size_t i = 0; i < B->n; i++) up[i] = (uint32_t)i;
+  for (size_t k = 0; k < B->count; k++) {
+    if (!B->intact[k]) continue;
+    uint32_t a = root(up, B->pair[2 * k]), b = root(up, B->pair[2 * k + 1]);
+    if (a != b) up[a > b ? a : b] = a < b ? a : b;
+  }
+  size_t pieces = 0;
+  for (size_t i = 0; i < B->n; i++) {
+    uint32_t r = root(up, (uint32_t)i);
+    if (r == i) {
+      if (label) label[i] = (uint32_t)pieces;
+      pieces++;
+    } else if (label) {
+      label[i] = label[r];
+    }
+  }
+  free(up);
+  return pieces;
+}
+
+double pdt_stat(const struct ms__system *y, const char *name) {
+  for (size_t i = 0; i < y->ctx.nstats; i++)
+    if (!strcmp(y->ctx.stats[i].name, name)) return y->ctx.stats[i].value;
+  return 0.0;
+}
+
+const struct ms_field *pdt_field(const struct ms__system *y,
+                                 const char *name) {
+  for (uint32_t f = 0; f < y->view.field_count; f++)
+    if (!strcmp(y->view.fields[f].name, name)) return &y->view.fields[f];
+  return NULL;
+}

@@ -59,6 +59,16 @@ static int read_solver(struct reader *R, struct pd_model *M) {
     return R->h->cfg_error(R->c, R->sec, "pcg_max_iterations", "must be in "
                            "[1, 1000000] (got %lld)", (long long)it);
   M->opt.pcg_max_iterations = (int)it;
+  TRY(R->h->cfg_int(R->c, R->sec, "newton_iterations", 5, &it));
+  TRY(R->h->cfg_double(R->c, R->sec, "newton_tolerance", 1e-3,
+                       &M->newton_tolerance));
+  if (it < 1 || it > 100)
+    return R->h->cfg_error(R->c, R->sec, "newton_iterations", "must be in "
+                           "[1, 100] (got %lld)", (long long)it);
+  M->newton_iterations = (int)it;
+  if (!(M->newton_tolerance > 0.0 && M->newton_tolerance < 1.0))
+    return R->h->cfg_error(R->c, R->sec, "newton_tolerance", "must be in "
+                           "(0, 1) (got %g)", M->newton_tolerance);
   return MS_OK;
 }
 

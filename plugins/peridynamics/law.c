@@ -15,6 +15,26 @@
 
 #include "pd.h"
 
+void pd_bond_force(const struct pd_model *M, size_t b, const double *x,
+                   const double *v, double *f) {
+  const struct pd_bonds *B = &M->bonds;
+  f[0] = f[1] = f[2] = 0.0;
+  if (B->broken[b]) return;
+  size_t i = B->pair[2 * b], j = B->pair[2 * b + 1];
+  double d[3], dv[3];
+  for (int a = 0; a < 3; a++) {
+    d[a] = x[3 * j + a] - x[3 * i + a];
+    dv[a] = v[3 * j + a] - v[3 * i + a];
+  }
+  double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  if (!(l > 0.0)) return;
+  double L = B->rest[b];
+  double k = M->mat.micro * M->mat.volume * M->mat.volume / L;
+  double vn = (d[0] * dv[0] + d[1] * dv[1] + d[2] * dv[2]) / l;
+  double mag = (k * (l - L) + M->mat.damping * k * vn) / l;
+  for (int a = 0; a < 3; a++) f[a] = mag * d[a];
+}
+
 void pd_bond_eval(void *model, size_t t0, size_t t1, const double *x,
                   const double *v, double *f, double *K, double *D) {
   const struct pd_model *M = model;

@@ -75,6 +75,8 @@ struct pd_model {
   double gravity[3], lo[3], hi[3];
   double restitution, friction; /* domain walls */
   struct msi_options opt;
+  int newton_iterations;   /* at most this many per step (>= 1) */
+  double newton_tolerance; /* stop when |dV| <= tolerance |V| */
 };
 
 /* Work space of one step (reused, grown as needed) and the state rewind
@@ -83,8 +85,10 @@ struct pd_work {
   struct msi_nodes nodes;
   struct msi_solver *solver;
   double *xw, *vw;         /* 3 per particle: law evaluation state */
+  double *fp;              /* 3 per particle: bond forces (residual) */
   double *smin;            /* per particle: most compressed stretch */
-  double *F, *d, *dV, *U, *V; /* per node */
+  double *F, *Fk, *d, *dV, *U, *V; /* per node */
+  int iterations;          /* Newton iterations of the last step */
   uint8_t *hit;            /* per node: a wall acted */
   uint32_t *chunk;         /* per bond chunk: bonds broken in it */
   uint32_t *fresh;         /* bonds broken in the current step */
@@ -121,7 +125,10 @@ double pd_elastic_energy(const struct pd_model *M, int threads);
 /* Bonds broken in total (initial minus intact, over both ends / 2). */
 size_t pd_broken_count(const struct pd_model *M);
 
-/* law.c: the bond force law (struct msi_law's eval; ctx = the model). */
+/* law.c: the bond force law (struct msi_law's eval; ctx = the model), and
+ * the force of one bond on its first particle. */
+void pd_bond_force(const struct pd_model *M, size_t b, const double *x,
+                   const double *v, double *f);
 void pd_bond_eval(void *model, size_t t0, size_t t1, const double *x,
                   const double *v, double *f, double *K, double *D);
 

@@ -20,6 +20,7 @@ struct state {
   struct pd_work W;
   struct msi_stats last; /* solver figures already reported */
   size_t dead;           /* broken bonds still in the arrays */
+  uint64_t newton;       /* Newton iterations since the last report */
   struct ms_field fields[6];
 };
 
@@ -93,6 +94,7 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   s->M.opt.threads = s->host->thread_count(s->ctx);
   int rc = pd_step(&s->M, &s->W, st->dt, st->external_force, metas, res,
                    &broke);
+  s->newton += (uint64_t)s->W.iterations;
   if (rc)
     return s->host->set_error(s->ctx, rc, "step %llu at t = %g s: %s",
                               (unsigned long long)st->index, st->time,
@@ -111,6 +113,8 @@ static void report(struct state *s, size_t broke) {
   const struct msi_stats *now = s->W.solver ? msi_solver_stats(s->W.solver)
                                             : NULL;
   if (broke) s->host->report(s->ctx, "bonds_broken", (double)broke);
+  s->host->report(s->ctx, "newton_iterations", (double)s->newton);
+  s->newton = 0;
   if (!now) return;
   if (now->pcg_iterations > s->last.pcg_iterations)
     s->host->report(s->ctx, "pcg_iterations",

@@ -30,8 +30,8 @@ void pd_work_init(struct pd_work *W) {
 void pd_work_free(struct pd_work *W) {
   msi_nodes_free(&W->nodes);
   msi_solver_destroy(W->solver);
-  free(W->xw), free(W->vw), free(W->smin), free(W->F), free(W->d);
-  free(W->dV), free(W->U), free(W->V), free(W->hit), free(W->chunk);
+  free(W->xw), free(W->vw), free(W->fp), free(W->smin), free(W->F), free(W->d);
+  free(W->dV), free(W->U), free(W->V), free(W->Fk), free(W->hit), free(W->chunk);
   free(W->fresh), free(W->x0), free(W->v0), free(W->mv);
   memset(W, 0, sizeof *W);
 }
@@ -46,7 +46,8 @@ static int grow(void **p, size_t n, size_t size) {
 static int reserve(struct pd_work *W, size_t n, size_t nn, size_t nmeta) {
   const size_t v3 = 3 * sizeof(double);
   if (n > W->cap_n) {
-    if (grow((void **)&W->xw, n, v3) || grow((void **)&W->vw, n, v3))
+    if (grow((void **)&W->xw, n, v3) || grow((void **)&W->vw, n, v3) ||
+        grow((void **)&W->fp, n, v3))
       return MS_ENOMEM;
     W->cap_n = n;
   }
@@ -54,7 +55,8 @@ static int reserve(struct pd_work *W, size_t n, size_t nn, size_t nmeta) {
     size_t c = nn + nn / 4 + 16;
     if (grow((void **)&W->F, c, v3) || grow((void **)&W->d, c, sizeof(double))
         || grow((void **)&W->dV, c, v3) || grow((void **)&W->U, c, v3) ||
-        grow((void **)&W->V, c, v3) || grow((void **)&W->hit, c, 1))
+        grow((void **)&W->V, c, v3) || grow((void **)&W->Fk, c, v3) ||
+        grow((void **)&W->hit, c, 1))
       return MS_ENOMEM;
     W->cap_nn = c;
   }
@@ -115,18 +117,20 @@ static inline const double *fixed_velocity(const struct pd_model *M,
   return k >= 0 ? W->mv + 3 * (size_t)k : M->pin_v + 3 * p;
 }
 
-/* The state the bond law is evaluated at: start positions (kinematic
- * particles at their end positions) and node velocities. */
+/* The state the bond law is evaluated at: kinematic particles at their
+ * end positions; the others at the start (V NULL: first Newton iteration)
+ * or at start + h V; velocities from the nodes. */
 static void scatter(const struct pd_model *M, struct pd_work *W, double h,
-                    int threads) {
+                    const double *V, int threads) {
   const struct msi_nodes *N = &W->nodes;
+  const double *vel = V ? V : N->vel;
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (size_t p = 0; p < M->n; p++) {
     int32_t J = N->node[p];
-    const double *u = J >= 0 ? N->vel + 3 * (size_t)J
-                             : fixed_velocity(M, W, p);
+    const double *u = J >= 0 ? vel + 3 * (size_t)J : fixed_velocity(M, W, p);
+    double g = J >= 0 && !V ? 0.0 : h;
     for (int a = 0; a < 3; a++) {
-      W->xw[3 * p + a] = M->x[3 * p + a] + (J >= 0 ? 0.0 : h * u[a]);
+      W->xw[3 * p + a] = M->x[3 * p + a] + g * u[a];
       W->vw[3 * p + a] = u[a];
     }
   }
@@ -204,13 +208,90 @@ static void write_back(struct pd_model *M, struct pd_work *W, double h,
   }
 }
 
+/* How far V is from solving the step: with r_J = h (F_J + bond forces on
+ * the node's members at x0 + h V) / m_J - (V_J - V0_J), the velocity still
+ * missing, returns |r| / max(|V|, |u|) in mass-weighted norms, u a floor
+ * speed (what gravity adds in a step plus 1e-6 spacing per step) so a body
+ * at rest does not chase round-off. */
+static double residual(const struct pd_model *M, struct pd_work *W, double h,
+                       int threads) {
+  const struct msi_nodes *N = &W->nodes;
+  scatter(M, W, h, W->V, threads);
+#pragma omp parallel for schedule(dynamic, 256) num_threads(threads)
+  for (size_t p = 0; p < M->n; p++) {
+    double s[3] = {0.0, 0.0, 0.0}, f[3];
+    if (N->node[p] >= 0)
+      for (uint32_t e = M->adj_off[p]; e < M->adj_off[p + 1]; e++) {
+        uint32_t b = M->adj_bond[e];
+        double sg = M->bonds.pair[2 * (size_t)b] == p ? 1.0 : -1.0;
+        pd_bond_force(M, b, W->xw, W->vw, f);
+        for (int a = 0; a < 3; a++) s[a] += sg * f[a];
+      }
+    memcpy(W->fp + 3 * p, s, sizeof s);
+  }
+  double rn = 0.0, vn = 0.0, mt = 0.0;
+  const double *g = M->gravity;
+  double u = h * sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) +
+             1e-6 * cbrt(M->mat.volume) / h;
+  for (size_t J = 0; J < N->nn; J++) {
+    mt += N->mass[J];
+    double F[3] = {W->F[3 * J], W->F[3 * J + 1], W->F[3 * J + 2]};
+    for (uint32_t q = N->mem_off[J]; q < N->mem_off[J + 1]; q++)
+      for (int a = 0; a < 3; a++) F[a] += W->fp[3 * (size_t)N->mem[q] + a];
+    for (int a = 0; a < 3; a++) {
+      double V = W->V[3 * J + a];
+      double r = h * F[a] / N->mass[J] - (V - N->vel[3 * J + a]);
+      rn += N->mass[J] * r * r;
+      vn += N->mass[J] * V * V;
+    }
+  }
+  return sqrt(rn / fmax(vn, mt * u * u));
+}
+
+/* Backward Euler, M (V - V0) = h (F + f(x0 + h V, V)), by Newton's
+ * method in node space.  The first iteration is the classic linearised
+ * step about the start of the step; each further one linearises about the
+ * current guess, solving (M + h D + h^2 K) dV = h (F + f) - M (V - V0).
+ * After each iteration the residual decides: stop once the velocity still
+ * missing is at most newton_tolerance |V| (mass-weighted), or at the
+ * iteration limit.  Leaves V and U = h V per node. */
+static int newton(struct pd_model *M, struct pd_work *W, double h,
+                  int threads) {
+  const struct msi_nodes *N = &W->nodes;
+  const struct msi_terms terms = {M->bonds.count, M->bonds.pair, M->serial};
+  const struct msi_law law = {(void *)M, pd_bond_eval};
+  size_t n3 = 3 * N->nn;
+  int rc;
+  W->iterations = 0;
+  for (int it = 0; it < M->newton_iterations; it++) {
+    double c = h * h;
+    if (it == 0) {
+      scatter(M, W, h, NULL, threads);
+      memcpy(W->Fk, W->F, n3 * sizeof *W->Fk);
+    } else { /* scatter() ran in residual() */
+      c = 0.0;
+      for (size_t q = 0; q < n3; q++)
+        W->Fk[q] = W->F[q] - N->mass[q / 3] * (W->V[q] - N->vel[q]) / h;
+    }
+    rc = msi_implicit_step(W->solver, &M->opt, N, &terms, &law, W->xw,
+                           W->vw, W->Fk, W->d, h, h, h * h, c, W->dV);
+    if (rc) return fail(W, rc, "%s", msi_solver_error(W->solver));
+    for (size_t q = 0; q < n3; q++)
+      W->V[q] = (it ? W->V[q] : N->vel[q]) + W->dV[q];
+    W->iterations++;
+    if (it + 1 < M->newton_iterations &&
+        residual(M, W, h, threads) <= M->newton_tolerance)
+      break;
+  }
+  for (size_t q = 0; q < n3; q++) W->U[q] = h * W->V[q];
+  return MS_OK;
+}
+
 int pd_step(struct pd_model *M, struct pd_work *W, double h,
             const double *fext, const struct ms_metas *metas,
             struct ms_meta_result *res, size_t *broke) {
   int threads = M->opt.threads > 0 ? M->opt.threads : 1, rc;
   const struct msi_nodes *N = &W->nodes;
-  const struct msi_terms terms = {M->bonds.count, M->bonds.pair, M->serial};
-  const struct msi_law law = {(void *)M, pd_bond_eval};
   W->error[0] = '\0';
   *broke = 0;
   if ((rc = msi_nodes_build(&W->nodes, M->n, M->m, M->v, M->pinned, metas)))
@@ -221,15 +302,8 @@ int pd_step(struct pd_model *M, struct pd_work *W, double h,
   if (!W->solver && msi_solver_create(&W->solver))
     return fail(W, MS_ENOMEM, "%s", "out of memory");
   fixed_metas(M, W, metas);
-  scatter(M, W, h, threads);
   base_forces(M, W, fext, threads);
-  rc = msi_implicit_step(W->solver, &M->opt, N, &terms, &law, W->xw, W->vw,
-                         W->F, W->d, h, h, h * h, h * h, W->dV);
-  if (rc) return fail(W, rc, "%s", msi_solver_error(W->solver));
-  for (size_t q = 0; q < 3 * N->nn; q++) {
-    W->V[q] = N->vel[q] + W->dV[q];
-    W->U[q] = h * W->V[q];
-  }
+  if ((rc = newton(M, W, h, threads))) return rc;
   walls(M, W, threads);
   write_back(M, W, h, metas, res, threads);
   double t0 = pd_now();

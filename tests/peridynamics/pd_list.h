@@ -3,7 +3,8 @@
 #define PD_SUITES(X) \
   X(material)        \
   X(bonds)           \
-  X(bar)
+  X(bar)            \
+  X(block)
 
 #include <check.h>
 #define PD_DECLARE_SUITE(name) Suite *suite_##name(void);

@@ -1,0 +1,140 @@
+/* Matrix-free preconditioned conjugate gradients in node space:
+ *   (A w)_J = d_J w_J + sum over the node's terms of C_t (w_J - w_other),
+ * block-Jacobi preconditioner (the inverse 3x3 diagonal block of each
+ * node).  Dot products are summed in fixed chunks, in order, so results do
+ * not depend on the thread count. */
+#include <math.h>
+#include <string.h>
+
+#include "grow.h"
+#include "solver_impl.h"
+
+static inline void sym_mul(const double *B, const double *w, double *y) {
+  y[0] = B[0] * w[0] + B[3] * w[1] + B[4] * w[2];
+  y[1] = B[3] * w[0] + B[1] * w[1] + B[5] * w[2];
+  y[2] = B[4] * w[0] + B[5] * w[1] + B[2] * w[2];
+}
+
+/* Inverse of a symmetric positive definite 3x3 block (same layout). */
+static void sym_inverse(const double *B, double *I) {
+  double c0 = B[1] * B[2] - B[5] * B[5];
+  double c1 = B[4] * B[5] - B[3] * B[2];
+  double c2 = B[3] * B[5] - B[4] * B[1];
+  double det = B[0] * c0 + B[3] * c1 + B[4] * c2;
+  double s = 1.0 / det;
+  I[0] = c0 * s;
+  I[1] = (B[0] * B[2] - B[4] * B[4]) * s;
+  I[2] = (B[0] * B[1] - B[3] * B[3]) * s;
+  I[3] = c1 * s;
+  I[4] = c2 * s;
+  I[5] = (B[3] * B[4] - B[0] * B[5]) * s;
+}
+
+static void apply(const struct msi_solver *S, const struct msi_nodes *N,
+                  const double *d, const double *w, double *y, int threads) {
+  const struct msi_topo *T = &S->topo;
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (size_t J = 0; J < N->nn; J++) {
+    const double *wJ = w + 3 * J;
+    double s[3] = {d[J] * wJ[0], d[J] * wJ[1], d[J] * wJ[2]};
+    for (uint32_t e = T->inc_off[J]; e < T->inc_off[J + 1]; e++) {
+      int32_t o = T->other[e];
+      double dw[3], q[3];
+      for (int k = 0; k < 3; k++)
+        dw[k] = wJ[k] - (o >= 0 ? w[3 * (size_t)o + k] : 0.0);
+      sym_mul(S->C + MSI_SYM * (size_t)(T->inc[e] >> 1), dw, q);
+      s[0] += q[0], s[1] += q[1], s[2] += q[2];
+    }
+    memcpy(y + 3 * J, s, sizeof s);
+  }
+}
+
+static double dot(struct msi_solver *S, const double *a, const double *b,
+                  size_t n, int threads) {
+  size_t nch = (n + MSI_CHUNK - 1) / MSI_CHUNK;
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (size_t c = 0; c < nch; c++) {
+    size_t i1 = (c + 1) * MSI_CHUNK < n ? (c + 1) * MSI_CHUNK : n;
+    double s = 0.0;
+    for (size_t i = c * MSI_CHUNK; i < i1; i++) s += a[i] * b[i];
+    S->partial[c] = s;
+  }
+  double s = 0.0;
+  for (size_t c = 0; c < nch; c++) s += S->partial[c];
+  return s;
+}
+
+static void precondition(const struct msi_solver *S, size_t nn,
+                         const double *r, double *z, int threads) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (size_t J = 0; J < nn; J++)
+    sym_mul(S->pinv + MSI_SYM * J, r + 3 * J, z + 3 * J);
+}
+
+static void block_jacobi(struct msi_solver *S, const struct msi_nodes *N,
+                         const double *d, int threads) {
+  const struct msi_topo *T = &S->topo;
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (size_t J = 0; J < N->nn; J++) {
+    double B[MSI_SYM] = {d[J], d[J], d[J], 0.0, 0.0, 0.0};
+    for (uint32_t e = T->inc_off[J]; e < T->inc_off[J + 1]; e++) {
+      const double *C = S->C + MSI_SYM * (size_t)(T->inc[e] >> 1);
+      for (int k = 0; k < MSI_SYM; k++) B[k] += C[k];
+    }
+    sym_inverse(B, S->pinv + MSI_SYM * J);
+  }
+}
+
+int msi_pcg_solve(struct msi_solver *S, const struct msi_options *opt,
+                  const struct msi_nodes *N, const double *d, double *dv) {
+  int threads = opt->threads > 0 ? opt->threads : 1;
+  size_t nn = N->nn, n = 3 * nn;
+  double *x = S->px, *r = S->pr, *z = S->pz, *p = S->pp, *q = S->pq;
+  double t0 = msi_now();
+  double bn = sqrt(dot(S, S->rhs, S->rhs, n, threads));
+  if (bn == 0.0) { /* nothing acts: no change */
+    memset(dv, 0, n * sizeof *dv);
+    memset(x, 0, n * sizeof *x);
+    S->pcg_nn = nn;
+    S->stats.last_residual = 0.0;
+    return MS_OK;
+  }
+  block_jacobi(S, N, d, threads);
+  /* warm start from the last solution while the nodes are the same */
+  if (S->topo.changed || S->pcg_nn != nn) memset(x, 0, n * sizeof *x);
+  apply(S, N, d, x, q, threads);
+  for (size_t i = 0; i < n; i++) r[i] = S->rhs[i] - q[i];
+  double tol = opt->pcg_tolerance > 0.0 ? opt->pcg_tolerance : 1e-8;
+  int maxit = opt->pcg_max_iterations > 0 ? opt->pcg_max_iterations : 1000;
+  precondition(S, nn, r, z, threads);
+  memcpy(p, z, n * sizeof *p);
+  double rz = dot(S, r, z, n, threads), rn = sqrt(dot(S, r, r, n, threads));
+  int it = 0;
+  while (rn > tol * bn && it < maxit) {
+    apply(S, N, d, p, q, threads);
+    double alpha = rz / dot(S, p, q, n, threads);
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (size_t i = 0; i < n; i++) {
+      x[i] += alpha * p[i];
+      r[i] -= alpha * q[i];
+    }
+    precondition(S, nn, r, z, threads);
+    double rz1 = dot(S, r, z, n, threads), beta = rz1 / rz;
+    rz = rz1;
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (size_t i = 0; i < n; i++) p[i] = z[i] + beta * p[i];
+    rn = sqrt(dot(S, r, r, n, threads));
+    it++;
+  }
+  S->pcg_nn = nn;
+  S->stats.pcg_iterations += (uint64_t)it;
+  S->stats.last_residual = bn > 0.0 ? rn / bn : 0.0;
+  S->stats.t_solve += msi_now() - t0;
+  if (!(rn <= tol * bn))
+    return msi_fail(S, MS_ENUMERIC, "PCG did not converge in %d iterations "
+                    "(relative residual %.3g > %.3g): raise "
+                    "pcg_max_iterations or use CHOLMOD", it,
+                    bn > 0.0 ? rn / bn : rn, tol);
+  memcpy(dv, x, n * sizeof *dv);
+  return MS_OK;
+}

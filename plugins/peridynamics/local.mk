@@ -43,7 +43,8 @@ tests_peridynamics_run_peridynamics_SOURCES = tests/peridynamics/runner.c \
 	tests/peridynamics/pd_list.h tests/peridynamics/pdtest.h \
 	tests/peridynamics/pdtest.c tests/peridynamics/test_material.c \
 	tests/peridynamics/test_bonds.c tests/peridynamics/test_bar.c \
-	tests/peridynamics/test_block.c
+	tests/peridynamics/test_block.c tests/peridynamics/test_config.c \
+	tests/peridynamics/test_rewind.c
 tests_peridynamics_run_peridynamics_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE \
 	$(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS) $(CHOLMOD_CFLAGS)
 tests_peridynamics_run_peridynamics_LDADD = tests/scenes/libsimtest.la \

@@ -3,7 +3,9 @@
 #define PD_SUITES(X) \
   X(material)        \
   X(bonds)           \
-  X(bar)            \
+  X(config)          \
+  X(rewind)          \
+  X(bar)             \
   X(block)
 
 #include <check.h>

@@ -60,7 +60,7 @@ static int read_solver(struct reader *R, struct pd_model *M) {
                            "[1, 1000000] (got %lld)", (long long)it);
   M->opt.pcg_max_iterations = (int)it;
   TRY(R->h->cfg_int(R->c, R->sec, "newton_iterations", 5, &it));
-  TRY(R->h->cfg_double(R->c, R->sec, "newton_tolerance", 1e-3,
+  TRY(R->h->cfg_double(R->c, R->sec, "newton_tolerance", 1e-2,
                        &M->newton_tolerance));
   if (it < 1 || it > 100)
     return R->h->cfg_error(R->c, R->sec, "newton_iterations", "must be in "

@@ -44,7 +44,7 @@ tests_peridynamics_run_peridynamics_SOURCES = tests/peridynamics/runner.c \
 	tests/peridynamics/pdtest.c tests/peridynamics/test_material.c \
 	tests/peridynamics/test_bonds.c tests/peridynamics/test_bar.c \
 	tests/peridynamics/test_block.c tests/peridynamics/test_config.c \
-	tests/peridynamics/test_rewind.c
+	tests/peridynamics/test_rewind.c tests/peridynamics/test_scenes.c
 tests_peridynamics_run_peridynamics_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE \
 	$(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS) $(CHOLMOD_CFLAGS)
 tests_peridynamics_run_peridynamics_LDADD = tests/scenes/libsimtest.la \
@@ -63,3 +63,7 @@ tests_peridynamics_run_pd_conformance_LDADD = core/libmscore.la \
 	$(CHECK_LIBS) $(LIBCONFIG_LIBS)
 tests_peridynamics_run_pd_conformance_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/peridynamics/run-pd-conformance
+
+# ---- scenes --------------------------------------------------------------------
+dist_configs_DATA += configs/brittle_wall.cfg \
+	configs/pd_ball_on_cloth_low.cfg configs/pd_ball_on_cloth_high.cfg

@@ -6,7 +6,8 @@
   X(config)          \
   X(rewind)          \
   X(bar)             \
-  X(block)
+  X(block)           \
+  X(scenes)
 
 #include <check.h>
 #define PD_DECLARE_SUITE(name) Suite *suite_##name(void);

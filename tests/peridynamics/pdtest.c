@@ -93,3 +93,34 @@ const struct ms_field *pdt_field(const struct ms__system *y,
     if (!strcmp(y->view.fields[f].name, name)) return &y->view.fields[f];
   return NULL;
 }
+
+/* Height of triangle (a, b, c) over the x-z point p, or NAN if outside. */
+static double tri_height(const double *a, const double *b, const double *c,
+                         const double *p) {
+  double d = (b[2] - c[2]) * (a[0] - c[0]) + (c[0] - b[0]) * (a[2] - c[2]);
+  if (d == 0.0) return NAN;
+  double l1 = ((b[2] - c[2]) * (p[0] - c[0]) + (c[0] - b[0]) * (p[2] - c[2])) / d;
+  double l2 = ((c[2] - a[2]) * (p[0] - c[0]) + (a[0] - c[0]) * (p[2] - c[2])) / d;
+  double l3 = 1.0 - l1 - l2;
+  if (l1 < -1e-12 || l2 < -1e-12 || l3 < -1e-12) return NAN;
+  return l1 * a[1] + l2 * b[1] + l3 * c[1];
+}
+
+void pdt_cloth_sides(struct ms__system *c, uint32_t nu, uint32_t nv,
+                     struct ms__system *o, int8_t *side) {
+  ck_assert_uint_eq(c->view.count, (size_t)nu * nv);
+  for (size_t p = 0; p < o->view.count; p++) {
+    const double *x = ms__at(&o->x, p);
+    side[p] = 0;
+    for (uint32_t b = 0; b + 1 < nv && !side[p]; b++)
+      for (uint32_t a = 0; a + 1 < nu && !side[p]; a++) {
+        const double *q00 = ms__at(&c->x, (size_t)b * nu + a);
+        const double *q10 = ms__at(&c->x, (size_t)b * nu + a + 1);
+        const double *q01 = ms__at(&c->x, (size_t)(b + 1) * nu + a);
+        const double *q11 = ms__at(&c->x, (size_t)(b + 1) * nu + a + 1);
+        double y = tri_height(q00, q10, q11, x);
+        if (isnan(y)) y = tri_height(q00, q11, q01, x);
+        if (!isnan(y)) side[p] = x[1] > y ? 1 : -1;
+      }
+  }
+}

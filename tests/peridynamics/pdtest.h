@@ -46,4 +46,11 @@ double pdt_stat(const struct ms__system *y, const char *name);
 const struct ms_field *pdt_field(const struct ms__system *y,
                                  const char *name);
 
+/* Side of a cloth sheet (mass_spring grid nu x nv, particle (a, b) at
+ * b nu + a) each particle of `o` is on: +1 above (along +y), -1 below,
+ * 0 beyond the sheet's edge in the x-z plane.  The sheet is taken as a
+ * height field over x-z, its quads split in two triangles. */
+void pdt_cloth_sides(struct ms__system *c, uint32_t nu, uint32_t nv,
+                     struct ms__system *o, int8_t *side);
+
 #endif

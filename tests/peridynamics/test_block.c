@@ -10,7 +10,7 @@
 
 /* 6 x 6 x 6 particles, spacing 0.01, horizon 3 spacings, E = 1e6 Pa,
  * default solver settings: PCG to a relative residual of 1e-8, Newton to a
- * relative velocity residual of 1e-3. */
+ * relative velocity residual of 1e-2. */
 static const char *block_scene =
     "scene = { duration = 10.0; fps = 10.0; gravity = [0.0, 0.0, 0.0]; };\n"
     "systems = ( { name = \"block\"; solver = \"peridynamics\";\n"

@@ -6,7 +6,7 @@
  *
  *   bench-peridynamics [side] [steps] [cholmod-side]
  *       side          block side in particles (40)
- *       steps         timed steps per run (4)
+ *       steps         timed steps per run (5)
  *       cholmod-side  largest block side for the CHOLMOD comparison (24;
  *                     0 to skip).  CHOLMOD uses OpenBLAS's own threads.
  *
@@ -87,76 +87,126 @@ static int build(struct pd_model *M, int side, int solver) {
   M->opt.pcg_tolerance = 1e-8;
   M->opt.pcg_max_iterations = 1000;
   M->newton_iterations = 5;
-  M->newton_tolerance = 1e-3;
+  M->newton_tolerance = 1e-2;
   return 0;
 }
 
 struct figures {
-  double best, mean, eval, assembly, analysis, factor, solve, fracture;
-  double newton, pcg;
+  double best, median, eval, assembly, analysis, factor, solve, fracture;
+  double newton, pcg, cpu;
 };
 
-/* One warm-up step, then `steps` timed ones. */
-static int run(struct pd_model *M, int threads, int steps, double dt,
-               struct figures *F) {
+/* One system advanced step by step with a fixed thread count. */
+struct runner {
+  struct pd_model M;
   struct pd_work W;
+  int threads, steps;
+  double *t, *cpu;    /* per timed step: wall and CPU seconds */
+  struct msi_stats s0;
+  double fr0, newton;
+};
+
+static double cpu_seconds(void) {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return (double)u.ru_utime.tv_sec + 1e-6 * (double)u.ru_utime.tv_usec +
+         (double)u.ru_stime.tv_sec + 1e-6 * (double)u.ru_stime.tv_usec;
+}
+
+static int step(struct runner *R, double dt, int k) {
   size_t broke;
-  pd_work_init(&W);
-  M->opt.threads = threads;
-  omp_set_num_threads(threads);
-  memset(F, 0, sizeof *F);
-  F->best = INFINITY;
-  if (pd_begin(M, &W) || pd_step(M, &W, dt, NULL, NULL, NULL, &broke)) {
-    fprintf(stderr, "step failed: %s\n", W.error);
+  R->M.opt.threads = R->threads;
+  omp_set_num_threads(R->threads);
+  double t0 = now(), c0 = cpu_seconds();
+  if (pd_begin(&R->M, &R->W) ||
+      pd_step(&R->M, &R->W, dt, NULL, NULL, NULL, &broke)) {
+    fprintf(stderr, "step failed: %s\n", R->W.error);
     return -1;
   }
-  struct msi_stats s0 = *msi_solver_stats(W.solver);
-  double fr0 = W.t_fracture;
-  for (int k = 0; k < steps; k++) {
-    double t0 = now();
-    if (pd_begin(M, &W) || pd_step(M, &W, dt, NULL, NULL, NULL, &broke)) {
-      fprintf(stderr, "step failed: %s\n", W.error);
-      return -1;
-    }
-    double t = now() - t0;
-    F->best = fmin(F->best, t);
-    F->mean += t / steps;
-    F->newton += (double)W.iterations / steps;
+  if (k < 0) { /* warm-up: the figures start after it */
+    R->s0 = *msi_solver_stats(R->W.solver);
+    R->fr0 = R->W.t_fracture;
+    return 0;
   }
-  const struct msi_stats *s = msi_solver_stats(W.solver);
-  F->eval = (s->t_eval - s0.t_eval) / steps;
-  F->assembly = (s->t_assembly - s0.t_assembly) / steps;
-  F->analysis = (s->t_analysis - s0.t_analysis) / steps;
-  F->factor = (s->t_factor - s0.t_factor) / steps;
-  F->solve = (s->t_solve - s0.t_solve) / steps;
-  F->fracture = (W.t_fracture - fr0) / steps;
-  F->pcg = (double)(s->pcg_iterations - s0.pcg_iterations) / steps;
-  pd_work_free(&W);
+  R->t[k] = now() - t0;
+  R->cpu[k] = cpu_seconds() - c0;
+  R->newton += R->W.iterations;
+  return 0;
+}
+
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(const double *v, int n) {
+  double *c = malloc((size_t)n * sizeof *c);
+  memcpy(c, v, (size_t)n * sizeof *c);
+  qsort(c, (size_t)n, sizeof *c, cmp);
+  double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
+  free(c);
+  return m;
+}
+
+static void figures(struct runner *R, struct figures *F) {
+  const struct msi_stats *s = msi_solver_stats(R->W.solver);
+  int n = R->steps;
+  memset(F, 0, sizeof *F);
+  F->best = INFINITY;
+  for (int k = 0; k < n; k++) {
+    F->best = fmin(F->best, R->t[k]);
+    F->cpu += R->cpu[k] / n;
+  }
+  F->median = median(R->t, n);
+  F->eval = (s->t_eval - R->s0.t_eval) / n;
+  F->assembly = (s->t_assembly - R->s0.t_assembly) / n;
+  F->analysis = (s->t_analysis - R->s0.t_analysis) / n;
+  F->factor = (s->t_factor - R->s0.t_factor) / n;
+  F->solve = (s->t_solve - R->s0.t_solve) / n;
+  F->fracture = (R->W.t_fracture - R->fr0) / n;
+  F->pcg = (double)(s->pcg_iterations - R->s0.pcg_iterations) / n;
+  F->newton = R->newton / n;
+}
+
+static int runner_init(struct runner *R, int side, int solver, int threads,
+                       int steps) {
+  memset(R, 0, sizeof *R);
+  R->threads = threads, R->steps = steps;
+  R->t = calloc((size_t)steps, sizeof *R->t);
+  R->cpu = calloc((size_t)steps, sizeof *R->cpu);
+  pd_work_init(&R->W);
+  return R->t && R->cpu ? build(&R->M, side, solver) : -1;
+}
+
+static void runner_free(struct runner *R) {
+  pd_work_free(&R->W);
+  pd_model_free(&R->M);
+  free(R->t), free(R->cpu);
+}
+
+/* Systems advanced in lockstep, one step each in turn, so a load that
+ * comes and goes on the machine hits them alike.  Results do not depend
+ * on the thread count, so each round does the same work in every one. */
+static int lockstep(struct runner *R, int count, double dt) {
+  for (int k = -1; k < R[0].steps; k++)
+    for (int r = 0; r < count; r++)
+      if (step(&R[r], dt, k)) return -1;
   return 0;
 }
 
 static void print(const char *what, const struct figures *F) {
-  printf("  %-22s best %8.1f ms  mean %8.1f ms | eval %7.1f  assembly "
-         "%6.1f  analysis %7.1f  factor %8.1f  solve %7.1f  fracture "
-         "%5.1f ms | Newton %.2f  PCG %.1f per step\n",
-         what, 1e3 * F->best, 1e3 * F->mean, 1e3 * F->eval,
+  printf("  %-14s best %8.1f ms  median %8.1f ms  cpu %8.1f ms | eval "
+         "%6.1f  assembly %6.1f  analysis %6.1f  factor %8.1f  solve %7.1f "
+         "ms | Newton %.2f  PCG %.1f per step (%.2f ms per PCG iteration)\n",
+         what, 1e3 * F->best, 1e3 * F->median, 1e3 * F->cpu, 1e3 * F->eval,
          1e3 * F->assembly, 1e3 * F->analysis, 1e3 * F->factor,
-         1e3 * F->solve, 1e3 * F->fracture, F->newton, F->pcg);
-}
-
-/* A fresh block of the given side, stepped with one solver. */
-static int block_run(int side, int solver, int threads, int steps,
-                     double dt, struct figures *F) {
-  struct pd_model M;
-  if (build(&M, side, solver)) return -1;
-  int rc = run(&M, threads, steps, dt, F);
-  pd_model_free(&M);
-  return rc;
+         1e3 * F->solve, F->newton, F->pcg,
+         F->pcg > 0 ? 1e3 * F->solve / F->pcg : 0.0);
 }
 
 int main(int argc, char **argv) {
   int side = argc > 1 ? atoi(argv[1]) : 40;
-  int steps = argc > 2 ? atoi(argv[2]) : 4;
+  int steps = argc > 2 ? atoi(argv[2]) : 5;
   int chol_side = argc > 3 ? atoi(argv[3]) : 24;
   const double dt = 1e-3;
   if (side < 4 || steps < 1) {
@@ -165,14 +215,15 @@ int main(int argc, char **argv) {
     return 2;
   }
   long rss0 = max_rss_kb();
-  struct pd_model M;
-  if (build(&M, side, MSI_PCG)) {
+  struct runner R[2];
+  if (runner_init(&R[0], side, MSI_PCG, 1, steps)) {
     fprintf(stderr, "out of memory building the block\n");
     return 1;
   }
-  size_t n = M.n, nb = M.bonds.count;
+  const struct pd_model *M = &R[0].M;
+  size_t n = M->n, nb = M->bonds.count;
   uint32_t most = 0;
-  for (size_t i = 0; i < n; i++) most = M.nbonds[i] > most ? M.nbonds[i] : most;
+  for (size_t i = 0; i < n; i++) most = M->nbonds[i] > most ? M->nbonds[i] : most;
   printf("peridynamics implicit step: %d^3 = %zu particles, horizon 3 "
          "spacings, dt %g s\n", side, n, dt);
   printf("bonds: %zu, per particle %.1f on average, %u inside the block\n",
@@ -182,34 +233,49 @@ int main(int argc, char **argv) {
    * term; incidence, other node and slot per end) */
   double model_b = 2 * 4 + 8 + 1 + 2 * (4 + 4);
   double solver_b = 3 * 8 + 3 * 6 * 8 + 2 * (4 + 4 + 4);
-  struct figures F1, F2;
-  if (run(&M, 1, steps, dt, &F1)) return 1;
+  if (lockstep(R, 1, dt)) return 1; /* one system first: its memory */
   long rss1 = max_rss_kb();
   printf("memory per bond: %.0f B in the model + %.0f B in the solver = "
-         "%.0f B by layout; peak RSS %.1f MB (%.0f B per bond)\n", model_b,
-         solver_b, model_b + solver_b, (double)rss1 / 1024.0,
-         1024.0 * (double)(rss1 - rss0) / (double)nb);
-  pd_model_free(&M);
-  if (block_run(side, MSI_PCG, 2, steps, dt, &F2)) return 1;
-  printf("PCG (block Jacobi, relative residual 1e-8), Newton to 1e-3:\n");
+         "%.0f B by layout; one system's peak RSS %.1f MB (%.0f B per "
+         "bond)\n", model_b, solver_b, model_b + solver_b,
+         (double)rss1 / 1024.0, 1024.0 * (double)(rss1 - rss0) / (double)nb);
+  runner_free(&R[0]);
+  if (runner_init(&R[0], side, MSI_PCG, 1, steps) ||
+      runner_init(&R[1], side, MSI_PCG, 2, steps) || lockstep(R, 2, dt))
+    return 1;
+  struct figures F1, F2;
+  figures(&R[0], &F1);
+  figures(&R[1], &F2);
+  double ratio[64];
+  int nr = steps < 64 ? steps : 64;
+  for (int k = 0; k < nr; k++) ratio[k] = R[0].t[k] / R[1].t[k];
+  printf("PCG (block Jacobi, relative residual 1e-8), Newton to 1e-2; %d "
+         "timed steps each, 1 and 2 threads in lockstep:\n", steps);
   print("1 thread", &F1);
   print("2 threads", &F2);
-  printf("  speed-up 1 -> 2 threads: %.2fx (best step), %.2fx (mean)\n",
-         F1.best / F2.best, F1.mean / F2.mean);
+  printf("  speed-up 1 -> 2 threads: %.2fx (median of step pairs), %.2fx "
+         "(best steps)\n", median(ratio, nr), F1.best / F2.best);
+  runner_free(&R[0]);
+  runner_free(&R[1]);
   if (chol_side >= 4) {
     printf("CHOLMOD vs PCG on smaller blocks (2 threads; CHOLMOD factorises "
            "every Newton iteration, its symbolic analysis is reused):\n");
     for (int s = 8; s <= chol_side; s += 8) {
       struct figures C, P;
       char what[64];
-      if (block_run(s, MSI_CHOLMOD, 2, steps, dt, &C) ||
-          block_run(s, MSI_PCG, 2, steps, dt, &P))
+      if (runner_init(&R[0], s, MSI_CHOLMOD, 2, steps) ||
+          runner_init(&R[1], s, MSI_PCG, 2, steps) || lockstep(R, 2, dt))
         return 1;
+      figures(&R[0], &C);
+      figures(&R[1], &P);
       snprintf(what, sizeof what, "%d^3 CHOLMOD", s);
       print(what, &C);
       snprintf(what, sizeof what, "%d^3 PCG", s);
       print(what, &P);
-      printf("  %d^3: PCG is %.1fx faster\n", s, C.best / P.best);
+      printf("  %d^3: PCG is %.1fx faster (median step)\n", s,
+             C.median / P.median);
+      runner_free(&R[0]);
+      runner_free(&R[1]);
     }
   }
   return 0;

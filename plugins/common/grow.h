@@ -19,4 +19,7 @@ static inline int msi_grow(void **p, size_t n, size_t size) {
  * result does not depend on the thread count. */
 #define MSI_CHUNK 4096
 
+/* Loops shorter than this run on one thread: forking would cost more. */
+#define MSI_PAR_MIN 2048
+
 #endif

@@ -90,11 +90,14 @@ struct msi_nodes {
   size_t cap_np, cap_nn, cap_meta;
 };
 
+/* N is the caller's; init zeroes it, free releases its arrays. */
 void msi_nodes_init(struct msi_nodes *N);
 void msi_nodes_free(struct msi_nodes *N);
 /* Number the nodes: particles in ascending order, a meta-particle where its
- * smallest own member comes; fixed ones skipped.  pinned may be NULL; metas
- * may be NULL or empty.  Single-threaded, O(np). */
+ * smallest own member comes; fixed ones skipped.  mass, vel (3 per
+ * particle), pinned (may be NULL) and metas (may be NULL or empty) are
+ * borrowed for the call.  MS_EINVAL for a member index out of range.
+ * Single-threaded, O(np + members). */
 int msi_nodes_build(struct msi_nodes *N, size_t np, const double *mass,
                     const double *vel, const uint8_t *pinned,
                     const struct ms_metas *metas);
@@ -104,10 +107,10 @@ int msi_nodes_build(struct msi_nodes *N, size_t np, const double *mass,
 struct msi_topo {
   size_t np, nn, nterms;
   uint64_t serial;
+  uint64_t generation; /* bumped whenever the incidence is rebuilt */
   int valid;
   int with_pattern;    /* the block pattern below is built */
   int changed;         /* the last update rebuilt the incidence */
-  int pattern_changed; /* ... and the block pattern differs from before */
   /* Per node: the terms touching it with their other node in a different
    * node; entry e: term = inc[e] >> 1, side = inc[e] & 1 (0: the node holds
    * the term's first particle), other[e] = other node or -1 (fixed),
@@ -118,47 +121,57 @@ struct msi_topo {
   /* Upper block pattern: column J lists the nodes I < J it couples to,
    * ascending: brow[bcol[J] .. bcol[J+1]). */
   uint32_t *bcol, *brow;
-  uint32_t *pbcol, *pbrow; /* the previous pattern, for comparison */
-  size_t nblocks, pnblocks, pnn;
-  int32_t *pnode;          /* the node map the incidence was built for */
-  size_t cap_np, cap_nn, cap_inc, cap_blk, cap_pblk, cap_pnn;
+  size_t nblocks;
+  int32_t *pnode;      /* the node map the incidence was built for */
+  size_t cap_np, cap_nn, cap_inc;
 };
 
+/* T is the caller's; init zeroes it, free releases its arrays. */
 void msi_topo_init(struct msi_topo *T);
 void msi_topo_free(struct msi_topo *T);
 /* Rebuild the incidence when the terms' serial or the node map changed;
- * with want_pattern, also the block pattern (compared with the previous
- * one: pattern_changed).  O(T + np) when something changed, O(np) to
- * check otherwise. */
+ * with want_pattern, also the block pattern.  N and terms are borrowed
+ * (T keeps a copy of the node map, not of the pairs: see msi_terms).
+ * O(T + np) when something changed, O(np) to check otherwise; the pattern
+ * is built on up to `threads` threads. */
 int msi_topo_update(struct msi_topo *T, const struct msi_nodes *N,
                     const struct msi_terms *terms, int want_pattern,
                     int threads);
-/* F (3 per node) += the terms' forces f (3 per term) on each node. */
+/* F (3 per node) += the terms' forces f (3 per term) on each node.  In
+ * parallel over nodes, each summing its terms in a fixed order. */
 void msi_gather_forces(const struct msi_topo *T, const double *f, double *F,
                        int threads);
-/* Evaluate forces only (K = D = NULL) of all terms, in parallel. */
+/* Evaluate forces only (K = D = NULL) of all terms: law->eval is called
+ * concurrently on chunks of 1024 terms. */
 void msi_eval_forces(const struct msi_law *law, size_t nterms,
                      const double *x, const double *v, double *f,
                      int threads);
 
-/* ---- the implicit step ---------------------------------------------------- */
+/* ---- the implicit step ------------------------------------------------ */
 
 enum msi_linear_solver {
-  MSI_CHOLMOD = 0, /* sparse Cholesky, symbolic analysis kept while the
-                      node pattern is unchanged (default) */
-  MSI_PCG = 1      /* matrix-free conjugate gradients, block Jacobi */
+  MSI_AUTO = 0,    /* CHOLMOD while the node pattern matches its analysis;
+                      on a new pattern, PCG capped at the iterations that
+                      would cost as much as re-analysing and factorising,
+                      CHOLMOD (re-analysed) when PCG does not make it
+                      (default; see cholmod_backend.c for the figures) */
+  MSI_CHOLMOD = 1, /* sparse Cholesky, symbolic analysis kept while the
+                      node pattern is unchanged */
+  MSI_PCG = 2      /* matrix-free conjugate gradients, block Jacobi */
 };
 
 enum msi_factor {
-  MSI_FACTOR_AUTO = 0,       /* by size, see cholmod_backend.c */
+  MSI_FACTOR_AUTO = 0,       /* CHOLMOD's choice (supernodal when dense
+                                enough) */
   MSI_FACTOR_SIMPLICIAL = 1, /* column by column, no BLAS */
   MSI_FACTOR_SUPERNODAL = 2  /* dense blocks through BLAS */
 };
 
 enum msi_ordering {
-  MSI_ORDER_REUSE = 0, /* AMD on the particle graph, once; each new node
-                          pattern is ordered by its members' ranks and only
-                          the symbolic factorisation is redone (default) */
+  MSI_ORDER_REUSE = 0, /* CHOLMOD's full analysis once; each later node
+                          pattern is ordered by its members' ranks in that
+                          order (the last member's) and only the symbolic
+                          factorisation is redone (default) */
   MSI_ORDER_FRESH = 1  /* CHOLMOD's full analysis for each new pattern */
 };
 
@@ -176,26 +189,40 @@ struct msi_options {
 struct msi_stats {
   double t_eval, t_assembly, t_analysis, t_factor, t_solve;
   uint64_t steps, analyses, factorizations, pcg_iterations;
+  uint64_t pcg_solves, pcg_fallbacks; /* auto: PCG used / gave up */
   double last_residual; /* PCG: final relative residual of the last solve */
+  double lnz, flops;    /* CHOLMOD: nonzeros of L, flops per factorisation
+                           (of the last analysis) */
+  double flops_done;    /* CHOLMOD: flops of all factorisations */
 };
 
 struct msi_solver;
 
+/* A solver keeps the work space, the node pattern, CHOLMOD's state and
+ * the last solution between steps; one per system (instance).  *out is
+ * the caller's, released with msi_solver_destroy. */
 int msi_solver_create(struct msi_solver **out);
 /* Frees everything, including CHOLMOD's state; NULL is fine. */
 void msi_solver_destroy(struct msi_solver *S);
+/* Owned by S, valid until it is destroyed. */
 const struct msi_stats *msi_solver_stats(const struct msi_solver *S);
-/* The reason for the last failure (one line, "" if none). */
+/* The reason for the last failure (one line, "" if none); owned by S,
+ * valid until the next call on S. */
 const char *msi_solver_error(const struct msi_solver *S);
 
 /* One linearised implicit step (see THE STEP above).
+ *   N      the node map of this step (nodes' masses and start velocities)
+ *   terms  the pair list (see msi_terms for its serial)
  *   x, v   particle positions and velocities (3 per particle) at which the
  *          law is evaluated: members of a node carry the node's velocity,
  *          fixed particles velocity 0
  *   F      3 per node: node forces other than the terms
  *   d      per node: the diagonal (mass, plus mass damping)
- *   dv     3 per node: the velocity change (output)
- * Uses opt->threads threads; CHOLMOD factorises with its BLAS. */
+ *   dv     3 per node: the velocity change (output, the caller's array)
+ * Everything is borrowed for the call.  Runs the law and the assembly on
+ * up to opt->threads threads; CHOLMOD factorises in its BLAS's threads.
+ * MS_ENUMERIC when the system is not positive definite, PCG (forced) does
+ * not converge or the result is not finite; MS_ENOMEM. */
 int msi_implicit_step(struct msi_solver *S, const struct msi_options *opt,
                       const struct msi_nodes *N,
                       const struct msi_terms *terms,
@@ -203,9 +230,9 @@ int msi_implicit_step(struct msi_solver *S, const struct msi_options *opt,
                       const double *v, const double *F, const double *d,
                       double h, double a, double b, double c, double *dv);
 
-/* The node-space matrix of the last step, upper triangle, CHOLMOD layout
- * (for benchmarks comparing against a bare factorisation).  Valid until
- * the next step; NULL with PCG. */
+/* The node-space matrix of the last CHOLMOD factorisation (a
+ * cholmod_sparse, upper triangle; for benchmarks comparing against a bare
+ * factorisation).  Valid until the next step; NULL before any. */
 const void *msi_solver_matrix(const struct msi_solver *S);
 
 #endif

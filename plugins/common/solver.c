@@ -30,7 +30,7 @@ void msi_solver_destroy(struct msi_solver *S) {
   free(S->f), free(S->K), free(S->D), free(S->C);
   free(S->rhs), free(S->px), free(S->pr), free(S->pz), free(S->pp);
   free(S->pq), free(S->pinv), free(S->partial);
-  free(S->rank), free(S->perm), free(S->bucket);
+  free(S->rank), free(S->perm), free(S->bucket), free(S->pdv);
   free(S);
 }
 
@@ -79,7 +79,8 @@ static void eval_terms(struct msi_solver *S, const struct msi_law *law,
                        size_t nterms, const double *x, const double *v,
                        double a, double b, int threads) {
   size_t nch = (nterms + 1023) / 1024;
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (nterms > 2 * MSI_PAR_MIN)
   for (size_t ch = 0; ch < nch; ch++) {
     size_t t0 = ch * 1024, t1 = t0 + 1024 < nterms ? t0 + 1024 : nterms;
     law->eval(law->ctx, t0, t1, x, v, S->f, S->K, S->D);
@@ -99,7 +100,8 @@ static inline void sym_mul(const double *B, const double *w, double *y) {
 static void build_rhs(struct msi_solver *S, const struct msi_nodes *N,
                       const double *F, double h, double c, int threads) {
   const struct msi_topo *T = &S->topo;
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (N->nn > MSI_PAR_MIN)
   for (size_t J = 0; J < N->nn; J++) {
     double fs[3] = {F[3 * J], F[3 * J + 1], F[3 * J + 2]};
     double kv[3] = {0.0, 0.0, 0.0};
@@ -119,6 +121,60 @@ static void build_rhs(struct msi_solver *S, const struct msi_nodes *N,
   }
 }
 
+/* Keep each particle's velocity change: the next PCG's first guess. */
+static int keep_solution(struct msi_solver *S, const struct msi_nodes *N,
+                         const double *dv) {
+  if (N->np > S->cap_pdv) {
+    free(S->pdv);
+    S->pdv = malloc(3 * N->np * sizeof *S->pdv);
+    S->cap_pdv = S->pdv ? N->np : 0;
+    if (!S->pdv) return MS_ENOMEM;
+  }
+  for (size_t p = 0; p < N->np; p++)
+    for (int k = 0; k < 3; k++)
+      S->pdv[3 * p + k] = N->node[p] >= 0 ? dv[3 * (size_t)N->node[p] + k]
+                                          : 0.0;
+  S->pdv_np = N->np;
+  return MS_OK;
+}
+
+/* The linear solve by the chosen policy (enum msi_linear_solver). */
+static int solve(struct msi_solver *S, const struct msi_options *opt,
+                 const struct msi_nodes *N, const struct msi_terms *terms,
+                 const double *d, double *dv) {
+  int maxit = opt->pcg_max_iterations > 0 ? opt->pcg_max_iterations : 1000;
+  int ok = 0, rc;
+  if (opt->linear_solver == MSI_PCG) {
+    if ((rc = msi_pcg_solve(S, opt, N, d, maxit, &ok, dv))) return rc;
+    if (!ok)
+      return msi_fail(S, MS_ENUMERIC, "PCG did not converge in %d "
+                      "iterations (relative residual %.3g > %.3g): raise "
+                      "pcg_max_iterations or use CHOLMOD", maxit,
+                      S->stats.last_residual, opt->pcg_tolerance);
+    S->stats.pcg_solves++;
+  } else if (opt->linear_solver == MSI_AUTO && S->L &&
+             !msi_cholmod_matches(S, N->nn) && S->pcg_skip > 0) {
+    S->pcg_skip--;
+  } else if (opt->linear_solver == MSI_AUTO && S->L &&
+             !msi_cholmod_matches(S, N->nn)) {
+    /* a new pattern: PCG if it beats re-analysis + factorisation */
+    double cap = msi_cholmod_cost(S) / msi_pcg_iteration_cost(S, N->nn);
+    int it = cap < 1.0 ? 1 : cap > maxit ? maxit : (int)cap;
+    if ((rc = msi_pcg_solve(S, opt, N, d, it, &ok, dv))) return rc;
+    if (ok) {
+      S->stats.pcg_solves++;
+      S->pcg_misses = 0;
+    } else { /* leave the next 1, 3, 7, ... new patterns to CHOLMOD */
+      S->stats.pcg_fallbacks++;
+      S->pcg_misses = S->pcg_misses < 6 ? S->pcg_misses + 1 : 6;
+      S->pcg_skip = (1 << S->pcg_misses) - 1;
+    }
+  }
+  if (!ok && (rc = msi_cholmod_solve(S, opt, N, terms, d, dv))) return rc;
+  return keep_solution(S, N, dv) ? msi_fail(S, MS_ENOMEM, "out of memory")
+                                 : MS_OK;
+}
+
 int msi_implicit_step(struct msi_solver *S, const struct msi_options *opt,
                       const struct msi_nodes *N,
                       const struct msi_terms *terms,
@@ -129,10 +185,9 @@ int msi_implicit_step(struct msi_solver *S, const struct msi_options *opt,
   double t0 = msi_now();
   S->error[0] = '\0';
   if ((rc = msi_topo_update(&S->topo, N, terms,
-                            opt->linear_solver == MSI_CHOLMOD, threads)))
+                            opt->linear_solver != MSI_PCG, threads)))
     return msi_fail(S, rc, "building the node pattern: %s",
                     rc == MS_ENOMEM ? "out of memory" : "too many terms");
-  if (S->topo.pattern_changed) S->A_ready = 0;
   if (reserve(S, terms->count, N->nn))
     return msi_fail(S, MS_ENOMEM, "implicit step: out of memory");
   eval_terms(S, law, terms->count, x, v, a, b, threads);
@@ -142,9 +197,7 @@ int msi_implicit_step(struct msi_solver *S, const struct msi_options *opt,
   if (N->nn == 0) return MS_OK;
   build_rhs(S, N, F, h, c, threads);
   S->stats.t_assembly += msi_now() - t1;
-  rc = opt->linear_solver == MSI_PCG ? msi_pcg_solve(S, opt, N, d, dv)
-                                     : msi_cholmod_solve(S, opt, N, terms, d, dv);
-  if (rc) return rc;
+  if ((rc = solve(S, opt, N, terms, d, dv))) return rc;
   for (size_t q = 0; q < 3 * N->nn; q++)
     if (!isfinite(dv[q]))
       return msi_fail(S, MS_ENUMERIC, "the implicit solve produced a "

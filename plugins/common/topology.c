@@ -9,8 +9,7 @@ void msi_topo_init(struct msi_topo *T) { memset(T, 0, sizeof *T); }
 
 void msi_topo_free(struct msi_topo *T) {
   free(T->inc_off), free(T->inc), free(T->other), free(T->slot);
-  free(T->bcol), free(T->brow), free(T->pbcol), free(T->pbrow);
-  free(T->pnode);
+  free(T->bcol), free(T->brow), free(T->pnode);
   memset(T, 0, sizeof *T);
 }
 
@@ -53,8 +52,7 @@ static int reserve(struct msi_topo *T, size_t np, size_t nn, size_t ninc) {
   if (nn + 1 > T->cap_nn) {
     size_t c = nn + nn / 4 + 16;
     if (msi_grow((void **)&T->inc_off, c + 1, sizeof(uint32_t)) ||
-        msi_grow((void **)&T->bcol, c + 1, sizeof(uint32_t)) ||
-        msi_grow((void **)&T->pbcol, c + 1, sizeof(uint32_t)))
+        msi_grow((void **)&T->bcol, c + 1, sizeof(uint32_t)))
       return MS_ENOMEM;
     T->cap_nn = c;
   }
@@ -124,7 +122,8 @@ static int build_pattern(struct msi_topo *T, size_t nn, int threads) {
   const uint32_t *off = T->inc_off;
   uint32_t *cnt = T->bcol; /* counts in bcol[J + 1] */
   cnt[0] = 0;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, 256) num_threads(threads) \
+    if (nn > MSI_PAR_MIN)
   for (size_t J = 0; J < nn; J++) {
     uint32_t *seg = T->brow + off[J], m = 0;
     for (uint32_t e = off[J]; e < off[J + 1]; e++)
@@ -143,7 +142,8 @@ static int build_pattern(struct msi_topo *T, size_t nn, int threads) {
     memmove(T->brow + cnt[J], T->brow + off[J], u * sizeof *T->brow);
   }
   T->nblocks = T->bcol[nn];
-#pragma omp parallel for schedule(dynamic, 256) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, 256) num_threads(threads) \
+    if (nn > MSI_PAR_MIN)
   for (size_t J = 0; J < nn; J++) {
     const uint32_t *col = T->brow + T->bcol[J];
     uint32_t nb = T->bcol[J + 1] - T->bcol[J];
@@ -155,28 +155,10 @@ static int build_pattern(struct msi_topo *T, size_t nn, int threads) {
   return MS_OK;
 }
 
-/* Compare with the previous pattern, then remember this one. */
-static int compare_keep(struct msi_topo *T, size_t nn) {
-  int same = T->valid && T->with_pattern && T->pnn == nn && T->pnblocks == T->nblocks &&
-             !memcmp(T->pbcol, T->bcol, (nn + 1) * sizeof *T->bcol) &&
-             !memcmp(T->pbrow, T->brow, T->nblocks * sizeof *T->brow);
-  T->pattern_changed = !same;
-  if (same) return MS_OK;
-  if (T->nblocks > T->cap_pblk) {
-    size_t c = T->nblocks + T->nblocks / 4 + 16;
-    if (msi_grow((void **)&T->pbrow, c, sizeof(uint32_t))) return MS_ENOMEM;
-    T->cap_pblk = c;
-  }
-  memcpy(T->pbcol, T->bcol, (nn + 1) * sizeof *T->bcol);
-  memcpy(T->pbrow, T->brow, T->nblocks * sizeof *T->brow);
-  T->pnblocks = T->nblocks;
-  return MS_OK;
-}
-
 int msi_topo_update(struct msi_topo *T, const struct msi_nodes *N,
                     const struct msi_terms *terms, int want_pattern,
                     int threads) {
-  T->changed = T->pattern_changed = 0;
+  T->changed = 0;
   if (T->valid && (T->with_pattern || !want_pattern) &&
       T->serial == terms->serial &&
       T->nterms == terms->count && T->np == N->np && T->nn == N->nn &&
@@ -185,7 +167,7 @@ int msi_topo_update(struct msi_topo *T, const struct msi_nodes *N,
   T->changed = 1;
   int rc = build_incidence(T, N, terms);
   if (!rc && want_pattern) rc = build_pattern(T, N->nn, threads);
-  if (!rc && want_pattern) rc = compare_keep(T, N->nn);
+  T->generation++;
   if (rc) {
     T->valid = 0;
     return rc;
@@ -193,7 +175,6 @@ int msi_topo_update(struct msi_topo *T, const struct msi_nodes *N,
   memcpy(T->pnode, N->node, N->np * sizeof *N->node);
   T->np = N->np;
   T->nn = N->nn;
-  T->pnn = N->nn;
   T->nterms = terms->count;
   T->serial = terms->serial;
   T->with_pattern = want_pattern;
@@ -203,7 +184,8 @@ int msi_topo_update(struct msi_topo *T, const struct msi_nodes *N,
 
 void msi_gather_forces(const struct msi_topo *T, const double *f, double *F,
                        int threads) {
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (T->nn > MSI_PAR_MIN)
   for (size_t J = 0; J < T->nn; J++) {
     double s[3] = {0.0, 0.0, 0.0};
     for (uint32_t e = T->inc_off[J]; e < T->inc_off[J + 1]; e++) {
@@ -219,7 +201,8 @@ void msi_eval_forces(const struct msi_law *law, size_t nterms,
                      const double *x, const double *v, double *f,
                      int threads) {
   size_t nch = (nterms + 1023) / 1024;
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (nterms > 2 * MSI_PAR_MIN)
   for (size_t c = 0; c < nch; c++) {
     size_t t0 = c * 1024, t1 = t0 + 1024 < nterms ? t0 + 1024 : nterms;
     law->eval(law->ctx, t0, t1, x, v, f, NULL, NULL);

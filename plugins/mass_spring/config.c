@@ -44,12 +44,12 @@ static int pick(struct mss_reader *R, const char *key, const char *const *names,
 }
 
 static int read_solver(struct mss_reader *R, struct mss_model *M) {
-  static const char *const solvers[] = {"cholmod", "pcg"};
+  static const char *const solvers[] = {"auto", "cholmod", "pcg"};
   const struct ms_host *h = R->host;
   int64_t it;
   TRY(pick(R, "integrator", mss_integrator_names, MSS_INTEGRATOR_COUNT,
            "backward_euler", &M->integrator));
-  TRY(pick(R, "linear_solver", solvers, 2, "cholmod",
+  TRY(pick(R, "linear_solver", solvers, 3, "auto",
            &M->opt.linear_solver));
   TRY(h->cfg_double(R->ctx, R->sec, "pcg_tolerance", 1e-8,
                     &M->opt.pcg_tolerance));
@@ -202,7 +202,6 @@ static int build_soft(struct mss_reader *R, struct mss_model *M,
   if (isnan(k->spacing))
     return h->cfg_error(R->ctx, R->sec, "spacing", "is required for a soft "
                         "body (the lattice spacing of shape)");
-  if (k->cloth) return MS_EINVAL;
   int rc = h->sample_shape(R->ctx, k->shape, k->spacing, &pts);
   if (rc) return rc;
   if (pts.count == 0) {
@@ -218,9 +217,8 @@ static int build_soft(struct mss_reader *R, struct mss_model *M,
   h->free(pts.xyz);
   double sr = isnan(k->spring_radius) ? 1.5 * k->spacing : k->spring_radius;
   memset(&nb, 0, sizeof nb);
-  if ((rc = h->neighbors(R->ctx, M->x, 3 * sizeof(double), M->n, sr, &nb)))
-    return rc;
-  rc = mss_soft_springs(M, nb.offset, nb.index, k->k, k->damping);
+  rc = h->neighbors(R->ctx, M->x, 3 * sizeof(double), M->n, sr, &nb);
+  if (!rc) rc = mss_soft_springs(M, nb.offset, nb.index, k->k, k->damping);
   h->neighbors_release(R->ctx, &nb);
   if (rc) return rc;
   double s3 = k->spacing * k->spacing * k->spacing;

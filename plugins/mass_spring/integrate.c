@@ -71,7 +71,8 @@ static int fail(struct mss_work *W, int rc, const char *fmt, const char *s) {
 static void base_forces(const struct mss_model *M, struct mss_work *W,
                         const double *fext, int threads) {
   const struct msi_nodes *N = &W->nodes;
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (N->nn > MSS_PAR_MIN)
   for (size_t J = 0; J < N->nn; J++) {
     double *F = W->F + 3 * J;
     for (int a = 0; a < 3; a++) F[a] = N->mass[J] * M->gravity[a];
@@ -80,16 +81,18 @@ static void base_forces(const struct mss_model *M, struct mss_work *W,
   }
 }
 
-/* Member positions x0 + U (U NULL: the start) and velocities V (fixed
- * particles: start position, velocity 0). */
+/* Member positions x0 + U (only when U is given) and velocities V (fixed
+ * particles: velocity 0). */
 static void scatter(const struct mss_model *M, struct mss_work *W,
                     const double *U, const double *V, int threads) {
   const int32_t *node = W->nodes.node;
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (M->n > MSS_PAR_MIN)
   for (size_t p = 0; p < M->n; p++) {
     int32_t J = node[p];
     for (int a = 0; a < 3; a++) {
-      W->xw[3 * p + a] = M->x[3 * p + a] + (U && J >= 0 ? U[3 * J + a] : 0.0);
+      if (U)
+        W->xw[3 * p + a] = M->x[3 * p + a] + (J >= 0 ? U[3 * J + a] : 0.0);
       W->vw[3 * p + a] = J >= 0 ? V[3 * (size_t)J + a] : 0.0;
     }
   }
@@ -102,7 +105,8 @@ static void accel(const struct mss_model *M, struct mss_work *W,
   const struct msi_nodes *N = &W->nodes;
   const struct msi_law law = {(void *)&M->springs, mss_spring_eval};
   scatter(M, W, U, V, threads);
-  msi_eval_forces(&law, M->springs.count, W->xw, W->vw, W->f, threads);
+  msi_eval_forces(&law, M->springs.count, U ? W->xw : M->x, W->vw, W->f,
+                  threads);
   for (size_t q = 0; q < 3 * N->nn; q++)
     A[q] = Fb[q] - M->mass_damping * N->mass[q / 3] * V[q];
   msi_gather_forces(&W->topo, W->f, A, threads);
@@ -186,7 +190,8 @@ static int implicit_step(struct mss_model *M, struct mss_work *W, double h,
 static void walls(const struct mss_model *M, struct mss_work *W,
                   int threads) {
   const struct msi_nodes *N = &W->nodes;
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (N->nn > MSS_PAR_MIN)
   for (size_t J = 0; J < N->nn; J++) {
     double *U = W->U + 3 * J, *V = W->V + 3 * J;
     int hit = 0;
@@ -214,7 +219,8 @@ static void write_back(struct mss_model *M, struct mss_work *W,
                        const struct ms_metas *metas,
                        struct ms_meta_result *res, int threads) {
   const struct msi_nodes *N = &W->nodes;
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (M->n > MSS_PAR_MIN)
   for (size_t p = 0; p < M->n; p++) {
     int32_t J = N->node[p];
     for (int a = 0; a < 3; a++) {

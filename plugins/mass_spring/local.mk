@@ -25,7 +25,7 @@ plugins_mass_spring_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 plugins_mass_spring_la_LDFLAGS = $(MS_PLUGIN_LDFLAGS)
 plugins_mass_spring_la_LIBADD = plugins/mass_spring/libmassspring.la -lm
 
-# ---- benchmark (make bench) --------------------------------------------------
+# ---- benchmark (make bench) --------------------------------------------
 EXTRA_PROGRAMS += tests/bench/bench-mass-spring
 MS_BENCHES += tests/bench/bench-mass-spring
 tests_bench_bench_mass_spring_SOURCES = tests/bench/bench_mass_spring.c
@@ -35,7 +35,7 @@ tests_bench_bench_mass_spring_LDADD = plugins/mass_spring/libmassspring.la \
 	core/libmscore.la $(LIBCONFIG_LIBS) $(CHOLMOD_LIBS) -lm
 tests_bench_bench_mass_spring_LDFLAGS = $(OPENMP_CFLAGS)
 
-# ---- tests (Check, TAP) --------------------------------------------------------
+# ---- tests (Check, TAP) ------------------------------------------------
 check_PROGRAMS += tests/mass_spring/run-mass_spring
 tests_mass_spring_run_mass_spring_SOURCES = tests/mass_spring/runner.c \
 	tests/mass_spring/suites.h tests/mass_spring/mstest.h \
@@ -50,11 +50,11 @@ tests_mass_spring_run_mass_spring_LDADD = tests/scenes/libsimtest.la \
 	$(CHECK_LIBS) $(LIBCONFIG_LIBS) $(CHOLMOD_LIBS) -lm
 tests_mass_spring_run_mass_spring_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/mass_spring/run-mass_spring
-EXTRA_DIST += tests/mass_spring/data
+EXTRA_DIST += tests/mass_spring/data plugins/mass_spring/README.md
 AM_TESTS_ENVIRONMENT += \
 	MS_MASS_SPRING_DATA='$(abs_top_srcdir)/tests/mass_spring/data'; \
 	export MS_MASS_SPRING_DATA;
 
-# ---- scenes --------------------------------------------------------------------
+# ---- scenes ------------------------------------------------------------
 dist_configs_DATA += configs/cloth_swing.cfg configs/soft_trampoline.cfg \
 	configs/ball_on_cloth.cfg

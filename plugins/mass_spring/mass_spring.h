@@ -14,6 +14,9 @@
 
 #include "../common/implicit.h"
 
+/* Loops shorter than this run on one thread: forking would cost more. */
+#define MSS_PAR_MIN 2048
+
 enum mss_integrator {
   MSS_BACKWARD_EULER = 0, /* default: one linearised Newton step */
   MSS_FORWARD_EULER,

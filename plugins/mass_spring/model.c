@@ -101,7 +101,8 @@ int mss_model_finish(struct mss_model *M) {
 
 void mss_update_stretch(struct mss_model *M, int threads) {
   const struct mss_springs *S = &M->springs;
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (M->n > MSS_PAR_MIN)
   for (size_t i = 0; i < M->n; i++) {
     double worst = -INFINITY;
     for (uint32_t q = M->adj_off[i]; q < M->adj_off[i + 1]; q++) {
@@ -130,7 +131,8 @@ static int connected(const struct mss_model *M, uint32_t i, uint32_t j) {
 
 void mss_filter_pairs(const struct mss_model *M, const uint32_t *pairs,
                       size_t count, uint8_t *keep, int threads) {
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (count > MSS_PAR_MIN)
   for (size_t k = 0; k < count; k++) {
     uint32_t i = pairs[2 * k], j = pairs[2 * k + 1];
     if (i < M->n && j < M->n && connected(M, i, j)) keep[k] = 0;

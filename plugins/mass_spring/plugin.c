@@ -30,8 +30,9 @@
  *                      fixed particles; a box must hold at least one
  *   integrator         backward_euler (default), trapezoidal,
  *                      forward_euler, symplectic_euler, midpoint, rk4
- *   linear_solver      cholmod (default) or pcg; pcg_tolerance (1e-8),
- *                      pcg_max_iterations (2000)
+ *   linear_solver      auto (default: CHOLMOD, PCG on new node patterns
+ *                      when it is cheaper), cholmod or pcg;
+ *                      pcg_tolerance (1e-8), pcg_max_iterations (2000)
  *   wall_restitution, wall_friction   at the domain walls, [0, 1] (0, 0)
  * Output fields besides the required ones: stretch (largest strain
  * (l - L) / L of the particle's springs) and pinned (1 for pinned). */
@@ -147,9 +148,12 @@ static void report(struct state *s) {
   h->report(s->ctx, "factor_s", t->t_factor - r->t_factor);
   h->report(s->ctx, "solve_s", t->t_solve - r->t_solve);
   h->report(s->ctx, "analyses", (double)(t->analyses - r->analyses));
-  if (s->M.opt.linear_solver == MSI_PCG)
+  h->report(s->ctx, "factor_gflop", 1e-9 * (t->flops_done - r->flops_done));
+  if (s->M.opt.linear_solver != MSI_CHOLMOD) {
+    h->report(s->ctx, "pcg_solves", (double)(t->pcg_solves - r->pcg_solves));
     h->report(s->ctx, "pcg_iterations",
               (double)(t->pcg_iterations - r->pcg_iterations));
+  }
   *r = *t;
 }
 

@@ -46,9 +46,10 @@ static int read_solver(struct reader *R, struct pd_model *M) {
   TRY(R->h->cfg_string(R->c, R->sec, "linear_solver", "pcg", &s));
   if (!strcmp(s, "pcg")) M->opt.linear_solver = MSI_PCG;
   else if (!strcmp(s, "cholmod")) M->opt.linear_solver = MSI_CHOLMOD;
+  else if (!strcmp(s, "auto")) M->opt.linear_solver = MSI_AUTO;
   else
     return R->h->cfg_error(R->c, R->sec, "linear_solver", "unknown solver "
-                           "'%s' (expected pcg or cholmod)", s);
+                           "'%s' (expected pcg, cholmod or auto)", s);
   TRY(R->h->cfg_double(R->c, R->sec, "pcg_tolerance", 1e-8,
                        &M->opt.pcg_tolerance));
   TRY(R->h->cfg_int(R->c, R->sec, "pcg_max_iterations", 1000, &it));

@@ -37,7 +37,7 @@ tests_bench_bench_peridynamics_LDADD = \
 	plugins/peridynamics/libperidynamics.la $(CHOLMOD_LIBS) -lm
 tests_bench_bench_peridynamics_LDFLAGS = $(OPENMP_CFLAGS)
 
-# ---- tests (Check, TAP) --------------------------------------------------------
+# ---- tests (Check, TAP) ----------------------------------------------------
 check_PROGRAMS += tests/peridynamics/run-peridynamics
 tests_peridynamics_run_peridynamics_SOURCES = tests/peridynamics/runner.c \
 	tests/peridynamics/pd_list.h tests/peridynamics/pdtest.h \
@@ -64,6 +64,6 @@ tests_peridynamics_run_pd_conformance_LDADD = core/libmscore.la \
 tests_peridynamics_run_pd_conformance_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/peridynamics/run-pd-conformance
 
-# ---- scenes --------------------------------------------------------------------
+# ---- scenes ----------------------------------------------------------------
 dist_configs_DATA += configs/brittle_wall.cfg \
 	configs/pd_ball_on_cloth_low.cfg configs/pd_ball_on_cloth_high.cfg

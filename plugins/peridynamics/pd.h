@@ -89,6 +89,7 @@ struct pd_work {
   double *smin;            /* per particle: most compressed stretch */
   double *F, *Fk, *d, *dV, *U, *V; /* per node */
   int iterations;          /* Newton iterations of the last step */
+  int unconverged;         /* the last step stopped at the limit */
   uint8_t *hit;            /* per node: a wall acted */
   uint32_t *chunk;         /* per bond chunk: bonds broken in it */
   uint32_t *fresh;         /* bonds broken in the current step */
@@ -104,9 +105,9 @@ struct pd_work {
 /* model.c */
 int pd_model_alloc(struct pd_model *M, size_t n);
 void pd_model_free(struct pd_model *M);
-/* Bond every pair closer than (1 + 1e-6) delta, from a neighbour list in
- * compressed rows (each pair listed from both sides, or from either);
- * resets every bond count and the damage. */
+/* One bond per pair of the neighbour lists (compressed rows; a pair may be
+ * listed from both sides or from either), reference length = the current
+ * distance; resets the initial bond counts and the damage. */
 int pd_bonds_build(struct pd_model *M, const uint32_t *offset,
                    const uint32_t *index);
 /* Adjacency from the bond arrays; recounts intact bonds and damage. */

@@ -21,6 +21,7 @@ struct state {
   struct msi_stats last; /* solver figures already reported */
   size_t dead;           /* broken bonds still in the arrays */
   uint64_t newton;       /* Newton iterations since the last report */
+  uint64_t at_limit;     /* integrations that hit the iteration limit */
   struct ms_field fields[6];
 };
 
@@ -95,6 +96,7 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   int rc = pd_step(&s->M, &s->W, st->dt, st->external_force, metas, res,
                    &broke);
   s->newton += (uint64_t)s->W.iterations;
+  s->at_limit += s->M.newton_iterations > 1 && s->W.unconverged;
   if (rc)
     return s->host->set_error(s->ctx, rc, "step %llu at t = %g s: %s",
                               (unsigned long long)st->index, st->time,
@@ -114,7 +116,9 @@ static void report(struct state *s, size_t broke) {
                                             : NULL;
   if (broke) s->host->report(s->ctx, "bonds_broken", (double)broke);
   s->host->report(s->ctx, "newton_iterations", (double)s->newton);
-  s->newton = 0;
+  if (s->at_limit)
+    s->host->report(s->ctx, "newton_at_limit", (double)s->at_limit);
+  s->newton = s->at_limit = 0;
   if (!now) return;
   if (now->pcg_iterations > s->last.pcg_iterations)
     s->host->report(s->ctx, "pcg_iterations",
@@ -233,6 +237,11 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
   for (size_t b = 0; b < nb; b++) s->dead += M->bonds.broken[b];
   if ((rc = pd_adjacency_build(M)))
     return s->host->set_error(s->ctx, rc, "out of memory");
+  for (size_t i = 0; i < M->n; i++)
+    if (M->nbonds[i] > M->nbonds0[i])
+      return s->host->set_error(s->ctx, MS_ESTATE, "saved state: particle "
+                                "%zu has more bonds than it was created "
+                                "with", i);
   return MS_OK;
 }
 

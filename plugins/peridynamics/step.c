@@ -31,7 +31,8 @@ void pd_work_free(struct pd_work *W) {
   msi_nodes_free(&W->nodes);
   msi_solver_destroy(W->solver);
   free(W->xw), free(W->vw), free(W->fp), free(W->smin), free(W->F), free(W->d);
-  free(W->dV), free(W->U), free(W->V), free(W->Fk), free(W->hit), free(W->chunk);
+  free(W->dV), free(W->U), free(W->V), free(W->Fk), free(W->hit);
+  free(W->chunk);
   free(W->fresh), free(W->x0), free(W->v0), free(W->mv);
   memset(W, 0, sizeof *W);
 }
@@ -263,6 +264,7 @@ static int newton(struct pd_model *M, struct pd_work *W, double h,
   size_t n3 = 3 * N->nn;
   int rc;
   W->iterations = 0;
+  W->unconverged = 1;
   for (int it = 0; it < M->newton_iterations; it++) {
     double c = h * h;
     if (it == 0) {
@@ -280,8 +282,10 @@ static int newton(struct pd_model *M, struct pd_work *W, double h,
       W->V[q] = (it ? W->V[q] : N->vel[q]) + W->dV[q];
     W->iterations++;
     if (it + 1 < M->newton_iterations &&
-        residual(M, W, h, threads) <= M->newton_tolerance)
+        residual(M, W, h, threads) <= M->newton_tolerance) {
+      W->unconverged = 0;
       break;
+    }
   }
   for (size_t q = 0; q < n3; q++) W->U[q] = h * W->V[q];
   return MS_OK;

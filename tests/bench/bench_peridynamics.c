@@ -223,7 +223,8 @@ int main(int argc, char **argv) {
   const struct pd_model *M = &R[0].M;
   size_t n = M->n, nb = M->bonds.count;
   uint32_t most = 0;
-  for (size_t i = 0; i < n; i++) most = M->nbonds[i] > most ? M->nbonds[i] : most;
+  for (size_t i = 0; i < n; i++)
+    most = M->nbonds[i] > most ? M->nbonds[i] : most;
   printf("peridynamics implicit step: %d^3 = %zu particles, horizon 3 "
          "spacings, dt %g s\n", side, n, dt);
   printf("bonds: %zu, per particle %.1f on average, %u inside the block\n",

@@ -99,8 +99,9 @@ static double tri_height(const double *a, const double *b, const double *c,
                          const double *p) {
   double d = (b[2] - c[2]) * (a[0] - c[0]) + (c[0] - b[0]) * (a[2] - c[2]);
   if (d == 0.0) return NAN;
-  double l1 = ((b[2] - c[2]) * (p[0] - c[0]) + (c[0] - b[0]) * (p[2] - c[2])) / d;
-  double l2 = ((c[2] - a[2]) * (p[0] - c[0]) + (a[0] - c[0]) * (p[2] - c[2])) / d;
+  double px = p[0] - c[0], pz = p[2] - c[2];
+  double l1 = ((b[2] - c[2]) * px + (c[0] - b[0]) * pz) / d;
+  double l2 = ((c[2] - a[2]) * px + (a[0] - c[0]) * pz) / d;
   double l3 = 1.0 - l1 - l2;
   if (l1 < -1e-12 || l2 < -1e-12 || l3 < -1e-12) return NAN;
   return l1 * a[1] + l2 * b[1] + l3 * c[1];

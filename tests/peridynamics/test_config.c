@@ -33,7 +33,8 @@ static void refused(const char *keys, const char *const *want) {
     ck_assert_msg(strstr(err, *w), "'%s' not in: %s", *w, err);
 }
 
-#define REFUSED(keys, ...) refused(keys, (const char *const[]){__VA_ARGS__, NULL})
+#define REFUSED(keys, ...) \
+  refused(keys, (const char *const[]){__VA_ARGS__, NULL})
 
 START_TEST(bad_values_are_refused) {
   REFUSED("youngs_modulus = 1e6;", "spacing", "required");

@@ -1,4 +1,5 @@
 /* Bad scene values are refused with one line naming the key and where. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,10 +64,48 @@ START_TEST(bad_values_are_refused) {
 }
 END_TEST
 
+/* Every shape the issue names builds bonded particles and steps: a box
+ * wall, a sphere, a bowl (hemispherical shell) and a torus. */
+START_TEST(shapes_build_and_step) {
+  static const char *const shapes[] = {
+      "type = \"box\"; min = [0.0, 0.0, 0.0]; max = [0.1, 0.1, 0.03];",
+      "type = \"sphere\"; center = [0.0, 0.5, 0.0]; radius = 0.05;",
+      "type = \"shell\"; center = [0.0, 0.5, 0.0]; radius = 0.08; "
+      "thickness = 0.025;",
+      "type = \"torus\"; center = [0.0, 0.5, 0.0]; major_radius = 0.07; "
+      "minor_radius = 0.025;"};
+  for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "scene = { duration = 1.0; fps = 100.0; };\n"
+             "systems = ( { name = \"solid\"; solver = \"peridynamics\";\n"
+             "  shape = { %s };\n  spacing = 0.01; } );\n", shapes[k]);
+    ms_sim *S = st_open_text(text, 1);
+    struct ms__system *y = st_system(S, "solid");
+    struct pdt_bonds B;
+    pdt_bonds_init(&B, y, 0.03);
+    ck_assert_uint_gt(y->view.count, 50);
+    ck_assert_uint_gt(B.count, 10 * y->view.count);
+    /* the plugin bonded exactly the pairs within the horizon */
+    ck_assert_uint_eq(pdt_observe(&B, y), 0);
+    const struct ms_field *bf = pdt_field(y, "bonds");
+    size_t total = 0;
+    for (size_t i = 0; i < y->view.count; i++)
+      total += *(const uint32_t *)((const char *)bf->data + i * bf->stride);
+    ck_assert_uint_eq(total, 2 * B.count);
+    for (int s = 0; s < 5; s++) st_step(S);
+    ck_assert(isfinite(st_max_speed(S)));
+    pdt_bonds_free(&B);
+    st_close(S);
+  }
+}
+END_TEST
+
 Suite *suite_config(void) {
   Suite *s = suite_create("config");
   TCase *tc = tcase_create("refused");
   tcase_add_test(tc, bad_values_are_refused);
+  tcase_add_test(tc, shapes_build_and_step);
   suite_add_tcase(s, tc);
   return s;
 }

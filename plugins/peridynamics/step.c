@@ -88,6 +88,7 @@ int pd_begin(struct pd_model *M, struct pd_work *W) {
 }
 
 void pd_rewind(struct pd_model *M, struct pd_work *W) {
+  if (!W->x0 || W->cap_x0 < M->n) return; /* no step begun */
   memcpy(M->x, W->x0, 3 * M->n * sizeof(double));
   memcpy(M->v, W->v0, 3 * M->n * sizeof(double));
   pd_unbreak(M, W);

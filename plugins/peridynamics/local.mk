@@ -1,2 +1,69 @@
 # Plugin `peridynamics` — its module, tests, benchmark and scenes.
-# (Filled in by the issue that builds it.)
+
+# The solver code as a convenience library: linked by the module, the
+# tests and the benchmark (plugins/peridynamics/pd.h).
+noinst_LTLIBRARIES += plugins/peridynamics/libperidynamics.la
+plugins_peridynamics_libperidynamics_la_SOURCES = \
+	plugins/peridynamics/pd.h \
+	plugins/peridynamics/material.c \
+	plugins/peridynamics/model.c \
+	plugins/peridynamics/law.c \
+	plugins/peridynamics/fracture.c \
+	plugins/peridynamics/step.c
+plugins_peridynamics_libperidynamics_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS) \
+	-D_POSIX_C_SOURCE=200809L $(CHOLMOD_CFLAGS)
+plugins_peridynamics_libperidynamics_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
+plugins_peridynamics_libperidynamics_la_LIBADD = \
+	plugins/common/libmsimplicit.la -lm
+
+plugin_LTLIBRARIES += plugins/peridynamics.la
+plugins_peridynamics_la_SOURCES = \
+	plugins/peridynamics/plugin.c \
+	plugins/peridynamics/config.c
+plugins_peridynamics_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS) $(CHOLMOD_CFLAGS)
+plugins_peridynamics_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
+plugins_peridynamics_la_LDFLAGS = $(MS_PLUGIN_LDFLAGS)
+plugins_peridynamics_la_LIBADD = plugins/peridynamics/libperidynamics.la -lm
+
+EXTRA_DIST += plugins/peridynamics/README.md
+
+# ---- benchmark (make bench) --------------------------------------------------
+EXTRA_PROGRAMS += tests/bench/bench-peridynamics
+MS_BENCHES += tests/bench/bench-peridynamics
+tests_bench_bench_peridynamics_SOURCES = tests/bench/bench_peridynamics.c
+tests_bench_bench_peridynamics_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE \
+	$(CHOLMOD_CFLAGS)
+tests_bench_bench_peridynamics_LDADD = \
+	plugins/peridynamics/libperidynamics.la $(CHOLMOD_LIBS) -lm
+tests_bench_bench_peridynamics_LDFLAGS = $(OPENMP_CFLAGS)
+
+# ---- tests (Check, TAP) ----------------------------------------------------
+check_PROGRAMS += tests/peridynamics/run-peridynamics
+tests_peridynamics_run_peridynamics_SOURCES = tests/peridynamics/runner.c \
+	tests/peridynamics/pd_list.h tests/peridynamics/pdtest.h \
+	tests/peridynamics/pdtest.c tests/peridynamics/test_material.c \
+	tests/peridynamics/test_bonds.c tests/peridynamics/test_bar.c \
+	tests/peridynamics/test_block.c tests/peridynamics/test_config.c \
+	tests/peridynamics/test_rewind.c tests/peridynamics/test_scenes.c
+tests_peridynamics_run_peridynamics_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE \
+	$(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS) $(CHOLMOD_CFLAGS)
+tests_peridynamics_run_peridynamics_LDADD = tests/scenes/libsimtest.la \
+	plugins/peridynamics/libperidynamics.la core/libmscore.la \
+	$(CHECK_LIBS) $(LIBCONFIG_LIBS) $(CHOLMOD_LIBS) -lm
+tests_peridynamics_run_peridynamics_LDFLAGS = $(OPENMP_CFLAGS)
+TESTS += tests/peridynamics/run-peridynamics
+
+# The conformance kit forks: its own program, no OpenMP threads started.
+check_PROGRAMS += tests/peridynamics/run-pd-conformance
+tests_peridynamics_run_pd_conformance_SOURCES = \
+	tests/peridynamics/conformance.c
+tests_peridynamics_run_pd_conformance_CPPFLAGS = $(AM_CPPFLAGS) \
+	-D_GNU_SOURCE $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
+tests_peridynamics_run_pd_conformance_LDADD = core/libmscore.la \
+	$(CHECK_LIBS) $(LIBCONFIG_LIBS)
+tests_peridynamics_run_pd_conformance_LDFLAGS = $(OPENMP_CFLAGS)
+TESTS += tests/peridynamics/run-pd-conformance
+
+# ---- scenes ----------------------------------------------------------------
+dist_configs_DATA += configs/brittle_wall.cfg \
+	configs/pd_ball_on_cloth_low.cfg configs/pd_ball_on_cloth_high.cfg

@@ -1,0 +1,37 @@
+/* flip plugin — the settings of one system, read through the host. */
+#ifndef FLIP_CONFIG_H
+#define FLIP_CONFIG_H
+
+#include <mergesplit/plugin.h>
+
+#include "flip.h"
+
+/* Particles seeded per cell axis by default (2 x 2 x 2 = 8 per cell) and
+ * the default jitter, a fraction of the spacing, when the shape gives
+ * none. */
+#define FLIP_DEFAULT_PER_AXIS 2.0
+#define FLIP_DEFAULT_JITTER 0.25
+
+struct flip_params {
+  const ms_config *shape;
+  double spacing, cell_size, radius, density, velocity[3];
+  double jitter;        /* applied by the plugin; NAN when the shape has one */
+  double flip_ratio;
+  double separation;    /* strength of the particle separation, [0, 1] */
+  double tol, cfl;
+  int64_t max_iterations;
+  int solver;           /* FLIP_SOLVER_* */
+  int couple_cells;     /* other systems' particles make cells non-empty */
+  double lo[3];         /* the tank: grid origin */
+  int n[3];             /* cells per axis */
+  struct flip_box *obst;
+  int nobst;
+};
+
+/* Read and check every key of the section.  On failure the reason is
+ * recorded through the host and nothing is leaked. */
+int flip_read_params(const struct ms_host *h, ms_ctx *c, const ms_config *sec,
+                     struct flip_params *p);
+void flip_params_free(struct flip_params *p);
+
+#endif

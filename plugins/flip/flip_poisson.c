@@ -1,0 +1,266 @@
+/* The pressure projection: the Poisson system over the fluid cells, its
+ * right-hand side (the divergence), closed components, and the pressure
+ * gradient applied to the faces.
+ *
+ * Unknowns are the fluid cells.  For an unknown c the row of A is
+ *   diag(c) phi_c - sum over fluid neighbours phi_n,
+ * diag(c) = neighbours that are not solid (air contributes phi = 0, the
+ * free surface); b_c = -div(c).  After the solve each non-solid face next
+ * to fluid changes by -(phi_2 - phi_1), which leaves div = -(b - A phi):
+ * the residual.  A component of fluid cells with no air neighbour is
+ * singular (pressure defined up to a constant): its b loses its mean (the
+ * flux through closed walls sums to zero anyway, up to rounding) and its
+ * first cell gets diag + 1, which pins the constant without changing the
+ * solution of a consistent system. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "flip.h"
+
+static int reserve(struct flip_poisson *p, const struct flip_grid *g) {
+  if (p->mask) return 0;
+  size_t nc = g->ncell, nr = (size_t)g->n[1] * g->n[2];
+  p->ncell = nc;
+  p->mask = malloc(nc);
+  p->diag = malloc(nc);
+  p->row_lo = malloc(nr * sizeof *p->row_lo);
+  p->row_hi = malloc(nr * sizeof *p->row_hi);
+  p->rows = malloc(nr * sizeof *p->rows);
+  p->part = malloc(nr * sizeof *p->part);
+  p->queue = malloc(nc * sizeof *p->queue);
+  double **v[] = {&p->phi, &p->b, &p->r, &p->z, &p->s, &p->q, &p->precon};
+  int ok = p->mask && p->diag && p->row_lo && p->row_hi && p->rows &&
+           p->part && p->queue;
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+    *v[i] = malloc(nc * sizeof(double));
+    ok = ok && *v[i];
+  }
+  if (!ok) {
+    flip_poisson_free(p);
+    return -1;
+  }
+  return 0;
+}
+
+void flip_poisson_free(struct flip_poisson *p) {
+  flip_cholmod_free(p);
+  free(p->mask), free(p->diag), free(p->row_lo), free(p->row_hi);
+  free(p->rows), free(p->part), free(p->queue), free(p->split);
+  free(p->phi), free(p->b), free(p->r), free(p->z), free(p->s), free(p->q);
+  free(p->precon);
+  memset(p, 0, sizeof *p);
+}
+
+/* Link bits and diagonal of cell c = (i, j, k). */
+static void cell_row(const struct flip_grid *g, struct flip_poisson *p,
+                     int i, int j, int k, size_t c) {
+  const uint8_t *cl = g->cell;
+  const size_t sj = (size_t)g->n[0], sk = sj * g->n[1];
+  if (cl[c] != FLIP_FLUID) {
+    p->mask[c] = 0;
+    p->diag[c] = 0;
+    return;
+  }
+  int ijk[3] = {i, j, k}, d = 0;
+  const size_t st[3] = {1, sj, sk};
+  uint8_t m = 0;
+  for (int a = 0; a < 3; a++) {
+    if (ijk[a] > 0 && cl[c - st[a]] != FLIP_SOLID) {
+      d++;
+      if (cl[c - st[a]] == FLIP_FLUID) m |= (uint8_t)(1u << (2 * a));
+    }
+    if (ijk[a] + 1 < g->n[a] && cl[c + st[a]] != FLIP_SOLID) {
+      d++;
+      if (cl[c + st[a]] == FLIP_FLUID) m |= (uint8_t)(2u << (2 * a));
+    }
+  }
+  /* a fluid cell walled in on all sides has no unknown */
+  p->mask[c] = d ? (uint8_t)(m | FLIP_M_SELF) : 0;
+  p->diag[c] = (uint8_t)d;
+}
+
+/* Discrete divergence of cell c = (i, j, k). */
+static inline double cell_div(const struct flip_grid *g, int i, int j, int k) {
+  size_t f0 = (size_t)i + (size_t)g->fn[0][0] * ((size_t)j + (size_t)g->fn[0][1] * k);
+  size_t f1 = (size_t)i + (size_t)g->fn[1][0] * ((size_t)j + (size_t)g->fn[1][1] * k);
+  size_t f2 = (size_t)i + (size_t)g->fn[2][0] * ((size_t)j + (size_t)g->fn[2][1] * k);
+  return (g->u[0][f0 + 1] - g->u[0][f0]) +
+         (g->u[1][f1 + (size_t)g->n[0]] - g->u[1][f1]) +
+         (g->u[2][f2 + (size_t)g->n[0] * g->n[1]] - g->u[2][f2]);
+}
+
+static int links(uint8_t m) {
+  int c = 0;
+  for (int b = 0; b < 6; b++) c += (m >> b) & 1;
+  return c;
+}
+
+/* Breadth-first search through the links from the cells already queued
+ * in queue[0..n); returns the number queued at the end. */
+static size_t flood(const struct flip_grid *g, struct flip_poisson *p,
+                    size_t n) {
+  const size_t sj = (size_t)g->n[0], sk = sj * g->n[1];
+  const size_t off[6] = {(size_t)-1, 1, (size_t)0 - sj, sj, (size_t)0 - sk, sk};
+  for (size_t h = 0; h < n; h++) {
+    size_t c = p->queue[h];
+    for (int b = 0; b < 6; b++) {
+      if (!(p->mask[c] & (1u << b))) continue;
+      size_t nb = c + off[b];
+      if (p->mask[nb] & FLIP_M_SEEN) continue;
+      p->mask[nb] |= FLIP_M_SEEN;
+      p->queue[n++] = (uint32_t)nb;
+    }
+  }
+  return n;
+}
+
+/* Find the closed components; make each consistent and pin it. */
+static size_t close_components(const struct flip_grid *g,
+                               struct flip_poisson *p) {
+  size_t n = 0, pinned = 0;
+  for (size_t r = 0; r < p->nrows; r++) {
+    size_t c0 = (size_t)p->rows[r] * g->n[0];
+    for (size_t c = c0 + p->row_lo[p->rows[r]]; c < c0 + p->row_hi[p->rows[r]]; c++)
+      if ((p->mask[c] & FLIP_M_SELF) && p->diag[c] > links(p->mask[c])) {
+        p->mask[c] |= FLIP_M_SEEN;
+        p->queue[n++] = (uint32_t)c;
+      }
+  }
+  flood(g, p, n);
+  for (size_t r = 0; r < p->nrows; r++) {
+    size_t c0 = (size_t)p->rows[r] * g->n[0];
+    for (size_t c = c0 + p->row_lo[p->rows[r]]; c < c0 + p->row_hi[p->rows[r]]; c++) {
+      if (!(p->mask[c] & FLIP_M_SELF) || (p->mask[c] & FLIP_M_SEEN)) continue;
+      p->mask[c] |= FLIP_M_SEEN;
+      p->queue[0] = (uint32_t)c;
+      size_t m = flood(g, p, 1);
+      double mean = 0.0;
+      for (size_t q = 0; q < m; q++) mean += p->b[p->queue[q]];
+      mean /= (double)m;
+      for (size_t q = 0; q < m; q++) p->b[p->queue[q]] -= mean;
+      p->diag[c]++;
+      pinned++;
+    }
+  }
+  return pinned;
+}
+
+int flip_poisson_build(struct flip_grid *g, struct flip_poisson *p,
+                       int threads, struct flip_solve_stats *st) {
+  memset(st, 0, sizeof *st);
+  if (reserve(p, g)) return -1;
+  threads = flip_team(threads, g->ncell);
+  const int nx = g->n[0], ny = g->n[1], nz = g->n[2];
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int k = 0; k < nz; k++)
+    for (int j = 0; j < ny; j++) {
+      size_t r = (size_t)j + (size_t)ny * k, c0 = r * nx;
+      uint32_t lo = (uint32_t)nx, hi = 0;
+      for (int i = 0; i < nx; i++) {
+        cell_row(g, p, i, j, k, c0 + i);
+        if (p->mask[c0 + i] & FLIP_M_SELF) {
+          if (lo == (uint32_t)nx) lo = (uint32_t)i;
+          hi = (uint32_t)i + 1;
+        }
+      }
+      p->row_lo[r] = hi ? lo : 0;
+      p->row_hi[r] = hi;
+    }
+  p->nrows = 0;
+  for (size_t r = 0; r < (size_t)ny * nz; r++)
+    if (p->row_hi[r] > p->row_lo[r]) p->rows[p->nrows++] = (uint32_t)r;
+  size_t nfluid = 0;
+  double dmax = 0.0;
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    reduction(+ : nfluid) reduction(max : dmax)
+  for (size_t q = 0; q < p->nrows; q++) {
+    size_t r = p->rows[q], c0 = r * nx;
+    int j = (int)(r % ny), k = (int)(r / ny);
+    for (uint32_t i = p->row_lo[r]; i < p->row_hi[r]; i++) {
+      size_t c = c0 + i;
+      if (!(p->mask[c] & FLIP_M_SELF)) continue;
+      double d = cell_div(g, (int)i, j, k);
+      p->b[c] = -d;
+      dmax = fmax(dmax, fabs(d));
+      nfluid++;
+    }
+  }
+  p->nfluid = nfluid;
+  st->unknowns = nfluid;
+  st->div_before = dmax;
+  st->pinned = close_components(g, p);
+  return 0;
+}
+
+/* u -= grad phi on the non-solid faces next to an unknown. */
+static void apply_gradient(struct flip_grid *g, const struct flip_poisson *p,
+                           int threads) {
+  const size_t st[3] = {1, (size_t)g->n[0], (size_t)g->n[0] * g->n[1]};
+  for (int a = 0; a < 3; a++) {
+    const int *fn = g->fn[a];
+    double *u = g->u[a];
+    const size_t sj = (size_t)fn[0], sk = sj * fn[1];
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int k = 0; k < fn[2]; k++)
+      for (int j = 0; j < fn[1]; j++)
+        for (int i = 0; i < fn[0]; i++) {
+          int ijk[3] = {i, j, k};
+          if (ijk[a] == 0 || ijk[a] == g->n[a]) continue;
+          size_t c2 = flip_cell(g, i, j, k), c1 = c2 - st[a];
+          int f1 = p->mask[c1] & FLIP_M_SELF, f2 = p->mask[c2] & FLIP_M_SELF;
+          if (!f1 && !f2) continue;
+          if (g->cell[c1] == FLIP_SOLID || g->cell[c2] == FLIP_SOLID) continue;
+          double d = (f2 ? p->phi[c2] : 0.0) - (f1 ? p->phi[c1] : 0.0);
+          u[(size_t)i + sj * j + sk * k] -= d;
+        }
+  }
+}
+
+int flip_poisson_solve(struct flip_poisson *p, const struct flip_grid *g,
+                       const struct flip_solve_opts *o,
+                       struct flip_solve_stats *st) {
+  st->converged = 1;
+  if (!p->nfluid || !(st->div_before > 0.0)) {
+    for (size_t c = 0; c < p->ncell; c++)
+      if (p->mask[c] & FLIP_M_SELF) p->phi[c] = 0.0;
+    return 0;
+  }
+  if (o->method == FLIP_SOLVER_CHOLMOD) return flip_cholmod_solve(p, g, st);
+  return flip_pcg_solve(p, g, o, st);
+}
+
+void flip_poisson_finish(struct flip_grid *g, struct flip_poisson *p,
+                         int threads) {
+  threads = flip_team(threads, g->ncell);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (size_t c = 0; c < p->ncell; c++)
+    if (!(p->mask[c] & FLIP_M_SELF)) p->phi[c] = 0.0;
+  apply_gradient(g, p, threads);
+}
+
+int flip_project(struct flip_grid *g, struct flip_poisson *p,
+                 const struct flip_solve_opts *o,
+                 struct flip_solve_stats *st) {
+  if (flip_poisson_build(g, p, o->threads, st)) return -1;
+  int rc = flip_poisson_solve(p, g, o, st);
+  if (rc) return rc;
+  flip_poisson_finish(g, p, o->threads);
+  return 0;
+}
+
+void flip_divergence(const struct flip_grid *g, double *max_abs,
+                     double *rms) {
+  double m = 0.0, s = 0.0;
+  size_t cnt = 0;
+  for (int k = 0; k < g->n[2]; k++)
+    for (int j = 0; j < g->n[1]; j++)
+      for (int i = 0; i < g->n[0]; i++) {
+        if (g->cell[flip_cell(g, i, j, k)] != FLIP_FLUID) continue;
+        double d = cell_div(g, i, j, k);
+        m = fmax(m, fabs(d));
+        s += d * d;
+        cnt++;
+      }
+  *max_abs = m;
+  *rms = cnt ? sqrt(s / (double)cnt) : 0.0;
+}

@@ -7,7 +7,9 @@ MS_LT_VERSION = 0:0:0
 
 noinst_LTLIBRARIES += core/libmscore.la
 core_libmscore_la_SOURCES = \
+	core/baselines.c core/baselines.h \
 	core/blas.c \
+	core/conformance.c \
 	core/settings.c core/settings.h \
 	core/detect.c core/detect.h \
 	core/error.c core/error.h \

@@ -27,6 +27,10 @@ void ms__merge_chain(uint32_t K, const uint32_t *sys, const double *m,
 
   ms__copy3(px, x);
   ms__copy3(pv, v);
+  /* Entry 0 is no node; define it so readers never see garbage. */
+  n[0] = n[1] = n[2] = va[0] = va[1] = va[2] = 0.0;
+  ma[0] = de[0] = 0.0;
+  cross[0] = 0;
   for (uint32_t k = 1; k < K; k++) {
     const double *xb = x + 3 * k, *vb = v + 3 * k;
     double nm, nx[3], nv[3];

@@ -17,7 +17,7 @@ void ms__merge2(double ma, const double *xa, const double *va, double mb,
 
 /* Merge the K members of one meta-particle in order.  Member arrays (mass m,
  * position x[3K], velocity v[3K], system sys) are read; node arrays (indexed
- * by member, entry 0 unused) are written: n[3K], va[3K], ma[K], de[K],
+ * by member; entry 0 is no node and is zeroed) are written: n[3K], va[3K], ma[K], de[K],
  * cross[K] (node joins members of different systems).  Writes the meta
  * particle's mass, centre and velocity. */
 void ms__merge_chain(uint32_t K, const uint32_t *sys, const double *m,

@@ -79,7 +79,7 @@ int ms__report_open(struct ms__report **out, const char *path,
           (unsigned long long)sc->seed);
   num(f, sc->fps);
   fprintf(f, ",\n\"coupling\": {\"method\": \"%s\", \"alpha\": ",
-          sc->method == MS__METHOD_NONE ? "none" : "merge-split");
+          ms__method_name(sc->method));
   num(f, sc->alpha);
   fprintf(f, ", \"beta\": ");
   num(f, sc->beta);

@@ -56,6 +56,12 @@ static int parse_scene(struct ms__scene *sc, config_setting_t *root,
   return g ? ms__cfg_check_unknown(g, err) : MS_OK;
 }
 
+const char *ms__method_name(int method) {
+  static const char *const names[] = {"merge-split", "none", "penalty",
+                                      "sph_force", "impulse"};
+  return method >= 0 && method <= MS__METHOD_IMPULSE ? names[method] : "?";
+}
+
 static int unit_interval(struct ms__err *err, config_setting_t *g,
                          const char *key, double v) {
   if (v >= 0.0 && v <= 1.0) return MS_OK;
@@ -85,14 +91,23 @@ static int parse_coupling(struct ms__scene *sc, config_setting_t *root,
     return ms__cfg_fail(err, g, "stages", "must be in [2, 64] (got %lld)",
                         (long long)stages);
   sc->stages = (uint32_t)stages;
-  if (!strcmp(method, "merge-split"))
-    sc->method = MS__METHOD_MERGE_SPLIT;
-  else if (!strcmp(method, "none"))
-    sc->method = MS__METHOD_NONE;
-  else
+  TRY(ms__cfg_double(g, "stiffness", 1e3, &sc->stiffness, err));
+  TRY(ms__cfg_double(g, "damping", 0.0, &sc->damping, err));
+  TRY(ms__cfg_double(g, "restitution", 0.5, &sc->restitution, err));
+  sc->method = -1;
+  for (int m = 0; m <= MS__METHOD_IMPULSE; m++)
+    if (!strcmp(method, ms__method_name(m))) sc->method = m;
+  if (sc->method < 0)
     return ms__cfg_fail(err, g, "method",
-                        "unknown method '%s' (expected merge-split or none)",
-                        method);
+                        "unknown method '%s' (expected merge-split, penalty, "
+                        "sph_force, impulse or none)", method);
+  if (!(sc->stiffness > 0.0))
+    return ms__cfg_fail(err, g, "stiffness", "must be > 0 (got %g)",
+                        sc->stiffness);
+  if (!(sc->damping >= 0.0))
+    return ms__cfg_fail(err, g, "damping", "must be >= 0 (got %g)",
+                        sc->damping);
+  TRY(unit_interval(err, g, "restitution", sc->restitution));
   TRY(unit_interval(err, g, "alpha", sc->alpha));
   TRY(unit_interval(err, g, "beta", sc->beta));
   if (!(nmin == 0 && nmax == 0)) {

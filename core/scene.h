@@ -9,7 +9,16 @@
 
 #include "error.h"
 
-enum ms__method { MS__METHOD_MERGE_SPLIT = 0, MS__METHOD_NONE = 1 };
+enum ms__method {
+  MS__METHOD_MERGE_SPLIT = 0,
+  MS__METHOD_NONE = 1,
+  MS__METHOD_PENALTY = 2,
+  MS__METHOD_SPH_FORCE = 3,
+  MS__METHOD_IMPULSE = 4
+};
+
+/* The scene's name of a method ("merge-split", "penalty", ...). */
+const char *ms__method_name(int method);
 
 struct ms__sysdesc {
   const char *name;
@@ -30,6 +39,7 @@ struct ms__scene {
   /* coupling */
   int method;
   double alpha, beta, cfl, max_dt, min_dt, skin;
+  double stiffness, damping, restitution; /* baselines */
   uint32_t n_min, n_max; /* both 0: no limit */
   uint32_t stages;
   int two_stage;

@@ -203,5 +203,6 @@ void ms_sim_close(ms_sim *S) {
   free(S->lpairs);
   free(S->keep);
   free(S->lkeep);
+  free(S->fext_store);
   free(S);
 }

@@ -85,6 +85,8 @@ struct ms_sim {
   uint32_t *lpairs;              /* filter_pairs workspace */
   uint8_t *keep, *lkeep;
   size_t cap_local;
+  double *fext, *fext_store;     /* baseline contact forces, 3 per particle */
+  size_t cap_fext;
   struct ms__groups groups;
   struct ms__metaset metas;
   /* statistics */

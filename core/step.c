@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baselines.h"
 #include "sim.h"
 #include "vec3.h"
 #include "xalloc.h"
@@ -190,6 +191,11 @@ static int filter_classify(struct ms_sim *S) {
   S->napp = S->nmarked = 0;
   for (size_t k = 0; k < np; k++) {
     if (!S->keep[k]) continue;
+    if (S->scene.method != MS__METHOD_MERGE_SPLIT) { /* baselines */
+      if (push_pair(&S->appr, &S->napp, &S->cap_app, pr[2 * k], pr[2 * k + 1]))
+        return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+      continue;
+    }
     uint32_t i = pr[2 * k], j = pr[2 * k + 1];
     int merge = in_contact(&S->P, S->P.x + 3 * (size_t)i,
                            S->P.x + 3 * (size_t)j, i, j) &&
@@ -218,9 +224,10 @@ static int merge_pairs(struct ms_sim *S, uint32_t stage) {
   return MS_OK;
 }
 
-static int integrate_all(struct ms_sim *S, const struct ms_step *st) {
+static int integrate_all(struct ms_sim *S, struct ms_step *st) {
   for (uint32_t s = 0; s < S->nsys; s++) {
     struct ms__system *y = &S->sys[s];
+    st->external_force = S->fext ? S->fext + 3 * y->offset : NULL;
     struct ms__sysmetas *sm = &y->sm;
     struct ms_metas in = {
         .struct_size = sizeof in, .count = sm->count,
@@ -327,28 +334,51 @@ static void count_metas(struct ms_sim *S) {
   }
 }
 
+/* The baselines act on the contact pairs (S->appr holds them): forces go
+ * to the plugins as external forces, impulses change velocities now (W2). */
+static int apply_baseline(struct ms_sim *S) {
+  const struct ms__scene *sc = &S->scene;
+  if (sc->method == MS__METHOD_IMPULSE) {
+    ms__contact_impulses(&S->P, S->appr, S->napp, sc->restitution);
+    for (size_t k = 0; k < 2 * S->napp; k++) {
+      uint32_t g = S->appr[k];
+      ms__copy3(ms__at(&S->sys[S->P.sys[g]].v, S->P.local[g]),
+                S->P.v + 3 * (size_t)g);
+    }
+  } else if (sc->method == MS__METHOD_PENALTY ||
+             sc->method == MS__METHOD_SPH_FORCE) {
+    if (S->ntotal > S->cap_fext) {
+      size_t c = S->ntotal + S->ntotal / 4 + 64;
+      if (ms__grow((void **)&S->fext_store, c, 3 * sizeof(double)))
+        return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+      S->cap_fext = c;
+    }
+    S->fext = S->fext_store;
+    memset(S->fext, 0, 3 * S->ntotal * sizeof(double));
+    ms__contact_forces(&S->P, S->appr, S->napp,
+                       sc->method == MS__METHOD_SPH_FORCE, sc->stiffness,
+                       sc->damping, S->fext);
+  }
+  S->napp = 0; /* nothing is merged */
+  return MS_OK;
+}
+
 int ms__step(struct ms_sim *S, double t_end) {
   const struct ms__scene *sc = &S->scene;
   double t0 = ms__now(), vmax = 0.0, rmin = INFINITY, dt = 0.0;
   TRY(gather(S, &vmax, &rmin));
   TRY(choose_dt(S, t_end, vmax, rmin, &dt));
-  struct ms_step st = {.struct_size = sizeof st, .stage = 1,
-                       .index = S->step, .time = S->time, .dt = dt,
-                       .external_force = NULL};
-  for (uint32_t s = 0; s < S->nsys; s++) {
-    struct ms__system *y = &S->sys[s];
-    int rc = y->plugin->desc.begin_step(y->inst, &st);
-    if (rc) return ms__system_fail(S, s, rc, "begin_step() failed");
-  }
   double t1 = ms__now();
   S->det.npairs = 0;
-  if (sc->method == MS__METHOD_MERGE_SPLIT) {
+  S->fext = NULL;
+  if (sc->method != MS__METHOD_NONE) {
     /* The largest relative displacement two particles can make this step
      * (both at the top speed, plus gravity): pairs closer than that may
      * touch before the step ends and are candidates for stage 2. */
-    double skin = sc->two_stage ? sc->skin * 2.0 * dt *
-                                      (vmax + dt * sqrt(ms__norm2(sc->gravity)))
-                                : 0.0;
+    double skin = sc->method == MS__METHOD_MERGE_SPLIT && sc->two_stage
+                      ? sc->skin * 2.0 * dt *
+                            (vmax + dt * sqrt(ms__norm2(sc->gravity)))
+                      : 0.0;
     struct ms__detect_input in = {S->ntotal, S->P.x, S->P.r, S->P.sys,
                                   S->self, skin};
     size_t bad;
@@ -357,36 +387,46 @@ int ms__step(struct ms_sim *S, double t_end) {
   }
   double t2 = ms__now();
   TRY(filter_classify(S));
-  TRY(merge_pairs(S, 1));
+  if (sc->method != MS__METHOD_MERGE_SPLIT) TRY(apply_baseline(S));
+  struct ms_step st = {.struct_size = sizeof st, .stage = 1,
+                       .index = S->step, .time = S->time, .dt = dt,
+                       .external_force = NULL};
   double t3 = ms__now();
-  TRY(integrate_all(S, &st));
+  for (uint32_t s = 0; s < S->nsys; s++) {
+    struct ms__system *y = &S->sys[s];
+    int rc = y->plugin->desc.begin_step(y->inst, &st);
+    if (rc) return ms__system_fail(S, s, rc, "begin_step() failed");
+  }
   double t4 = ms__now();
+  TRY(merge_pairs(S, 1));
+  double t5 = ms__now();
+  TRY(integrate_all(S, &st));
+  double t6 = ms__now();
   for (uint32_t k = 2; sc->two_stage && S->nmarked && k <= sc->stages; k++) {
     uint64_t before = S->frame_counts.stage2_steps;
     TRY(stage_two(S, &st));
     if (S->frame_counts.stage2_steps == before) break;
   }
-  double t5 = ms__now();
+  double t7 = ms__now();
   ms__metaset_sync(&S->metas, dt, &S->frame_counts.ledger);
-  double t6 = ms__now();
+  double t8 = ms__now();
   ms__metaset_split(&S->metas, sc->alpha, sc->beta, &S->frame_counts.ledger);
   write_back(S);
-  double t7 = ms__now();
+  double t9 = ms__now();
   for (uint32_t s = 0; s < S->nsys; s++) {
     struct ms__system *y = &S->sys[s];
     int rc = y->plugin->desc.end_step(y->inst, &st);
     if (rc) return ms__system_fail(S, s, rc, "end_step() failed");
     TRY(ms__system_view(S, s));
   }
-  S->P.n = 0; /* the snapshot is stale now */
-  double t8 = ms__now();
-  S->phase[MS__PH_OTHER] += (t1 - t0) + (t8 - t7);
+  double t10 = ms__now();
+  S->phase[MS__PH_OTHER] += (t1 - t0) + (t4 - t3) + (t10 - t9);
   S->phase[MS__PH_DETECT] += t2 - t1;
-  S->phase[MS__PH_MERGE] += t3 - t2;
-  S->phase[MS__PH_STAGE1] += t4 - t3;
-  S->phase[MS__PH_STAGE2] += t5 - t4;
-  S->phase[MS__PH_SYNC] += t6 - t5;
-  S->phase[MS__PH_SPLIT] += t7 - t6;
+  S->phase[MS__PH_MERGE] += (t3 - t2) + (t5 - t4);
+  S->phase[MS__PH_STAGE1] += t6 - t5;
+  S->phase[MS__PH_STAGE2] += t7 - t6;
+  S->phase[MS__PH_SYNC] += t8 - t7;
+  S->phase[MS__PH_SPLIT] += t9 - t8;
   struct ms__counts *c = &S->frame_counts;
   c->steps++;
   c->pairs += S->det.npairs;

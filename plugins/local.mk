@@ -6,16 +6,17 @@ MS_PLUGIN_CFLAGS = $(AM_CFLAGS) $(MS_VISIBILITY_CFLAGS)
 MS_PLUGIN_LDFLAGS = -module -avoid-version -no-undefined -shared \
 	$(OPENMP_CFLAGS)
 
-plugin_LTLIBRARIES += plugins/particles.la
-plugins_particles_la_SOURCES = plugins/particles/particles.c
-plugins_particles_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
-plugins_particles_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
-plugins_particles_la_LDFLAGS = $(MS_PLUGIN_LDFLAGS)
-plugins_particles_la_LIBADD = -lm
 
 # One fragment per plugin: module, its tests, its benchmark, its scenes.
 include plugins/common/local.mk
+include plugins/particles/local.mk
 include plugins/mass_spring/local.mk
 include plugins/peridynamics/local.mk
 include plugins/sph/local.mk
 include plugins/flip/local.mk
+
+# libtool's .la files are of no use for dlopen()ed modules.
+install-data-hook: remove-plugin-la
+remove-plugin-la:
+	-rm -f $(DESTDIR)$(plugindir)/*.la
+.PHONY: remove-plugin-la

@@ -10,3 +10,11 @@ mergesplitinclude_HEADERS = \
 pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA = sdk/mergesplit-plugin.pc
 EXTRA_DIST += sdk/mergesplit-plugin.pc.in
+
+# The example third-party plugin: shipped as documentation (the -dev
+# package), built standalone with pkg-config (see sdk/example/Makefile).
+exampledir = $(docdir)/example
+dist_example_DATA = sdk/example/dust.c sdk/example/Makefile sdk/example/dust.cfg
+
+# The plugin author guide.
+dist_man7_MANS = sdk/mergesplit-plugin.7

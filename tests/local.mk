@@ -11,55 +11,31 @@ AM_TESTS_ENVIRONMENT = \
 	MS_CLI='$(abs_top_builddir)/core/cli/mergesplit'; export MS_CLI; \
 	PYTHON3='$(PYTHON3)'; export PYTHON3;
 
-# ---- fixture plugins: one source, one module per defect ------------------
-FIXTURE_LDFLAGS = -module -avoid-version -no-undefined -shared -rpath /nowhere
-FIXTURE_CPPFLAGS = -I$(top_srcdir)/sdk/include
-FIXTURE_CFLAGS = $(MS_CFLAGS) $(MS_VISIBILITY_CFLAGS)
-check_LTLIBRARIES += tests/fixtures/good.la tests/fixtures/bad_major.la \
-	tests/fixtures/bad_minor.la tests/fixtures/bad_size.la \
-	tests/fixtures/no_entry.la tests/fixtures/null_fn.la \
-	tests/fixtures/bad_id.la tests/fixtures/empty.la \
-	tests/fixtures/nan_solver.la tests/fixtures/bad_view.la
-tests_fixtures_good_la_SOURCES = tests/fixtures/fixture_plugin.c
-tests_fixtures_good_la_CPPFLAGS = $(FIXTURE_CPPFLAGS) -DDEFECT=GOOD -DFIXTURE_ID='"fixture_good"'
-tests_fixtures_good_la_CFLAGS = $(FIXTURE_CFLAGS)
-tests_fixtures_good_la_LDFLAGS = $(FIXTURE_LDFLAGS)
-tests_fixtures_bad_major_la_SOURCES = tests/fixtures/fixture_plugin.c
-tests_fixtures_bad_major_la_CPPFLAGS = $(FIXTURE_CPPFLAGS) -DDEFECT=MAJOR -DFIXTURE_ID='"fixture_major"'
-tests_fixtures_bad_major_la_CFLAGS = $(FIXTURE_CFLAGS)
-tests_fixtures_bad_major_la_LDFLAGS = $(FIXTURE_LDFLAGS)
-tests_fixtures_bad_minor_la_SOURCES = tests/fixtures/fixture_plugin.c
-tests_fixtures_bad_minor_la_CPPFLAGS = $(FIXTURE_CPPFLAGS) -DDEFECT=MINOR -DFIXTURE_ID='"fixture_minor"'
-tests_fixtures_bad_minor_la_CFLAGS = $(FIXTURE_CFLAGS)
-tests_fixtures_bad_minor_la_LDFLAGS = $(FIXTURE_LDFLAGS)
-tests_fixtures_bad_size_la_SOURCES = tests/fixtures/fixture_plugin.c
-tests_fixtures_bad_size_la_CPPFLAGS = $(FIXTURE_CPPFLAGS) -DDEFECT=SIZE -DFIXTURE_ID='"fixture_size"'
-tests_fixtures_bad_size_la_CFLAGS = $(FIXTURE_CFLAGS)
-tests_fixtures_bad_size_la_LDFLAGS = $(FIXTURE_LDFLAGS)
-tests_fixtures_no_entry_la_SOURCES = tests/fixtures/fixture_plugin.c
-tests_fixtures_no_entry_la_CPPFLAGS = $(FIXTURE_CPPFLAGS) -DDEFECT=NOENTRY -DFIXTURE_ID='"fixture_noentry"'
-tests_fixtures_no_entry_la_CFLAGS = $(FIXTURE_CFLAGS)
-tests_fixtures_no_entry_la_LDFLAGS = $(FIXTURE_LDFLAGS)
-tests_fixtures_null_fn_la_SOURCES = tests/fixtures/fixture_plugin.c
-tests_fixtures_null_fn_la_CPPFLAGS = $(FIXTURE_CPPFLAGS) -DDEFECT=NULLFN -DFIXTURE_ID='"fixture_nullfn"'
-tests_fixtures_null_fn_la_CFLAGS = $(FIXTURE_CFLAGS)
-tests_fixtures_null_fn_la_LDFLAGS = $(FIXTURE_LDFLAGS)
-tests_fixtures_bad_id_la_SOURCES = tests/fixtures/fixture_plugin.c
-tests_fixtures_bad_id_la_CPPFLAGS = $(FIXTURE_CPPFLAGS) -DDEFECT=BADID -DFIXTURE_ID='"unused"'
-tests_fixtures_bad_id_la_CFLAGS = $(FIXTURE_CFLAGS)
-tests_fixtures_bad_id_la_LDFLAGS = $(FIXTURE_LDFLAGS)
-tests_fixtures_empty_la_SOURCES = tests/fixtures/fixture_plugin.c
-tests_fixtures_empty_la_CPPFLAGS = $(FIXTURE_CPPFLAGS) -DDEFECT=EMPTY -DFIXTURE_ID='"fixture_empty"'
-tests_fixtures_empty_la_CFLAGS = $(FIXTURE_CFLAGS)
-tests_fixtures_empty_la_LDFLAGS = $(FIXTURE_LDFLAGS)
-tests_fixtures_nan_solver_la_SOURCES = tests/fixtures/fixture_plugin.c
-tests_fixtures_nan_solver_la_CPPFLAGS = $(FIXTURE_CPPFLAGS) -DDEFECT=NAN_ -DFIXTURE_ID='"fixture_nan"'
-tests_fixtures_nan_solver_la_CFLAGS = $(FIXTURE_CFLAGS)
-tests_fixtures_nan_solver_la_LDFLAGS = $(FIXTURE_LDFLAGS)
-tests_fixtures_bad_view_la_SOURCES = tests/fixtures/fixture_plugin.c
-tests_fixtures_bad_view_la_CPPFLAGS = $(FIXTURE_CPPFLAGS) -DDEFECT=BADVIEW -DFIXTURE_ID='"fixture_badview"'
-tests_fixtures_bad_view_la_CFLAGS = $(FIXTURE_CFLAGS)
-tests_fixtures_bad_view_la_LDFLAGS = $(FIXTURE_LDFLAGS)
+# ---- fixture plugins: one source, one module per defect --------------------
+# NAME:DEFECT pairs; each becomes tests/fixtures/NAME.la (-> .libs/NAME.so)
+# built from fixture_plugin.c with -DDEFECT=DEFECT and solver id fixture_NAME.
+MS_FIXTURES = good:GOOD bad_major:MAJOR bad_minor:MINOR bad_size:SIZE \
+	no_entry:NOENTRY null_fn:NULLFN bad_id:BADID empty:EMPTY nan:NAN_ \
+	badview:BADVIEW leak:LEAK norewind:NOREWIND badsave:BADSAVE \
+	loose:LOOSE ownmass:OWNMASS lax:LAX chatty:CHATTY zerodt:ZERODT \
+	nolicense:NOLICENSE
+MS_FIXTURE_LAS = $(foreach f,$(MS_FIXTURES),tests/fixtures/$(firstword $(subst :, ,$(f))).la)
+check_DATA = $(MS_FIXTURE_LAS)
+EXTRA_DIST += tests/fixtures/fixture_plugin.c
+MS_FIXTURE_COMPILE = $(LIBTOOL) $(AM_V_lt) --tag=CC --mode=compile $(CC) \
+	-I$(top_srcdir)/sdk/include $(MS_CFLAGS) $(MS_VISIBILITY_CFLAGS) $(CFLAGS)
+tests/fixtures/%.la: $(top_srcdir)/tests/fixtures/fixture_plugin.c
+	$(AM_V_CC)$(MKDIR_P) tests/fixtures && \
+	$(MS_FIXTURE_COMPILE) -DDEFECT=$(lastword $(subst :, ,$(filter $*:%,$(MS_FIXTURES)))) \
+	  -DFIXTURE_ID='"fixture_$*"' -c -o tests/fixtures/$*.lo $< && \
+	$(LIBTOOL) $(AM_V_lt) --tag=CC --mode=link $(CC) $(CFLAGS) -module \
+	  -avoid-version -shared -no-undefined -rpath /nowhere \
+	  -o $@ tests/fixtures/$*.lo -lm
+clean-local: clean-fixtures
+clean-fixtures:
+	-rm -rf tests/fixtures/.libs tests/fixtures/*.la tests/fixtures/*.lo \
+	  tests/fixtures/*.o
+.PHONY: clean-fixtures
 
 # ---- unit tests (Check) ------------------------------------------------------
 check_PROGRAMS += tests/unit/run-unit
@@ -85,7 +61,7 @@ tests_scenes_libsimtest_la_SOURCES = tests/scenes/simtest.c tests/scenes/simtest
 tests_scenes_libsimtest_la_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
 check_PROGRAMS += tests/scenes/run-scenes
 tests_scenes_run_scenes_SOURCES = tests/scenes/runner.c tests/scenes/scene_list.h \
-	tests/scenes/test_core_scenes.c
+	tests/scenes/test_core_scenes.c tests/scenes/test_baselines.c
 tests_scenes_run_scenes_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_scenes_run_scenes_LDADD = tests/scenes/libsimtest.la core/libmscore.la \
 	$(CHECK_LIBS) $(LIBCONFIG_LIBS)
@@ -106,3 +82,11 @@ tests_bench_bench_detect_LDFLAGS = $(OPENMP_CFLAGS)
 tests_bench_bench_mergesplit_SOURCES = tests/bench/bench_mergesplit.c
 tests_bench_bench_mergesplit_LDADD = core/libmscore.la $(LIBCONFIG_LIBS)
 tests_bench_bench_mergesplit_LDFLAGS = $(OPENMP_CFLAGS)
+
+# ---- the conformance kit, on shipped plugins and broken fixtures --------------
+check_PROGRAMS += tests/scenes/run-conformance
+tests_scenes_run_conformance_SOURCES = tests/scenes/test_conformance.c
+tests_scenes_run_conformance_CPPFLAGS = $(tests_scenes_run_scenes_CPPFLAGS)
+tests_scenes_run_conformance_LDADD = $(tests_scenes_run_scenes_LDADD)
+tests_scenes_run_conformance_LDFLAGS = $(OPENMP_CFLAGS)
+TESTS += tests/scenes/run-conformance

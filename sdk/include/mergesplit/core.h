@@ -108,6 +108,34 @@ MS_API void ms_sim_print_timing(const ms_sim *sim, void *file);
 /* Finish the report (when one was asked for) and free everything. */
 MS_API void ms_sim_close(ms_sim *sim);
 
+/* ---- conformance kit --------------------------------------------------- */
+
+/* Called once per check, in order: its name, whether it passed, one line of
+ * detail (the measured figure or why it failed). */
+typedef void (*ms_conformance_fn)(void *opaque, const char *check,
+                                  int passed, const char *detail);
+
+struct ms_conformance_options {
+  uint32_t struct_size;              /* sizeof(struct ms_conformance_options) */
+  const char *const *plugin_paths;   /* extra plugin dirs, NULL-terminated */
+  const char *scene_path;            /* NULL: a built-in scene (a 0.1 m box
+                                        shape with spacing 0.025) */
+  const char *system_name;           /* system under test in scene_path;
+                                        NULL: the first of the plugin */
+};
+
+/* Run the conformance checks on solver `plugin_id`: descriptor, max_dt,
+ * create_destroy (no leak), rewind (bitwise), save_load (bitwise),
+ * meta_rigid, meta_momentum (whole-mass treatment), bad_config (refused
+ * with a status and a message), silent (never prints).  Each check runs in
+ * a child process, so a crash fails the check only.  Returns the number of
+ * failed checks, or a negative status (with err) if the kit could not
+ * start: unknown plugin, or a scene its create() refuses. */
+MS_API int ms_conformance_run(const char *plugin_id,
+                              const struct ms_conformance_options *opt,
+                              ms_conformance_fn report, void *opaque,
+                              char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

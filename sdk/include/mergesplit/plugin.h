@@ -18,8 +18,8 @@
  *   else is a new major.
  *
  * LIFECYCLE AND THE STEP PROTOCOL
- *   create -> { max_dt -> begin_step -> filter_pairs -> integrate(stage 1)
- *               [-> rewind -> integrate(stage 2)] -> end_step }* -> destroy
+ *   create -> { max_dt -> filter_pairs -> begin_step -> integrate(stage 1)
+ *               [-> rewind -> integrate(stage 2)]... -> end_step }* -> destroy
  *   save/load happen only between steps (never between begin_step and
  *   end_step).  view() may be called at any time except inside another call.
  *
@@ -206,8 +206,9 @@ struct ms_plugin {
   /* Declare which candidate contact pairs of this system's own particles
    * must NOT collide (e.g. joined by a spring or bond).  pairs holds
    * 2 * count particle indices (i < j); keep[k] arrives as 1; set it to 0 for
-   * connected pairs.  Called once per step, after begin_step.  NULL: every
-   * overlapping pair of the system may collide. */
+   * connected pairs.  Called at most once per step, before begin_step, with
+   * the particles as they are at the start of the step; it MUST NOT change
+   * them.  NULL: every overlapping pair of the system may collide. */
   int (*filter_pairs)(ms_instance *inst, const uint32_t *pairs, size_t count,
                       uint8_t *keep);
   /* Write / read the whole state (checkpoints).  load() is called on an

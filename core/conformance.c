@@ -1,0 +1,509 @@
+/* The conformance kit: a battery of checks any plugin must pass.
+ *
+ * The plugin is instantiated from a scene (a built-in one by default), then
+ * every check runs in a forked child, so a plugin that crashes, hangs in a
+ * way that kills the child, or prints fails that check instead of taking
+ * the kit down.  Checks talk to the plugin exactly as the step driver does
+ * (plugin.h), with hand-built meta-particles. */
+#include <malloc.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "loader.h"
+#include "settings.h"
+#include "sim.h"
+
+struct kit {
+  ms_sim *S;
+  struct ms__system *y;
+  double dt;
+};
+
+struct verdict {
+  int passed;
+  char detail[480];
+};
+
+static int fail(struct verdict *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int fail(struct verdict *v, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(v->detail, sizeof v->detail, fmt, ap);
+  va_end(ap);
+  return v->passed = 0;
+}
+
+static int pass(struct verdict *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int pass(struct verdict *v, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(v->detail, sizeof v->detail, fmt, ap);
+  va_end(ap);
+  return v->passed = 1;
+}
+
+/* ---- state snapshots ------------------------------------------------- */
+
+struct blob {
+  unsigned char *p;
+  size_t n, cap, pos;
+};
+
+static int blob_write(void *o, const void *data, size_t size) {
+  struct blob *b = o;
+  if (b->n + size > b->cap) {
+    size_t c = (b->n + size) * 2 + 256;
+    unsigned char *q = realloc(b->p, c);
+    if (!q) return MS_ENOMEM;
+    b->p = q, b->cap = c;
+  }
+  memcpy(b->p + b->n, data, size);
+  b->n += size;
+  return MS_OK;
+}
+
+static int blob_read(void *o, void *data, size_t size) {
+  struct blob *b = o;
+  if (b->pos + size > b->n) return MS_ESTATE;
+  memcpy(data, b->p + b->pos, size);
+  b->pos += size;
+  return MS_OK;
+}
+
+static int save_state(struct kit *K, ms_instance *inst, struct blob *b) {
+  struct ms_stream s = {b, blob_write, blob_read};
+  b->n = b->pos = 0;
+  return K->y->plugin->desc.save(inst, &s);
+}
+
+/* Positions and velocities of a view, packed. */
+static double *snap_view(ms_instance *inst, const struct ms_plugin *d,
+                         size_t *n) {
+  struct ms_view v = {.struct_size = sizeof v};
+  if (d->view(inst, &v)) return NULL;
+  const struct ms_field *x = NULL, *u = NULL;
+  for (uint32_t f = 0; f < v.field_count; f++) {
+    if (!strcmp(v.fields[f].name, "position")) x = &v.fields[f];
+    if (!strcmp(v.fields[f].name, "velocity")) u = &v.fields[f];
+  }
+  if (!x || !u) return NULL;
+  double *s = malloc((6 * v.count + 1) * sizeof *s);
+  for (size_t i = 0; s && i < v.count; i++) {
+    memcpy(s + 6 * i, (char *)x->data + i * x->stride, 3 * sizeof(double));
+    memcpy(s + 6 * i + 3, (char *)u->data + i * u->stride, 3 * sizeof(double));
+  }
+  *n = v.count;
+  return s;
+}
+
+/* ---- meta-particles built by hand --------------------------------------- */
+
+struct metas {
+  uint32_t off[2], *member;
+  double mass, own, pos[3], vel[3], rv[3], rd[3];
+  uint8_t con;
+  struct ms_metas in;
+  struct ms_meta_result out;
+};
+
+/* One meta-particle of members [0, k) with `foreign` extra mass (k = 0:
+ * no meta-particle at all). */
+static void make_meta(struct kit *K, struct metas *M, uint32_t k,
+                      double foreign) {
+  struct ms__system *y = K->y;
+  memset(M, 0, sizeof *M);
+  M->member = malloc((k ? k : 1) * sizeof *M->member);
+  M->off[0] = 0, M->off[1] = k;
+  for (uint32_t i = 0; i < k; i++) {
+    double m = *ms__at(&y->m, i);
+    M->member[i] = i;
+    M->own += m;
+    for (int a = 0; a < 3; a++) {
+      M->pos[a] += m * ms__at(&y->x, i)[a];
+      M->vel[a] += m * ms__at(&y->v, i)[a];
+    }
+  }
+  if (k) {
+    for (int a = 0; a < 3; a++) M->pos[a] /= M->own, M->vel[a] /= M->own;
+  }
+  M->mass = M->own + foreign;
+  M->in = (struct ms_metas){sizeof M->in, k ? 1 : 0, M->off, M->member,
+                            &M->mass, &M->own, M->pos, M->vel};
+  M->out = (struct ms_meta_result){sizeof M->out, k ? 1 : 0, M->rv, M->rd,
+                                   &M->con};
+}
+
+static int step_with(struct kit *K, ms_instance *inst, struct metas *M,
+                     const double *fext, int do_begin) {
+  const struct ms_plugin *d = &K->y->plugin->desc;
+  struct ms_step st = {sizeof st, 1, 0, 0.0, K->dt, fext};
+  int rc = do_begin ? d->begin_step(inst, &st) : MS_OK;
+  return rc ? rc : d->integrate(inst, &st, &M->in, &M->out);
+}
+
+/* ---- the checks ----------------------------------------------------------- */
+
+static int check_descriptor(struct kit *K, struct verdict *v) {
+  const struct ms_plugin *d = &K->y->plugin->desc;
+  char why[512];
+  if (ms__plugin_validate(d, why, sizeof why)) return fail(v, "%s", why);
+  if (!d->license || !*d->license) return fail(v, "license is missing");
+  if (!d->description || !*d->description)
+    return fail(v, "description is missing");
+  if (d->flags & ~(uint32_t)MS_PLUGIN_SELF_COLLISION)
+    return fail(v, "unknown flag bits 0x%x", d->flags);
+  if (d->reserved0) return fail(v, "reserved0 is not 0");
+  return pass(v, "%s %s, ABI %u.%u, %s", d->id, d->version, d->abi_major,
+              d->abi_minor, d->license);
+}
+
+static int check_max_dt(struct kit *K, struct verdict *v) {
+  const struct ms_plugin *d = &K->y->plugin->desc;
+  if (!d->max_dt) return pass(v, "no limit of its own (max_dt is NULL)");
+  double dt = INFINITY;
+  int rc = d->max_dt(K->y->inst, &dt);
+  if (rc) return fail(v, "max_dt() returned %s", ms_status_name(rc));
+  if (!(dt > 0.0)) return fail(v, "max_dt() gave %g", dt);
+  return pass(v, "max dt %g s", dt);
+}
+
+static int check_create_destroy(struct kit *K, struct verdict *v) {
+  struct ms__system *y = K->y;
+  const struct ms_plugin *d = &y->plugin->desc;
+  const ms_config *sec = (const ms_config *)y->desc->section;
+  size_t before = 0;
+  /* glibc keeps up to 7 freed chunks per size class in a per-thread cache
+   * that still counts as in use: measure after 10 warm-up cycles. */
+  for (int k = 0; k < 30; k++) {
+    ms_instance *inst = NULL;
+    if (k == 10) before = mallinfo2().uordblks;
+    int rc = d->create(&ms__host, &y->ctx, sec, &inst);
+    if (rc) return fail(v, "create() failed on cycle %d: %s", k, y->ctx.err.msg);
+    d->destroy(inst);
+  }
+  long grew = (long)mallinfo2().uordblks - (long)before;
+  if (grew > 1024)
+    return fail(v, "the heap grew by %ld bytes over 20 create/destroy cycles",
+                grew);
+  return pass(v, "20 create/destroy cycles, heap change %ld bytes", grew);
+}
+
+static int check_rewind(struct kit *K, struct verdict *v) {
+  ms_instance *inst = K->y->inst;
+  const struct ms_plugin *d = &K->y->plugin->desc;
+  struct blob a = {0}, b = {0};
+  struct metas M;
+  size_t n, n1;
+  double *s0 = snap_view(inst, d, &n), *s1, *s2;
+  int rc;
+  if (d->save && (rc = save_state(K, inst, &a)))
+    return fail(v, "save() failed: %s", ms_status_name(rc));
+  make_meta(K, &M, n < 3 ? (uint32_t)n : 3, 0.5);
+  if ((rc = step_with(K, inst, &M, NULL, 1)))
+    return fail(v, "begin_step/integrate failed: %s", K->y->ctx.err.msg);
+  s1 = snap_view(inst, d, &n1);
+  if ((rc = d->rewind(inst))) return fail(v, "rewind() failed: %s", ms_status_name(rc));
+  s2 = snap_view(inst, d, &n1);
+  if (n1 != n || memcmp(s0, s2, 6 * n * sizeof *s0))
+    return fail(v, "positions/velocities after rewind differ from the start "
+                "of the step");
+  if (d->save && (rc = save_state(K, inst, &b)))
+    return fail(v, "save() after rewind failed: %s", ms_status_name(rc));
+  if (d->save && (a.n != b.n || memcmp(a.p, b.p, a.n)))
+    return fail(v, "saved state after rewind differs from the start of the "
+                "step (%zu vs %zu bytes)", a.n, b.n);
+  if ((rc = step_with(K, inst, &M, NULL, 0)))
+    return fail(v, "integrate after rewind failed: %s", K->y->ctx.err.msg);
+  free(s2);
+  s2 = snap_view(inst, d, &n1);
+  if (memcmp(s1, s2, 6 * n * sizeof *s1))
+    return fail(v, "integrating again after rewind gives another result");
+  return pass(v, "state restored bitwise%s; re-integration identical",
+              d->save ? " (views and saved state)" : " (views; no save())");
+}
+
+static int check_save_load(struct kit *K, struct verdict *v) {
+  struct ms__system *y = K->y;
+  const struct ms_plugin *d = &y->plugin->desc;
+  struct blob a = {0}, b = {0};
+  struct metas M;
+  ms_instance *fresh = NULL;
+  size_t n, m;
+  int rc;
+  if (!d->save || !d->load) return fail(v, "save/load not provided");
+  make_meta(K, &M, 0, 0.0); /* move the state away from the initial one */
+  if ((rc = step_with(K, y->inst, &M, NULL, 1)) ||
+      (rc = d->end_step(y->inst, &(struct ms_step){sizeof(struct ms_step), 1,
+                                                   0, 0.0, K->dt, NULL})))
+    return fail(v, "a step failed: %s", y->ctx.err.msg);
+  if ((rc = save_state(K, y->inst, &a)))
+    return fail(v, "save() failed: %s", ms_status_name(rc));
+  if ((rc = d->create(&ms__host, &y->ctx, (const ms_config *)y->desc->section,
+                      &fresh)))
+    return fail(v, "create() failed: %s", y->ctx.err.msg);
+  struct ms_stream in = {&a, blob_write, blob_read};
+  if ((rc = d->load(fresh, &in)))
+    return fail(v, "load() failed: %s", ms_status_name(rc));
+  if ((rc = save_state(K, fresh, &b)))
+    return fail(v, "save() after load failed: %s", ms_status_name(rc));
+  double *s0 = snap_view(y->inst, d, &n), *s1 = snap_view(fresh, d, &m);
+  if (n != m || memcmp(s0, s1, 6 * n * sizeof *s0))
+    return fail(v, "positions/velocities differ after save -> load");
+  if (a.n != b.n || memcmp(a.p, b.p, a.n))
+    return fail(v, "save -> load -> save gives other bytes (%zu vs %zu)", a.n,
+                b.n);
+  d->destroy(fresh);
+  return pass(v, "%zu bytes round-trip bitwise", a.n);
+}
+
+static int check_meta_rigid(struct kit *K, struct verdict *v) {
+  ms_instance *inst = K->y->inst;
+  const struct ms_plugin *d = &K->y->plugin->desc;
+  struct metas M;
+  size_t n;
+  double *s0 = snap_view(inst, d, &n);
+  if (n < 2) return fail(v, "needs at least 2 particles (has %zu)", n);
+  uint32_t k = n < 4 ? (uint32_t)n : 4;
+  make_meta(K, &M, k, 1.5 * 1.0);
+  int rc = step_with(K, inst, &M, NULL, 1);
+  if (rc) return fail(v, "begin_step/integrate failed: %s", K->y->ctx.err.msg);
+  double *s1 = snap_view(inst, d, &n);
+  for (uint32_t i = 0; i < k; i++)
+    for (int a = 0; a < 3; a++) {
+      double dx = s1[6 * i + a] - s0[6 * i + a];
+      if (s1[6 * i + 3 + a] != M.rv[a])
+        return fail(v, "member %u: velocity %.17g, reported %.17g", i,
+                    s1[6 * i + 3 + a], M.rv[a]);
+      if (s1[6 * i + a] != s0[6 * i + a] + M.rd[a])
+        return fail(v, "member %u moved by %.17g, reported %.17g", i, dx,
+                    M.rd[a]);
+    }
+  return pass(v, "%u members moved by the reported displacement", k);
+}
+
+/* The same force on a meta-particle holding every particle, once with no
+ * foreign mass and once with foreign mass equal to its own: a plugin that
+ * treats the meta-particle with its whole mass changes the velocity half
+ * as much the second time (internal forces cancel inside it). */
+static int check_meta_momentum(struct kit *K, struct verdict *v) {
+  struct ms__system *y = K->y;
+  const struct ms_plugin *d = &y->plugin->desc;
+  size_t n = y->view.count;
+  double *F = calloc(3 * n, sizeof *F), dv[2][3];
+  struct metas M;
+  for (size_t i = 0; i < n; i++) {
+    double m = *ms__at(&y->m, i);
+    F[3 * i] = 2.0 * m, F[3 * i + 1] = -1.0 * m, F[3 * i + 2] = 0.5 * m;
+  }
+  for (int run = 0; run < 2; run++) {
+    make_meta(K, &M, (uint32_t)n, 0.0);
+    M.mass = M.own * (run ? 2.0 : 1.0);
+    int rc = step_with(K, y->inst, &M, F, 1);
+    if (rc) return fail(v, "integrate failed: %s", y->ctx.err.msg);
+    if (M.con) return fail(v, "the meta-particle was reported constrained; "
+                           "use a scene where it moves freely");
+    for (int a = 0; a < 3; a++) dv[run][a] = M.rv[a] - M.vel[a];
+    if ((rc = d->rewind(y->inst))) return fail(v, "rewind failed");
+  }
+  /* gravity acts on both alike: subtract it through the difference */
+  const double *g = y->ctx.info.gravity;
+  double worst = 0.0;
+  for (int a = 0; a < 3; a++) {
+    double fa = a == 0 ? 2.0 : a == 1 ? -1.0 : 0.5; /* per unit own mass */
+    double want = K->dt * fa * 0.5;  /* F/M_own - F/(2 M_own) */
+    double got = (dv[0][a] - K->dt * g[a]) - (dv[1][a] - K->dt * g[a]);
+    worst = fmax(worst, fabs(got - want) / (K->dt * 2.0));
+  }
+  if (worst > 1e-2)
+    return fail(v, "velocity change does not scale with the whole mass "
+                "(relative error %.3g)", worst);
+  return pass(v, "momentum change = impulse / whole mass (error %.2g)", worst);
+}
+
+/* A number key the plugin read, given as a string, must be refused; so must
+ * a negative value for keys that must be positive. */
+static int check_bad_config(struct kit *K, struct verdict *v) {
+  struct ms__system *y = K->y;
+  const struct ms_plugin *d = &y->plugin->desc;
+  config_setting_t *sec = y->desc->section, *num = NULL;
+  static const char *const positive[] = {"spacing", "radius", "mass",
+                                         "density", "stiffness"};
+  char probes[256] = "";
+  int tried = 0;
+  for (int i = 0; i < config_setting_length(sec) && !num; i++) {
+    config_setting_t *c = config_setting_get_elem(sec, (unsigned)i);
+    if (config_setting_get_hook(c) && config_setting_is_number(c)) num = c;
+  }
+  for (int p = -1; p < 5; p++) {
+    const char *key = p < 0 ? (num ? num->name : NULL) : positive[p];
+    config_setting_t *c = key ? config_setting_get_member(sec, key) : NULL;
+    if (!c || !config_setting_get_hook(c)) continue;
+    char *name = strdup(key);
+    config_setting_remove(sec, name);
+    config_setting_t *bad = config_setting_add(
+        sec, name, p < 0 ? CONFIG_TYPE_STRING : CONFIG_TYPE_FLOAT);
+    if (p < 0)
+      config_setting_set_string(bad, "not a number");
+    else
+      config_setting_set_float(bad, -1.0);
+    ms__err_clear(&y->ctx.err);
+    ms_instance *inst = NULL;
+    int rc = d->create(&ms__host, &y->ctx, (const ms_config *)sec, &inst);
+    if (rc == MS_OK) {
+      if (inst) d->destroy(inst);
+      return fail(v, "create() accepted %s = %s", name,
+                  p < 0 ? "\"not a number\"" : "-1.0");
+    }
+    if (!y->ctx.err.msg[0])
+      return fail(v, "create() refused %s but gave no message", name);
+    snprintf(probes + strlen(probes), sizeof probes - strlen(probes), "%s%s",
+             tried++ ? ", " : "", name);
+    free(name);
+  }
+  if (!tried) return fail(v, "found no numeric key to probe in the section");
+  return pass(v, "refused bad %s with a message", probes);
+}
+
+/* A whole cycle with stdout and stderr pointed at a file that must stay
+ * empty. */
+static int check_silent(struct kit *K, struct verdict *v) {
+  char path[] = "/tmp/ms-conformance-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) return fail(v, "cannot create a temporary file");
+  unlink(path);
+  fflush(stdout), fflush(stderr);
+  dup2(fd, 1), dup2(fd, 2);
+  struct verdict sub;
+  check_rewind(K, &sub);
+  check_meta_momentum(K, &sub);
+  check_bad_config(K, &sub);
+  check_create_destroy(K, &sub);
+  fflush(stdout), fflush(stderr);
+  struct stat st;
+  fstat(fd, &st);
+  if (st.st_size > 0)
+    return fail(v, "the plugin wrote %lld bytes to stdout/stderr",
+                (long long)st.st_size);
+  return pass(v, "nothing printed during a full cycle");
+}
+
+/* ---- driver ------------------------------------------------------------ */
+
+static const struct {
+  const char *name;
+  int (*fn)(struct kit *, struct verdict *);
+} checks[] = {
+    {"descriptor", check_descriptor},     {"max_dt", check_max_dt},
+    {"create_destroy", check_create_destroy}, {"rewind", check_rewind},
+    {"save_load", check_save_load},       {"meta_rigid", check_meta_rigid},
+    {"meta_momentum", check_meta_momentum}, {"bad_config", check_bad_config},
+    {"silent", check_silent},
+};
+
+/* Run one check in a child; a crash or a timeout is a failure. */
+static void run_isolated(struct kit *K, int c, struct verdict *v) {
+  int p[2];
+  if (pipe(p)) {
+    fail(v, "pipe() failed");
+    return;
+  }
+  fflush(stdout), fflush(stderr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(p[0]);
+    alarm(120);
+    struct verdict r = {0};
+    checks[c].fn(K, &r);
+    ssize_t w = write(p[1], &r, sizeof r);
+    _exit(w == (ssize_t)sizeof r ? 0 : 1);
+  }
+  close(p[1]);
+  ssize_t got = pid > 0 ? read(p[0], v, sizeof *v) : -1;
+  close(p[0]);
+  int status = 0;
+  if (pid > 0) waitpid(pid, &status, 0);
+  if (got != (ssize_t)sizeof *v) {
+    if (pid > 0 && WIFSIGNALED(status))
+      fail(v, "the plugin crashed (signal %d: %s)", WTERMSIG(status),
+           strsignal(WTERMSIG(status)));
+    else
+      fail(v, "the check did not complete");
+  }
+}
+
+static void quiet(void *o, int level, const char *line) {
+  (void)o, (void)level, (void)line;
+}
+
+int ms_conformance_run(const char *plugin_id,
+                       const struct ms_conformance_options *opt,
+                       ms_conformance_fn report, void *opaque, char *err,
+                       size_t errlen) {
+  char scene[] = "/tmp/ms-conformance-scene-XXXXXX";
+  const char *path = opt && opt->scene_path ? opt->scene_path : NULL;
+  if (!path) {
+    int fd = mkstemp(scene);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+      snprintf(err, errlen, "cannot write a temporary scene");
+      return MS_EIO;
+    }
+    fprintf(f, "scene = { duration = 1.0; fps = 100.0; seed = 3;\n"
+               "  gravity = [0.0, -9.81, 0.0]; };\n"
+               "coupling = { method = \"none\"; };\n"
+               "systems = ( { name = \"under_test\"; solver = \"%s\";\n"
+               "  shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"
+               "            max = [0.1, 0.1, 0.1]; };\n"
+               "  spacing = 0.025; } );\n", plugin_id);
+    fclose(f);
+    path = scene;
+  }
+#ifdef _OPENMP
+  omp_set_num_threads(1); /* no thread pool in the parent: children fork */
+#endif
+  struct ms_sim_options o = {.struct_size = sizeof o, .threads = 1,
+                             .no_output = 1, .log = quiet,
+                             .plugin_paths = opt ? opt->plugin_paths : NULL};
+  struct kit K = {0};
+  int rc = ms_sim_open(path, &o, &K.S, err, errlen);
+  if (path == scene) unlink(scene);
+  if (rc) return rc;
+  for (uint32_t s = 0; s < K.S->nsys && !K.y; s++) {
+    struct ms__system *y = &K.S->sys[s];
+    int named = opt && opt->system_name;
+    if (named ? !strcmp(y->desc->name, opt->system_name)
+              : !strcmp(y->plugin->desc.id, plugin_id))
+      K.y = y;
+  }
+  if (!K.y || strcmp(K.y->plugin->desc.id, plugin_id)) {
+    snprintf(err, errlen, "%s: no system of solver '%s'%s%s", path, plugin_id,
+             opt && opt->system_name ? " named " : "",
+             opt && opt->system_name ? opt->system_name : "");
+    ms_sim_close(K.S);
+    return MS_ENOENT;
+  }
+  double maxdt = INFINITY;
+  if (K.y->plugin->desc.max_dt) K.y->plugin->desc.max_dt(K.y->inst, &maxdt);
+  K.dt = maxdt > 0.0 && maxdt < 2e-4 ? 0.5 * maxdt : 1e-4;
+  int failed = 0;
+  for (size_t c = 0; c < sizeof checks / sizeof *checks; c++) {
+    struct verdict v = {0};
+    run_isolated(&K, (int)c, &v);
+    failed += !v.passed;
+    report(opaque, checks[c].name, v.passed, v.detail);
+  }
+  ms_sim_close(K.S);
+  return failed;
+}

@@ -122,23 +122,48 @@ static int read_solver(const struct ms_host *h, ms_ctx *c,
   return MS_OK;
 }
 
+/* `shape`: one shape group, or a list of them (their union; they should
+ * not overlap). */
+static int read_shapes(const struct ms_host *h, ms_ctx *c,
+                       const ms_config *sec, struct flip_params *p) {
+  const ms_config *s;
+  const char *type;
+  int rc;
+  if ((rc = h->cfg_child(c, sec, "shape", &s)) == MS_ENOENT)
+    return h->cfg_error(c, sec, "shape", "is required (the fluid's initial "
+                        "volume, e.g. { type = \"box\"; min = [...]; max = "
+                        "[...]; }, or a list of such groups)");
+  if (rc || (rc = h->cfg_string(c, s, "type", NULL, &type))) return rc;
+  if (type) {
+    p->shape[p->nshapes++] = s;
+  } else {
+    uint32_t n = h->cfg_length(c, s);
+    if (n == 0 || n > FLIP_MAX_SHAPES)
+      return h->cfg_error(c, sec, "shape", "must be a shape group or a list "
+                          "of 1 to %d of them", FLIP_MAX_SHAPES);
+    for (uint32_t i = 0; i < n; i++)
+      if ((rc = h->cfg_index(c, s, i, &p->shape[p->nshapes++]))) return rc;
+  }
+  for (int i = 0; i < p->nshapes; i++) {
+    double j;
+    if ((rc = h->cfg_double(c, p->shape[i], "jitter", NAN, &j))) return rc;
+    p->jitter[i] = isnan(j) ? FLIP_DEFAULT_JITTER : NAN;
+  }
+  return MS_OK;
+}
+
 static int read_particles(const struct ms_host *h, ms_ctx *c,
                           const ms_config *sec, struct flip_params *p) {
   static const double zero[3] = {0.0, 0.0, 0.0};
-  double shape_jitter, scale;
+  double scale;
   int rc;
-  if ((rc = h->cfg_child(c, sec, "shape", &p->shape)) == MS_ENOENT)
-    return h->cfg_error(c, sec, "shape", "is required (the fluid's initial "
-                        "volume, e.g. { type = \"box\"; min = [...]; max = "
-                        "[...]; })");
-  if (rc) return rc;
-  if ((rc = h->cfg_double(c, sec, "spacing", NAN, &p->spacing)) ||
+  if ((rc = read_shapes(h, c, sec, p)) ||
+      (rc = h->cfg_double(c, sec, "spacing", NAN, &p->spacing)) ||
       (rc = h->cfg_double(c, sec, "cell_size", NAN, &p->cell_size)) ||
       (rc = h->cfg_double(c, sec, "radius", NAN, &p->radius)) ||
       (rc = h->cfg_double(c, sec, "density", 1000.0, &p->density)) ||
       (rc = h->cfg_vec3(c, sec, "velocity", zero, p->velocity)) ||
-      (rc = h->cfg_double(c, sec, "scale", 1.0, &scale)) ||
-      (rc = h->cfg_double(c, p->shape, "jitter", NAN, &shape_jitter)))
+      (rc = h->cfg_double(c, sec, "scale", 1.0, &scale)))
     return rc;
   if (isnan(p->spacing))
     return h->cfg_error(c, sec, "spacing", "is required (particle spacing; "
@@ -159,7 +184,6 @@ static int read_particles(const struct ms_host *h, ms_ctx *c,
   if ((rc = positive(h, c, sec, "radius", p->radius)) ||
       (rc = positive(h, c, sec, "density", p->density)))
     return rc;
-  p->jitter = isnan(shape_jitter) ? FLIP_DEFAULT_JITTER : NAN;
   return MS_OK;
 }
 

@@ -11,11 +11,14 @@
  * none. */
 #define FLIP_DEFAULT_PER_AXIS 2.0
 #define FLIP_DEFAULT_JITTER 0.25
+#define FLIP_MAX_SHAPES 64
 
 struct flip_params {
-  const ms_config *shape;
+  const ms_config *shape[FLIP_MAX_SHAPES]; /* one group, or a list's */
+  double jitter[FLIP_MAX_SHAPES]; /* applied by the plugin; NAN when the
+                                     shape jitters itself */
+  int nshapes;
   double spacing, cell_size, radius, density, velocity[3];
-  double jitter;        /* applied by the plugin; NAN when the shape has one */
   double flip_ratio;
   double separation;    /* strength of the particle separation, [0, 1] */
   double tol, cfl;

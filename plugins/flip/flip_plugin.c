@@ -9,8 +9,10 @@
  * holding particles of any system count as fluid in the projection.
  *
  * Scene keys (system section):
- *   shape                 group, required: the fluid's initial volume; its
- *                         `jitter` defaults to 0.25 here (0: a lattice)
+ *   shape                 required: the fluid's initial volume, a shape
+ *                         group or a list of them (not overlapping); a
+ *                         shape's `jitter` defaults to 0.25 here (0: a
+ *                         lattice)
  *   spacing               particle spacing [m], required
  *   cell_size             grid cell [m], default 2 spacings (8 per cell);
  *                         the tank's extents must be multiples of it
@@ -46,7 +48,7 @@ struct state {
   struct flip_sim sim;
   size_t n;
   double *x, *v, *m, *r, *pres; /* the view */
-  double *x0, *v0;              /* start of step, for rewind */
+  double *x0, *v0, *pres0;      /* start of step, for rewind */
   double *pm;                   /* transfer mass */
   double *dx;                   /* separation work space */
   int32_t *meta;                /* meta-particle of each particle, or -1 */
@@ -62,7 +64,8 @@ static void destroy(ms_instance *inst) {
   if (!s) return;
   flip_sim_free(&s->sim);
   free(s->x), free(s->v), free(s->m), free(s->r), free(s->pres);
-  free(s->x0), free(s->v0), free(s->pm), free(s->meta), free(s->dx);
+  free(s->x0), free(s->v0), free(s->pres0), free(s->pm), free(s->meta);
+  free(s->dx);
   free(s);
 }
 
@@ -76,10 +79,12 @@ static int alloc_arrays(struct state *s, size_t n) {
   s->m = malloc(k * sizeof(double));
   s->r = malloc(k * sizeof(double));
   s->pres = calloc(k, sizeof(double));
+  s->pres0 = calloc(k, sizeof(double));
   s->pm = malloc(k * sizeof(double));
   s->meta = malloc(k * sizeof(int32_t));
   s->dx = malloc(3 * k * sizeof(double));
   return s->x && s->v && s->x0 && s->v0 && s->m && s->r && s->pres &&
+                 s->pres0 &&
                  s->pm && s->meta && s->dx
              ? MS_OK
              : MS_ENOMEM;
@@ -101,40 +106,60 @@ static int inside_obstacle(const struct flip_params *p, const double *x) {
   return 0;
 }
 
-/* Seed the particles: the shape's lattice, jittered (unless the shape
- * jitters itself), without points outside the tank or inside obstacles. */
+/* Append shape i's particles to *buf: the shape's lattice, jittered
+ * (unless the shape jitters itself), without the points outside the tank
+ * or inside obstacles. */
+static int seed_shape(struct state *s, const struct flip_params *p, int i,
+                      double **buf, size_t *n, size_t *dropped) {
+  const struct ms_host *h = s->host;
+  struct ms_points pts = {NULL, 0};
+  int rc = h->sample_shape(s->ctx, p->shape[i], p->spacing, &pts);
+  if (rc) return rc;
+  if (!isnan(p->jitter[i]))
+    for (size_t q = 0; q < 3 * pts.count; q++)
+      pts.xyz[q] += p->spacing * p->jitter[i] *
+                    (2.0 * h->rng_uniform(s->ctx) - 1.0);
+  double *b = realloc(*buf, 3 * (*n + pts.count) * sizeof(double));
+  if (!b) {
+    h->free(pts.xyz);
+    return MS_ENOMEM;
+  }
+  *buf = b;
+  for (size_t q = 0; q < pts.count; q++) {
+    const double *x = pts.xyz + 3 * q;
+    if (!inside_tank(&s->sim.g, x) || inside_obstacle(p, x)) {
+      ++*dropped;
+      continue;
+    }
+    memcpy(b + 3 * (*n)++, x, 3 * sizeof(double));
+  }
+  h->free(pts.xyz);
+  return MS_OK;
+}
+
 static int seed(struct state *s, const ms_config *sec,
                 const struct flip_params *p) {
   const struct ms_host *h = s->host;
-  struct ms_points pts = {NULL, 0};
-  int rc = h->sample_shape(s->ctx, p->shape, p->spacing, &pts);
-  if (rc) return rc;
-  if (!isnan(p->jitter))
-    for (size_t i = 0; i < 3 * pts.count; i++)
-      pts.xyz[i] += p->spacing * p->jitter * (2.0 * h->rng_uniform(s->ctx) - 1.0);
-  size_t keep = 0;
-  for (size_t i = 0; i < pts.count; i++) {
-    const double *x = pts.xyz + 3 * i;
-    if (!inside_tank(&s->sim.g, x) || inside_obstacle(p, x)) continue;
-    memmove(pts.xyz + 3 * keep++, x, 3 * sizeof(double));
-  }
-  if (keep == 0) {
-    h->free(pts.xyz);
-    return h->cfg_error(s->ctx, sec, "shape", "holds no particle inside the "
-                        "tank and outside the obstacles");
-  }
-  if (keep < pts.count)
-    h->log(s->ctx, MS_LOG_INFO, "%zu of %zu seeded particles lie outside the "
-           "tank or inside an obstacle and were dropped", pts.count - keep,
-           pts.count);
-  if ((rc = alloc_arrays(s, keep))) {
-    h->free(pts.xyz);
+  double *xyz = NULL;
+  size_t n = 0, dropped = 0;
+  int rc = MS_OK;
+  for (int i = 0; i < p->nshapes && !rc; i++)
+    rc = seed_shape(s, p, i, &xyz, &n, &dropped);
+  if (!rc && n == 0)
+    rc = h->cfg_error(s->ctx, sec, "shape", "holds no particle inside the "
+                      "tank and outside the obstacles");
+  if (!rc && dropped)
+    h->log(s->ctx, MS_LOG_INFO, "%zu seeded particles lie outside the tank "
+           "or inside an obstacle and were dropped", dropped);
+  if (!rc) rc = alloc_arrays(s, n);
+  if (rc) {
+    free(xyz);
     return rc;
   }
-  memcpy(s->x, pts.xyz, 3 * keep * sizeof(double));
-  h->free(pts.xyz);
+  memcpy(s->x, xyz, 3 * n * sizeof(double));
+  free(xyz);
   const double mass = p->density * p->spacing * p->spacing * p->spacing;
-  for (size_t i = 0; i < keep; i++) {
+  for (size_t i = 0; i < n; i++) {
     memcpy(s->v + 3 * i, p->velocity, 3 * sizeof(double));
     s->m[i] = mass;
     s->r[i] = p->radius;
@@ -201,6 +226,7 @@ static int begin_step(ms_instance *inst, const struct ms_step *st) {
   struct state *s = S(inst);
   memcpy(s->x0, s->x, 3 * s->n * sizeof(double));
   memcpy(s->v0, s->v, 3 * s->n * sizeof(double));
+  memcpy(s->pres0, s->pres, s->n * sizeof(double));
   return MS_OK;
 }
 
@@ -208,6 +234,7 @@ static int rewind_step(ms_instance *inst) {
   struct state *s = S(inst);
   memcpy(s->x, s->x0, 3 * s->n * sizeof(double));
   memcpy(s->v, s->v0, 3 * s->n * sizeof(double));
+  memcpy(s->pres, s->pres0, s->n * sizeof(double));
   return MS_OK;
 }
 

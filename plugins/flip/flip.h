@@ -50,23 +50,36 @@ struct flip_bins {
   int cap_threads;
 };
 
-/* The pressure Poisson system and the solvers' work space. */
+/* The pressure Poisson system and the solvers' work space.  Its arrays use
+ * a zero-padded layout: the grid plus one ghost cell on every side, so
+ * every unknown's six neighbours exist; every vector is 0 outside the
+ * unknowns and the stencils need no tests. */
 enum { FLIP_SOLVER_PCG = 0, FLIP_SOLVER_CHOLMOD = 1 };
 
 struct flip_poisson {
-  size_t ncell;
-  uint8_t *mask;     /* per cell: FLIP_M_* bits below */
+  size_t ncell, npad;
+  size_t sj, sk;     /* padded strides of j and k */
+  uint8_t *mask;     /* per padded cell: FLIP_M_* bits below */
   uint8_t *diag;     /* diagonal of A: non-solid neighbours (+1 if pinned) */
-  uint32_t *row_lo, *row_hi; /* per row (j + ny k): unknowns in [lo, hi) */
+  uint32_t *row_lo, *row_hi; /* per grid row (j + ny k): unknowns in i */
   uint32_t *rows;    /* rows holding unknowns, ascending */
   size_t nrows, nfluid;
   int *split;        /* threads + 1: row (j) ranges of the pipelined sweeps */
   int cap_threads;
-  double *phi, *b, *r, *z, *s, *q, *precon;
-  double *part;      /* per active row partial sums */
+  double *phi, *b, *r, *z, *s, *q; /* padded */
+  float *precon;     /* MIC(0) factor (float: it is only a preconditioner) */
+  double *work;      /* per thread: two rows */
+  double *pressure;  /* grid layout: phi of the unknowns, 0 elsewhere */
+  double *part;      /* per row partial sums */
   uint32_t *queue;   /* breadth-first search of the components */
   void *chol;        /* CHOLMOD state, created on first use */
 };
+
+/* Padded index of cell (i, j, k). */
+static inline size_t flip_pad(const struct flip_poisson *p, int i, int j,
+                              int k) {
+  return (size_t)(i + 1) + p->sj * (size_t)(j + 1) + p->sk * (size_t)(k + 1);
+}
 
 /* Mask bits: unknown linked to the neighbour at -x, +x, -y, +y, -z, +z. */
 enum {
@@ -162,16 +175,6 @@ void flip_push_out(const struct flip_grid *g, const struct flip_box *obst,
 int flip_clamp_rigid(const struct flip_grid *g, const struct flip_box *obst,
                      int nobst, const double *x, const double *r,
                      const uint32_t *idx, uint32_t cnt, double *d, double *V);
-
-/* ---- particle separation (flip_separate.c) ---------------------------- */
-/* Push apart particles closer than r0 <= h/2 (a Jacobi sweep over the binned
- * pairs: each particle of a pair moves by strength / 2 of the overlap),
- * which keeps FLIP's particles from clumping and leaving gaps (volume).
- * Particles with skip[i] >= 0 stay (they still push the others).  Needs
- * bins of the current positions; dx: 3 n doubles of work space. */
-void flip_separate(const struct flip_grid *g, const struct flip_bins *b,
-                   double *x, size_t n, double r0, double strength,
-                   const int32_t *skip, double *dx, int threads);
 
 /* ---- projection (flip_poisson.c, flip_pcg.c, flip_cholmod.c) ---------- */
 /* Make u divergence-free in the fluid cells.  Returns 0, or -1 when out of

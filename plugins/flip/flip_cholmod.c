@@ -10,8 +10,8 @@
 
 struct chol {
   cholmod_common cm;
-  SuiteSparse_long *idx; /* cell -> unknown */
-  size_t ncell;
+  SuiteSparse_long *idx; /* padded cell -> unknown */
+  size_t npad;
 };
 
 void flip_cholmod_free(struct flip_poisson *p) {
@@ -27,12 +27,12 @@ static struct chol *state(struct flip_poisson *p) {
   if (p->chol) return p->chol;
   struct chol *ch = calloc(1, sizeof *ch);
   if (!ch) return NULL;
-  ch->idx = malloc(p->ncell * sizeof *ch->idx);
+  ch->idx = malloc(p->npad * sizeof *ch->idx);
   if (!ch->idx) {
     free(ch);
     return NULL;
   }
-  ch->ncell = p->ncell;
+  ch->npad = p->npad;
   cholmod_l_start(&ch->cm);
   ch->cm.print = 0; /* a plugin never prints: errors come back as status */
   ch->cm.error_handler = NULL;
@@ -41,11 +41,10 @@ static struct chol *state(struct flip_poisson *p) {
 }
 
 /* Lower triangle of A over the unknowns, in cell order. */
-static cholmod_sparse *assemble(struct flip_poisson *p,
-                                const struct flip_grid *g, struct chol *ch) {
-  const size_t sj = (size_t)g->n[0], sk = sj * g->n[1];
+static cholmod_sparse *assemble(struct flip_poisson *p, struct chol *ch) {
+  const size_t sj = p->sj, sk = p->sk;
   SuiteSparse_long n = 0, nnz = 0;
-  for (size_t c = 0; c < p->ncell; c++) {
+  for (size_t c = 0; c < p->npad; c++) {
     uint8_t m = p->mask[c];
     if (!(m & FLIP_M_SELF)) continue;
     ch->idx[c] = n++;
@@ -57,7 +56,7 @@ static cholmod_sparse *assemble(struct flip_poisson *p,
   if (!A) return NULL;
   SuiteSparse_long *Ap = A->p, *Ai = A->i, col = 0, e = 0;
   double *Ax = A->x;
-  for (size_t c = 0; c < p->ncell; c++) {
+  for (size_t c = 0; c < p->npad; c++) {
     uint8_t m = p->mask[c];
     if (!(m & FLIP_M_SELF)) continue;
     Ap[col++] = e;
@@ -71,12 +70,11 @@ static cholmod_sparse *assemble(struct flip_poisson *p,
 }
 
 /* max |b - A phi| over the unknowns. */
-static double residual(const struct flip_poisson *p,
-                       const struct flip_grid *g) {
-  const size_t sj = (size_t)g->n[0], sk = sj * g->n[1];
+static double residual(const struct flip_poisson *p) {
+  const size_t sj = p->sj, sk = p->sk;
   const double *x = p->phi;
   double rmax = 0.0;
-  for (size_t c = 0; c < p->ncell; c++) {
+  for (size_t c = 0; c < p->npad; c++) {
     uint8_t m = p->mask[c];
     if (!(m & FLIP_M_SELF)) continue;
     double t = p->diag[c] * x[c];
@@ -96,7 +94,7 @@ int flip_cholmod_solve(struct flip_poisson *p, const struct flip_grid *g,
   struct chol *ch = state(p);
   if (!ch) return -1;
   cholmod_common *cm = &ch->cm;
-  cholmod_sparse *A = assemble(p, g, ch);
+  cholmod_sparse *A = assemble(p, ch);
   cholmod_dense *b = NULL, *x = NULL;
   cholmod_factor *L = NULL;
   int rc = -1;
@@ -104,7 +102,7 @@ int flip_cholmod_solve(struct flip_poisson *p, const struct flip_grid *g,
   b = cholmod_l_allocate_dense(A->nrow, 1, A->nrow, CHOLMOD_REAL, cm);
   if (!b) goto out;
   double *bx = b->x;
-  for (size_t c = 0; c < p->ncell; c++)
+  for (size_t c = 0; c < p->npad; c++)
     if (p->mask[c] & FLIP_M_SELF) bx[ch->idx[c]] = p->b[c];
   L = cholmod_l_analyze(A, cm);
   if (!L) goto out;
@@ -115,9 +113,10 @@ int flip_cholmod_solve(struct flip_poisson *p, const struct flip_grid *g,
   x = cholmod_l_solve(CHOLMOD_A, L, b, cm);
   if (!x) goto out;
   const double *xx = x->x;
-  for (size_t c = 0; c < p->ncell; c++)
+  memset(p->phi, 0, p->npad * sizeof *p->phi);
+  for (size_t c = 0; c < p->npad; c++)
     if (p->mask[c] & FLIP_M_SELF) p->phi[c] = xx[ch->idx[c]];
-  double r = residual(p, g);
+  double r = residual(p);
   st->iterations = 1;
   st->residual = st->div_before > 0.0 ? r / st->div_before : 0.0;
   st->converged = isfinite(r);

@@ -194,7 +194,6 @@ int flip_read_params(const struct ms_host *h, ms_ctx *c, const ms_config *sec,
   if ((rc = read_particles(h, c, sec, p)) ||
       (rc = h->cfg_double(c, sec, "flip_ratio", 0.97, &p->flip_ratio)) ||
       (rc = h->cfg_double(c, sec, "cfl", 1.0, &p->cfl)) ||
-      (rc = h->cfg_double(c, sec, "separation", 0.0, &p->separation)) ||
       (rc = h->cfg_bool(c, sec, "couple_cells", 1, &p->couple_cells)) ||
       (rc = read_solver(h, c, sec, p)) || (rc = read_tank(h, c, sec, p)) ||
       (rc = read_obstacles(h, c, sec, p)))
@@ -202,11 +201,6 @@ int flip_read_params(const struct ms_host *h, ms_ctx *c, const ms_config *sec,
   if (!(p->flip_ratio >= 0.0 && p->flip_ratio <= 1.0)) {
     rc = h->cfg_error(c, sec, "flip_ratio", "must be in [0, 1] (got %g)",
                       p->flip_ratio);
-    goto fail;
-  }
-  if (!(p->separation >= 0.0 && p->separation <= 1.0)) {
-    rc = h->cfg_error(c, sec, "separation", "must be in [0, 1] (got %g)",
-                      p->separation);
     goto fail;
   }
   if (!(p->cfl > 0.0 && p->cfl <= 5.0)) {

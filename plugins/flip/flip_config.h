@@ -20,7 +20,6 @@ struct flip_params {
   int nshapes;
   double spacing, cell_size, radius, density, velocity[3];
   double flip_ratio;
-  double separation;    /* strength of the particle separation, [0, 1] */
   double tol, cfl;
   int64_t max_iterations;
   int solver;           /* FLIP_SOLVER_* */

@@ -20,8 +20,6 @@
  *   density               [kg/m^3], default 1000
  *   velocity              initial velocity [m/s], default [0, 0, 0]
  *   flip_ratio            FLIP share of the PIC/FLIP blend, [0, 1], 0.97
- *   separation            strength in [0, 1] of the push that keeps
- *                         particles a spacing apart (0: off), 0.5
  *   tank                  { min; max; } the solid walls; default: domain
  *   obstacles             ( { min; max; }, ... ) static solid boxes
  *   pressure_solver       "pcg" (MIC(0), default) or "cholmod"
@@ -50,9 +48,8 @@ struct state {
   double *x, *v, *m, *r, *pres; /* the view */
   double *x0, *v0, *pres0;      /* start of step, for rewind */
   double *pm;                   /* transfer mass */
-  double *dx;                   /* separation work space */
   int32_t *meta;                /* meta-particle of each particle, or -1 */
-  double gravity[3], flip_ratio, density, cfl, separation, r_sep;
+  double gravity[3], flip_ratio, density, cfl;
   int couple_cells;
   struct ms_field fields[5];
 };
@@ -65,7 +62,6 @@ static void destroy(ms_instance *inst) {
   flip_sim_free(&s->sim);
   free(s->x), free(s->v), free(s->m), free(s->r), free(s->pres);
   free(s->x0), free(s->v0), free(s->pres0), free(s->pm), free(s->meta);
-  free(s->dx);
   free(s);
 }
 
@@ -82,10 +78,9 @@ static int alloc_arrays(struct state *s, size_t n) {
   s->pres0 = calloc(k, sizeof(double));
   s->pm = malloc(k * sizeof(double));
   s->meta = malloc(k * sizeof(int32_t));
-  s->dx = malloc(3 * k * sizeof(double));
   return s->x && s->v && s->x0 && s->v0 && s->m && s->r && s->pres &&
                  s->pres0 &&
-                 s->pm && s->meta && s->dx
+                 s->pm && s->meta
              ? MS_OK
              : MS_ENOMEM;
 }
@@ -200,8 +195,6 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   s->flip_ratio = p.flip_ratio;
   s->density = p.density;
   s->cfl = p.cfl;
-  s->separation = p.separation;
-  s->r_sep = fmin(p.spacing, 0.5 * p.cell_size);
   s->couple_cells = p.couple_cells;
   if ((rc = seed(s, sec, &p))) goto fail;
   set_fields(s);
@@ -327,17 +320,8 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   flip_advect(&F->g, s->x, s->n, dt, s->meta, F->threads);
   flip_push_out(&F->g, F->obst, F->nobst, s->x, s->v, s->r, s->n, s->meta,
                 F->threads);
-  if (s->separation > 0.0) {
-    if (flip_bins_sort(&F->bins, &F->g, s->x, s->n, F->threads))
-      return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory (binning "
-                                "%zu particles)", s->n);
-    flip_separate(&F->g, &F->bins, s->x, s->n, s->r_sep, s->separation,
-                  s->meta, s->dx, F->threads);
-    flip_push_out(&F->g, F->obst, F->nobst, s->x, s->v, s->r, s->n, s->meta,
-                  F->threads);
-  }
   finish_metas(s, dt, metas, res);
-  flip_sample_cells(&F->g, F->poisson.phi, s->x0, s->pres, s->n,
+  flip_sample_cells(&F->g, F->poisson.pressure, s->x0, s->pres, s->n,
                     s->density * F->g.h / dt, F->threads);
   return MS_OK;
 }

@@ -19,20 +19,25 @@
 
 static int reserve(struct flip_poisson *p, const struct flip_grid *g) {
   if (p->mask) return 0;
-  size_t nc = g->ncell, nr = (size_t)g->n[1] * g->n[2];
-  p->ncell = nc;
-  p->mask = malloc(nc);
-  p->diag = malloc(nc);
+  size_t nr = (size_t)g->n[1] * g->n[2];
+  p->ncell = g->ncell;
+  p->sj = (size_t)g->n[0] + 2;
+  p->sk = p->sj * ((size_t)g->n[1] + 2);
+  p->npad = p->sk * ((size_t)g->n[2] + 2);
+  p->mask = calloc(p->npad, 1);
+  p->diag = calloc(p->npad, 1);
   p->row_lo = malloc(nr * sizeof *p->row_lo);
   p->row_hi = malloc(nr * sizeof *p->row_hi);
   p->rows = malloc(nr * sizeof *p->rows);
   p->part = malloc(nr * sizeof *p->part);
-  p->queue = malloc(nc * sizeof *p->queue);
-  double **v[] = {&p->phi, &p->b, &p->r, &p->z, &p->s, &p->q, &p->precon};
+  p->queue = malloc(g->ncell * sizeof *p->queue);
+  p->pressure = calloc(g->ncell, sizeof *p->pressure);
+  double **v[] = {&p->phi, &p->b, &p->r, &p->z, &p->s, &p->q};
+  p->precon = calloc(p->npad, sizeof *p->precon);
   int ok = p->mask && p->diag && p->row_lo && p->row_hi && p->rows &&
-           p->part && p->queue;
+           p->part && p->queue && p->pressure && p->precon;
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
-    *v[i] = malloc(nc * sizeof(double));
+    *v[i] = calloc(p->npad, sizeof(double));
     ok = ok && *v[i];
   }
   if (!ok) {
@@ -47,18 +52,18 @@ void flip_poisson_free(struct flip_poisson *p) {
   free(p->mask), free(p->diag), free(p->row_lo), free(p->row_hi);
   free(p->rows), free(p->part), free(p->queue), free(p->split);
   free(p->phi), free(p->b), free(p->r), free(p->z), free(p->s), free(p->q);
-  free(p->precon);
+  free(p->precon), free(p->work), free(p->pressure);
   memset(p, 0, sizeof *p);
 }
 
-/* Link bits and diagonal of cell c = (i, j, k). */
+/* Link bits and diagonal of grid cell c = (i, j, k), padded index e. */
 static void cell_row(const struct flip_grid *g, struct flip_poisson *p,
-                     int i, int j, int k, size_t c) {
+                     int i, int j, int k, size_t c, size_t e) {
   const uint8_t *cl = g->cell;
   const size_t sj = (size_t)g->n[0], sk = sj * g->n[1];
   if (cl[c] != FLIP_FLUID) {
-    p->mask[c] = 0;
-    p->diag[c] = 0;
+    p->mask[e] = 0;
+    p->diag[e] = 0;
     return;
   }
   int ijk[3] = {i, j, k}, d = 0;
@@ -75,11 +80,11 @@ static void cell_row(const struct flip_grid *g, struct flip_poisson *p,
     }
   }
   /* a fluid cell walled in on all sides has no unknown */
-  p->mask[c] = d ? (uint8_t)(m | FLIP_M_SELF) : 0;
-  p->diag[c] = (uint8_t)d;
+  p->mask[e] = d ? (uint8_t)(m | FLIP_M_SELF) : 0;
+  p->diag[e] = (uint8_t)d;
 }
 
-/* Discrete divergence of cell c = (i, j, k). */
+/* Discrete divergence of cell (i, j, k). */
 static inline double cell_div(const struct flip_grid *g, int i, int j, int k) {
   size_t f0 = (size_t)i + (size_t)g->fn[0][0] * ((size_t)j + (size_t)g->fn[0][1] * k);
   size_t f1 = (size_t)i + (size_t)g->fn[1][0] * ((size_t)j + (size_t)g->fn[1][1] * k);
@@ -95,12 +100,18 @@ static int links(uint8_t m) {
   return c;
 }
 
+/* Padded index of the first cell of grid row r. */
+static inline size_t row_base(const struct flip_poisson *p,
+                              const struct flip_grid *g, uint32_t r) {
+  return flip_pad(p, 0, (int)(r % (uint32_t)g->n[1]),
+                  (int)(r / (uint32_t)g->n[1]));
+}
+
 /* Breadth-first search through the links from the cells already queued
  * in queue[0..n); returns the number queued at the end. */
-static size_t flood(const struct flip_grid *g, struct flip_poisson *p,
-                    size_t n) {
-  const size_t sj = (size_t)g->n[0], sk = sj * g->n[1];
-  const size_t off[6] = {(size_t)-1, 1, (size_t)0 - sj, sj, (size_t)0 - sk, sk};
+static size_t flood(struct flip_poisson *p, size_t n) {
+  const size_t off[6] = {(size_t)-1, 1, (size_t)0 - p->sj, p->sj,
+                         (size_t)0 - p->sk, p->sk};
   for (size_t h = 0; h < n; h++) {
     size_t c = p->queue[h];
     for (int b = 0; b < 6; b++) {
@@ -119,21 +130,21 @@ static size_t close_components(const struct flip_grid *g,
                                struct flip_poisson *p) {
   size_t n = 0, pinned = 0;
   for (size_t r = 0; r < p->nrows; r++) {
-    size_t c0 = (size_t)p->rows[r] * g->n[0];
+    size_t c0 = row_base(p, g, p->rows[r]);
     for (size_t c = c0 + p->row_lo[p->rows[r]]; c < c0 + p->row_hi[p->rows[r]]; c++)
       if ((p->mask[c] & FLIP_M_SELF) && p->diag[c] > links(p->mask[c])) {
         p->mask[c] |= FLIP_M_SEEN;
         p->queue[n++] = (uint32_t)c;
       }
   }
-  flood(g, p, n);
+  flood(p, n);
   for (size_t r = 0; r < p->nrows; r++) {
-    size_t c0 = (size_t)p->rows[r] * g->n[0];
+    size_t c0 = row_base(p, g, p->rows[r]);
     for (size_t c = c0 + p->row_lo[p->rows[r]]; c < c0 + p->row_hi[p->rows[r]]; c++) {
       if (!(p->mask[c] & FLIP_M_SELF) || (p->mask[c] & FLIP_M_SEEN)) continue;
       p->mask[c] |= FLIP_M_SEEN;
       p->queue[0] = (uint32_t)c;
-      size_t m = flood(g, p, 1);
+      size_t m = flood(p, 1);
       double mean = 0.0;
       for (size_t q = 0; q < m; q++) mean += p->b[p->queue[q]];
       mean /= (double)m;
@@ -155,10 +166,11 @@ int flip_poisson_build(struct flip_grid *g, struct flip_poisson *p,
   for (int k = 0; k < nz; k++)
     for (int j = 0; j < ny; j++) {
       size_t r = (size_t)j + (size_t)ny * k, c0 = r * nx;
+      size_t e0 = flip_pad(p, 0, j, k);
       uint32_t lo = (uint32_t)nx, hi = 0;
       for (int i = 0; i < nx; i++) {
-        cell_row(g, p, i, j, k, c0 + i);
-        if (p->mask[c0 + i] & FLIP_M_SELF) {
+        cell_row(g, p, i, j, k, c0 + i, e0 + i);
+        if (p->mask[e0 + i] & FLIP_M_SELF) {
           if (lo == (uint32_t)nx) lo = (uint32_t)i;
           hi = (uint32_t)i + 1;
         }
@@ -174,14 +186,18 @@ int flip_poisson_build(struct flip_grid *g, struct flip_poisson *p,
 #pragma omp parallel for schedule(static) num_threads(threads) \
     reduction(+ : nfluid) reduction(max : dmax)
   for (size_t q = 0; q < p->nrows; q++) {
-    size_t r = p->rows[q], c0 = r * nx;
+    uint32_t r = p->rows[q];
+    size_t e0 = row_base(p, g, r);
     int j = (int)(r % ny), k = (int)(r / ny);
     for (uint32_t i = p->row_lo[r]; i < p->row_hi[r]; i++) {
-      size_t c = c0 + i;
-      if (!(p->mask[c] & FLIP_M_SELF)) continue;
+      size_t e = e0 + i;
+      if (!(p->mask[e] & FLIP_M_SELF)) {
+        p->b[e] = 0.0;
+        continue;
+      }
       double d = cell_div(g, (int)i, j, k);
-      p->b[c] = -d;
-      dmax = fmax(dmax, fabs(d));
+      p->b[e] = -d;
+      dmax = fabs(d) > dmax ? fabs(d) : dmax;
       nfluid++;
     }
   }
@@ -192,10 +208,11 @@ int flip_poisson_build(struct flip_grid *g, struct flip_poisson *p,
   return 0;
 }
 
-/* u -= grad phi on the non-solid faces next to an unknown. */
-static void apply_gradient(struct flip_grid *g, const struct flip_poisson *p,
+/* u -= grad phi on the non-solid faces next to an unknown; the pressure
+ * copied to the grid layout. */
+static void apply_gradient(struct flip_grid *g, struct flip_poisson *p,
                            int threads) {
-  const size_t st[3] = {1, (size_t)g->n[0], (size_t)g->n[0] * g->n[1]};
+  const size_t st[3] = {1, p->sj, p->sk};
   for (int a = 0; a < 3; a++) {
     const int *fn = g->fn[a];
     double *u = g->u[a];
@@ -206,14 +223,26 @@ static void apply_gradient(struct flip_grid *g, const struct flip_poisson *p,
         for (int i = 0; i < fn[0]; i++) {
           int ijk[3] = {i, j, k};
           if (ijk[a] == 0 || ijk[a] == g->n[a]) continue;
-          size_t c2 = flip_cell(g, i, j, k), c1 = c2 - st[a];
-          int f1 = p->mask[c1] & FLIP_M_SELF, f2 = p->mask[c2] & FLIP_M_SELF;
-          if (!f1 && !f2) continue;
+          size_t e2 = flip_pad(p, i, j, k), e1 = e2 - st[a];
+          if (!((p->mask[e1] | p->mask[e2]) & FLIP_M_SELF)) continue;
+          size_t c2 = flip_cell(g, i, j, k);
+          size_t c1 = c2 - (a == 0 ? 1 : a == 1 ? (size_t)g->n[0]
+                                                : (size_t)g->n[0] * g->n[1]);
           if (g->cell[c1] == FLIP_SOLID || g->cell[c2] == FLIP_SOLID) continue;
-          double d = (f2 ? p->phi[c2] : 0.0) - (f1 ? p->phi[c1] : 0.0);
-          u[(size_t)i + sj * j + sk * k] -= d;
+          /* phi is 0 outside the unknowns */
+          u[(size_t)i + sj * j + sk * k] -= p->phi[e2] - p->phi[e1];
         }
   }
+  const int nx = g->n[0], ny = g->n[1];
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int k = 0; k < g->n[2]; k++)
+    for (int j = 0; j < ny; j++) {
+      size_t c0 = (size_t)nx * ((size_t)j + (size_t)ny * k);
+      size_t e0 = flip_pad(p, 0, j, k);
+      for (int i = 0; i < nx; i++)
+        p->pressure[c0 + i] =
+            (p->mask[e0 + i] & FLIP_M_SELF) ? p->phi[e0 + i] : 0.0;
+    }
 }
 
 int flip_poisson_solve(struct flip_poisson *p, const struct flip_grid *g,
@@ -221,8 +250,7 @@ int flip_poisson_solve(struct flip_poisson *p, const struct flip_grid *g,
                        struct flip_solve_stats *st) {
   st->converged = 1;
   if (!p->nfluid || !(st->div_before > 0.0)) {
-    for (size_t c = 0; c < p->ncell; c++)
-      if (p->mask[c] & FLIP_M_SELF) p->phi[c] = 0.0;
+    memset(p->phi, 0, p->npad * sizeof *p->phi);
     return 0;
   }
   if (o->method == FLIP_SOLVER_CHOLMOD) return flip_cholmod_solve(p, g, st);
@@ -231,11 +259,7 @@ int flip_poisson_solve(struct flip_poisson *p, const struct flip_grid *g,
 
 void flip_poisson_finish(struct flip_grid *g, struct flip_poisson *p,
                          int threads) {
-  threads = flip_team(threads, g->ncell);
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (size_t c = 0; c < p->ncell; c++)
-    if (!(p->mask[c] & FLIP_M_SELF)) p->phi[c] = 0.0;
-  apply_gradient(g, p, threads);
+  apply_gradient(g, p, flip_team(threads, g->ncell));
 }
 
 int flip_project(struct flip_grid *g, struct flip_poisson *p,

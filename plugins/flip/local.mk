@@ -7,8 +7,7 @@ plugins_flip_libflip_la_SOURCES = plugins/flip/flip.h \
 	plugins/flip/flip_grid.c plugins/flip/flip_bins.c \
 	plugins/flip/flip_transfer.c plugins/flip/flip_advect.c \
 	plugins/flip/flip_poisson.c plugins/flip/flip_pcg.c \
-	plugins/flip/flip_cholmod.c plugins/flip/flip_sim.c \
-	plugins/flip/flip_separate.c
+	plugins/flip/flip_cholmod.c plugins/flip/flip_sim.c
 plugins_flip_libflip_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS) $(CHOLMOD_CFLAGS)
 plugins_flip_libflip_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 plugins_flip_libflip_la_LIBADD = $(CHOLMOD_LIBS) -lm

@@ -5,11 +5,13 @@
  * to particle), projection (building the system, the MIC(0)-PCG solve to
  * 1e-6 with its iterations and time per iteration, applying the
  * gradient) and advection; then, on the first step's system, PCG against
- * CHOLMOD.
+ * CHOLMOD.  solve-cpu is the processor time of the solve summed over
+ * threads (on a busy machine wall time exceeds it).
  *
- *   bench-flip [N ...] [--steps S] [--no-cholmod] [--cholmod-max N]
+ *   bench-flip [N ...] [--steps S] [--threads T] [--no-cholmod]
+ *              [--cholmod-max N]
  *
- * Defaults: N = 64 128, S = 3, CHOLMOD up to N = 64.  Times come from
+ * Defaults: N = 64 128, S = 3, 1 and 2 threads, CHOLMOD up to N = 64.  Times come from
  * the monotonic clock, memory from getrusage. */
 #include <math.h>
 #include <stdio.h>
@@ -23,6 +25,14 @@
 static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* CPU time of the process (all threads), to read the wall times on a
+ * shared machine. */
+static double cpu(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -73,7 +83,7 @@ static void teardown(struct run *R) {
 }
 
 struct times {
-  double bin, p2g, g2p, build, solve, apply, advect, total;
+  double bin, p2g, g2p, build, solve, apply, advect, total, solve_cpu;
   struct flip_solve_stats st;
 };
 
@@ -94,9 +104,10 @@ static int step(struct run *R, double dt, struct times *T) {
   double t2 = now();
   S->solve.threads = th;
   if (flip_poisson_build(&S->g, &S->poisson, th, &T->st)) return -1;
-  double t3 = now();
+  double t3 = now(), c3 = cpu();
   if (flip_poisson_solve(&S->poisson, &S->g, &S->solve, &T->st)) return -2;
   double t4 = now();
+  T->solve_cpu = cpu() - c3;
   flip_poisson_finish(&S->g, &S->poisson, th);
   double t5 = now();
   flip_g2p(&S->g, R->x, R->v, R->n, 0.97, th);
@@ -115,11 +126,11 @@ static void print_step(int N, int threads, int s, const struct times *T) {
   double tr = T->bin + T->p2g + T->g2p, pr = T->build + T->solve + T->apply;
   int it = T->st.iterations;
   printf("%4d %2d %4d | %8.1f (%7.1f %7.1f %7.1f) | %8.1f (%6.1f %8.1f "
-         "%5.1f) %4d it %6.2f ms/it %8.1e | %7.1f | %8.1f\n",
+         "%5.1f) %4d it %6.2f ms/it %8.1e %8.1f | %7.1f | %8.1f\n",
          N, threads, s, ms * tr, ms * T->bin, ms * T->p2g, ms * T->g2p,
          ms * pr, ms * T->build, ms * T->solve, ms * T->apply, it,
-         it ? ms * T->solve / it : 0.0, T->st.residual, ms * T->advect,
-         ms * T->total);
+         it ? ms * T->solve / it : 0.0, T->st.residual, ms * T->solve_cpu,
+         ms * T->advect, ms * T->total);
 }
 
 /* PCG against CHOLMOD on one system (the first step's). */
@@ -137,7 +148,7 @@ static void compare_solvers(int N) {
   flip_add_gravity(&S->g, g, dt, 2);
   flip_solid_bc(&S->g, 2);
   flip_poisson_build(&S->g, &S->poisson, 2, &st);
-  size_t nc = S->g.ncell;
+  size_t nc = S->poisson.npad; /* phi: padded layout */
   double *phi = malloc(nc * sizeof *phi), t[2];
   for (int m = 0; m < 2; m++) {
     S->solve.method = m ? FLIP_SOLVER_CHOLMOD : FLIP_SOLVER_PCG;
@@ -165,10 +176,12 @@ static void compare_solvers(int N) {
 }
 
 int main(int argc, char **argv) {
-  int sizes[8], ns = 0, steps = 3, chol = 1, chol_max = 64;
+  int sizes[8], ns = 0, steps = 3, chol = 1, chol_max = 64, t0 = 1, t1 = 2;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--steps") && i + 1 < argc)
       steps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+      t0 = t1 = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--no-cholmod"))
       chol = 0;
     else if (!strcmp(argv[i], "--cholmod-max") && i + 1 < argc)
@@ -176,21 +189,23 @@ int main(int argc, char **argv) {
     else if (atoi(argv[i]) >= 4 && ns < 8)
       sizes[ns++] = atoi(argv[i]);
     else {
-      fprintf(stderr, "usage: %s [N ...] [--steps S] [--no-cholmod] "
-              "[--cholmod-max N]\n", argv[0]);
+      fprintf(stderr, "usage: %s [N ...] [--steps S] [--threads T] "
+              "[--no-cholmod] [--cholmod-max N]\n", argv[0]);
       return 2;
     }
   }
   if (!ns) sizes[ns++] = 64, sizes[ns++] = 128;
   if (steps < 1) steps = 1;
+  if (t0 < 1) t0 = t1 = 1;
   printf("FLIP dam break, N^3 grid, left half full (8 particles per fluid "
          "cell); times in ms\n");
   printf("   N th step | transfers (bin     p2g     g2p) | projection (build "
-         "   solve apply) iterations          residual | advect |    total\n");
+         "   solve apply) iterations          residual solve-cpu | advect |"
+         "    total\n");
   for (int q = 0; q < ns; q++) {
     int N = sizes[q];
     double dt = 0.5 / N / sqrt(9.81); /* half a cell at the wave speed */
-    for (int th = 1; th <= 2; th++) {
+    for (int th = t0; th <= t1; th++) {
       struct run R;
       struct times T;
       memset(&R, 0, sizeof R);

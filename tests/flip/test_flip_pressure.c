@@ -132,7 +132,8 @@ START_TEST(closed_components) {
 END_TEST
 
 /* Water at rest D cells deep: gravity is held exactly by the discrete
- * hydrostatic pressure phi_j = g dt (D - j), and nothing moves. */
+ * hydrostatic pressure phi_j = g dt (D - j), nothing moves, and the air
+ * above gets the water's (zero) velocity, not free fall. */
 START_TEST(hydrostatic_column) {
   const int D = 7;
   const double dt = 0.01, g[3] = {0.0, -9.81, 0.0};
@@ -145,21 +146,17 @@ START_TEST(hydrostatic_column) {
   struct flip_solve_stats st;
   ck_assert_int_eq(flip_sim_project(S, g, dt, &st), 0);
   double umax = 0.0, perr = 0.0;
+  /* the water's faces, and the air's, extrapolated from them */
   for (int a = 0; a < 3; a++)
-    for (size_t f = 0; f < G->nface[a]; f++) {
-      size_t j = f / G->fn[a][0] % G->fn[a][1];
-      if ((int)j < D + (a == 1)) umax = fmax(umax, fabs(G->u[a][f]));
-    }
+    for (size_t f = 0; f < G->nface[a]; f++)
+      umax = fmax(umax, fabs(G->u[a][f]));
   for (size_t c = 0; c < G->ncell; c++) {
     int j = (int)(c / G->n[0] % G->n[1]);
     double want = j < D ? 9.81 * dt * (D - j) : 0.0;
-    perr = fmax(perr, fabs(S->poisson.phi[c] - want));
+    perr = fmax(perr, fabs(S->poisson.pressure[c] - want));
   }
   ck_assert_msg(umax < 1e-6 * 9.81 * dt, "water moves: %g", umax);
   ck_assert_msg(perr < 1e-6 * 9.81 * dt * D, "pressure off by %g", perr);
-  /* the faces above the water fall freely */
-  size_t top = (size_t)2 + (size_t)G->fn[1][0] * (11 + (size_t)G->fn[1][1] * 2);
-  ck_assert(fabs(G->u[1][top] + 9.81 * dt) < 1e-15);
   sim_del(S);
 }
 END_TEST
@@ -176,7 +173,7 @@ START_TEST(pcg_matches_cholmod) {
     S->solve.tolerance = 1e-10;
     ck_assert_int_eq(flip_project(&S->g, &S->poisson, &S->solve, &st), 0);
     phi[method] = malloc(S->g.ncell * sizeof(double));
-    memcpy(phi[method], S->poisson.phi, S->g.ncell * sizeof(double));
+    memcpy(phi[method], S->poisson.pressure, S->g.ncell * sizeof(double));
     if (method) {
       double scale = 0.0, diff = 0.0;
       for (size_t c = 0; c < S->g.ncell; c++) {
@@ -210,12 +207,12 @@ START_TEST(pcg_thread_independent) {
     if (t == 1) {
       phi1 = malloc(nc * sizeof(double));
       u1 = malloc(nf * sizeof(double));
-      memcpy(phi1, S->poisson.phi, nc * sizeof(double));
+      memcpy(phi1, S->poisson.pressure, nc * sizeof(double));
       memcpy(u1, S->g.u[1], nf * sizeof(double));
       it1 = st.iterations;
     } else {
       ck_assert_int_eq(st.iterations, it1);
-      ck_assert(!memcmp(phi1, S->poisson.phi, nc * sizeof(double)));
+      ck_assert(!memcmp(phi1, S->poisson.pressure, nc * sizeof(double)));
       ck_assert(!memcmp(u1, S->g.u[1], nf * sizeof(double)));
     }
     sim_del(S);

@@ -94,6 +94,10 @@ struct flip_solve_opts {
   double tolerance;  /* max |residual| <= tolerance * max |divergence| */
   int max_iterations;
   int threads;
+  /* PCG's first guess: guess_scale * guess (grid layout) at the unknowns,
+   * or 0 when guess is NULL */
+  const double *guess;
+  double guess_scale;
 };
 
 struct flip_solve_stats {
@@ -212,6 +216,11 @@ struct flip_sim {
   int layers;            /* velocity extrapolation depth (cells) */
   int threads;
   struct flip_solve_opts solve;
+  /* Warm start: the last step's phi (grid layout) and dt; the pressure
+   * phi dt_prev / dt of the last step is the next solve's first guess.
+   * State: snapshot it with the particles for rewind and checkpoints. */
+  int warm_start;
+  double *phi_prev, dt_prev; /* dt_prev 0: no guess */
 };
 
 int flip_sim_init(struct flip_sim *S, const double lo[3], const int n[3],

@@ -104,7 +104,8 @@ static int read_solver(const struct ms_host *h, ms_ctx *c,
   if ((rc = h->cfg_string(c, sec, "pressure_solver", "pcg", &s)) ||
       (rc = h->cfg_double(c, sec, "pressure_tolerance", 1e-6, &p->tol)) ||
       (rc = h->cfg_int(c, sec, "pressure_max_iterations", 1000,
-                       &p->max_iterations)))
+                       &p->max_iterations)) ||
+      (rc = h->cfg_bool(c, sec, "pressure_warm_start", 1, &p->warm_start)))
     return rc;
   if (!strcmp(s, "pcg"))
     p->solver = FLIP_SOLVER_PCG;

@@ -23,6 +23,7 @@ struct flip_params {
   double tol, cfl;
   int64_t max_iterations;
   int solver;           /* FLIP_SOLVER_* */
+  int warm_start;       /* PCG starts from the last step's pressure */
   int couple_cells;     /* other systems' particles make cells non-empty */
   double lo[3];         /* the tank: grid origin */
   int n[3];             /* cells per axis */

@@ -218,6 +218,21 @@ static int reserve(struct flip_poisson *p, const struct flip_grid *g, int T) {
     __VA_ARGS__                                                            \
   }
 
+/* r = b - A phi over one row (phi is 0 outside the unknowns). */
+static void residual_row(struct flip_poisson *p, uint32_t row, size_t e0) {
+  const size_t sj = p->sj, sk = p->sk, c0 = e0 + p->row_lo[row];
+  const size_t n = p->row_hi[row] - p->row_lo[row];
+  const double *restrict x = p->phi + c0, *restrict b = p->b + c0;
+  const uint8_t *restrict d = p->diag + c0;
+  double *restrict r = p->r + c0;
+#pragma omp simd
+  for (size_t i = 0; i < n; i++) {
+    double t = d[i] * x[i] - (x[i - 1] + x[i + 1]) - (x[i - sj] + x[i + sj]) -
+               (x[i - sk] + x[i + sk]);
+    r[i] = d[i] ? b[i] - t : 0.0;
+  }
+}
+
 int flip_pcg_solve(struct flip_poisson *p, const struct flip_grid *g,
                    const struct flip_solve_opts *o,
                    struct flip_solve_stats *st) {
@@ -225,7 +240,7 @@ int flip_pcg_solve(struct flip_poisson *p, const struct flip_grid *g,
   int T = flip_team(o->threads, p->nfluid / 4);
   if (reserve(p, g, T)) return -1;
   const double bmax = st->div_before, goal = o->tolerance * bmax;
-  const size_t np = p->npad;
+  const size_t np = p->npad, nx = (size_t)g->n[0];
   double sigma = 0.0, alpha = 0.0, beta = 0.0, rmax = bmax, rnow = 0.0;
   int it = 0, done = 0, bad = 0, stall = 0;
 #pragma omp parallel num_threads(T)
@@ -235,7 +250,7 @@ int flip_pcg_solve(struct flip_poisson *p, const struct flip_grid *g,
     nt = omp_get_num_threads();
     t = omp_get_thread_num();
 #endif
-    struct rowctx x = {p, g, p->work + (size_t)t * 2 * g->n[0], 0.0, 0, 0.0};
+    struct rowctx x = {p, g, p->work + (size_t)t * 2 * nx, 0.0, 0, 0.0};
 #pragma omp single
     make_splits(p, g, nt);
     /* outside the unknowns every vector the stencils read is 0 */
@@ -245,13 +260,41 @@ int flip_pcg_solve(struct flip_poisson *p, const struct flip_grid *g,
       p->precon[c] = 0.0f;
     }
     sweep(&x, nt, t, 1, precon_row);
-    FOR_ROWS(p, g, for (size_t c = lo; c < hi; c++)
-                     p->r[c] = p->diag[c] ? p->b[c] : 0.0;)
-    sweep(&x, nt, t, 1, lower_row);
-    sweep(&x, nt, t, -1, upper_row);
-    FOR_ROWS(p, g, for (size_t c = lo; c < hi; c++) p->s[c] = p->z[c];)
+    if (o->guess) {
+      /* phi = the scaled guess at the unknowns; r = b - A phi */
+      const double gs = o->guess_scale;
+      FOR_ROWS(p, g, {
+        const double *gu = o->guess + (size_t)row * nx;
+        for (size_t c = lo; c < hi; c++)
+          p->phi[c] = p->diag[c] ? gs * gu[c - e0] : 0.0;
+      })
+      FOR_ROWS(p, g, residual_row(p, row, e0);)
+    } else {
+      FOR_ROWS(p, g, for (size_t c = lo; c < hi; c++)
+                       p->r[c] = p->diag[c] ? p->b[c] : 0.0;)
+    }
+#pragma omp for schedule(static) reduction(max : rnow)
+    for (size_t q_ = 0; q_ < p->nrows; q_++) {
+      uint32_t row = p->rows[q_];
+      size_t lo = flip_pad(p, (int)p->row_lo[row], (int)(row % (uint32_t)g->n[1]),
+                           (int)(row / (uint32_t)g->n[1]));
+      for (size_t i = 0; i < p->row_hi[row] - p->row_lo[row]; i++) {
+        double a = fabs(p->r[lo + i]);
+        rnow = a > rnow ? a : rnow;
+      }
+    }
 #pragma omp single
-    sigma = sum_rows(p);
+    {
+      rmax = rnow;
+      done = rmax <= goal; /* the guess is good enough already */
+    }
+    if (!done) {
+      sweep(&x, nt, t, 1, lower_row);
+      sweep(&x, nt, t, -1, upper_row);
+      FOR_ROWS(p, g, for (size_t c = lo; c < hi; c++) p->s[c] = p->z[c];)
+#pragma omp single
+      sigma = sum_rows(p);
+    }
     while (!done) {
       /* q = A s; alpha = sigma / (s . q) */
       FOR_ROWS(p, g, matvec_row(p, row, e0);)

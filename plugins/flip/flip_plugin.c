@@ -25,6 +25,7 @@
  *   pressure_solver       "pcg" (MIC(0), default) or "cholmod"
  *   pressure_tolerance    max |div| after / before, default 1e-6
  *   pressure_max_iterations  PCG limit, default 1000
+ *   pressure_warm_start   PCG starts from the last step's pressure, true
  *   scale                 divides spacing, cell_size and radius (finer
  *                         runs toward the paper's particle counts), 1
  *   cfl                   grid cells a particle may cross per step, 1
@@ -47,6 +48,7 @@ struct state {
   size_t n;
   double *x, *v, *m, *r, *pres; /* the view */
   double *x0, *v0, *pres0;      /* start of step, for rewind */
+  double *phi0, dt0;            /* ... and the solver's warm start */
   double *pm;                   /* transfer mass */
   int32_t *meta;                /* meta-particle of each particle, or -1 */
   double gravity[3], flip_ratio, density, cfl;
@@ -62,6 +64,7 @@ static void destroy(ms_instance *inst) {
   flip_sim_free(&s->sim);
   free(s->x), free(s->v), free(s->m), free(s->r), free(s->pres);
   free(s->x0), free(s->v0), free(s->pres0), free(s->pm), free(s->meta);
+  free(s->phi0);
   free(s);
 }
 
@@ -192,6 +195,12 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   s->sim.solve.method = p.solver;
   s->sim.solve.tolerance = p.tol;
   s->sim.solve.max_iterations = (int)p.max_iterations;
+  s->sim.warm_start = p.warm_start;
+  s->phi0 = malloc(s->sim.g.ncell * sizeof *s->phi0);
+  if (!s->phi0) {
+    rc = host->set_error(ctx, MS_ENOMEM, "out of memory");
+    goto fail;
+  }
   s->flip_ratio = p.flip_ratio;
   s->density = p.density;
   s->cfl = p.cfl;
@@ -220,6 +229,8 @@ static int begin_step(ms_instance *inst, const struct ms_step *st) {
   memcpy(s->x0, s->x, 3 * s->n * sizeof(double));
   memcpy(s->v0, s->v, 3 * s->n * sizeof(double));
   memcpy(s->pres0, s->pres, s->n * sizeof(double));
+  memcpy(s->phi0, s->sim.phi_prev, s->sim.g.ncell * sizeof(double));
+  s->dt0 = s->sim.dt_prev;
   return MS_OK;
 }
 
@@ -228,6 +239,8 @@ static int rewind_step(ms_instance *inst) {
   memcpy(s->x, s->x0, 3 * s->n * sizeof(double));
   memcpy(s->v, s->v0, 3 * s->n * sizeof(double));
   memcpy(s->pres, s->pres0, s->n * sizeof(double));
+  memcpy(s->sim.phi_prev, s->phi0, s->sim.g.ncell * sizeof(double));
+  s->sim.dt_prev = s->dt0;
   return MS_OK;
 }
 
@@ -347,28 +360,36 @@ static int max_dt(ms_instance *inst, double *dt) {
 
 static int save(ms_instance *inst, const struct ms_stream *out) {
   struct state *s = S(inst);
-  uint64_t n = s->n;
+  uint64_t n[2] = {s->n, s->sim.g.ncell};
   int rc;
-  if ((rc = out->write(out->opaque, &n, sizeof n)) ||
+  if ((rc = out->write(out->opaque, n, sizeof n)) ||
       (rc = out->write(out->opaque, s->x, 3 * s->n * sizeof(double))) ||
       (rc = out->write(out->opaque, s->v, 3 * s->n * sizeof(double))) ||
-      (rc = out->write(out->opaque, s->pres, s->n * sizeof(double))))
+      (rc = out->write(out->opaque, s->pres, s->n * sizeof(double))) ||
+      (rc = out->write(out->opaque, &s->sim.dt_prev, sizeof(double))) ||
+      (rc = out->write(out->opaque, s->sim.phi_prev,
+                       s->sim.g.ncell * sizeof(double))))
     return rc;
   return MS_OK;
 }
 
 static int load(ms_instance *inst, const struct ms_stream *in) {
   struct state *s = S(inst);
-  uint64_t n;
-  int rc = in->read(in->opaque, &n, sizeof n);
+  uint64_t n[2];
+  int rc = in->read(in->opaque, n, sizeof n);
   if (rc) return rc;
-  if (n != s->n)
+  if (n[0] != s->n || n[1] != s->sim.g.ncell)
     return s->host->set_error(s->ctx, MS_ESTATE, "saved state holds %llu "
-                              "particles, the scene %zu",
-                              (unsigned long long)n, s->n);
+                              "particles and %llu cells, the scene %zu and "
+                              "%zu", (unsigned long long)n[0],
+                              (unsigned long long)n[1], s->n,
+                              s->sim.g.ncell);
   if ((rc = in->read(in->opaque, s->x, 3 * s->n * sizeof(double))) ||
       (rc = in->read(in->opaque, s->v, 3 * s->n * sizeof(double))) ||
-      (rc = in->read(in->opaque, s->pres, s->n * sizeof(double))))
+      (rc = in->read(in->opaque, s->pres, s->n * sizeof(double))) ||
+      (rc = in->read(in->opaque, &s->sim.dt_prev, sizeof(double))) ||
+      (rc = in->read(in->opaque, s->sim.phi_prev,
+                     s->sim.g.ncell * sizeof(double))))
     return rc;
   return MS_OK;
 }

@@ -21,7 +21,14 @@ int flip_sim_init(struct flip_sim *S, const double lo[3], const int n[3],
   S->nobst = nobst;
   S->layers = 2;
   S->threads = 1;
-  S->solve = (struct flip_solve_opts){FLIP_SOLVER_PCG, 1e-6, 1000, 1};
+  S->solve = (struct flip_solve_opts){FLIP_SOLVER_PCG, 1e-6, 1000, 1, NULL,
+                                      0.0};
+  S->warm_start = 1;
+  S->phi_prev = calloc(S->g.ncell, sizeof *S->phi_prev);
+  if (!S->phi_prev) {
+    flip_sim_free(S);
+    return -1;
+  }
   return 0;
 }
 
@@ -30,6 +37,7 @@ void flip_sim_free(struct flip_sim *S) {
   flip_bins_free(&S->bins);
   flip_poisson_free(&S->poisson);
   free(S->obst);
+  free(S->phi_prev);
   memset(S, 0, sizeof *S);
 }
 
@@ -49,8 +57,13 @@ int flip_sim_project(struct flip_sim *S, const double gravity[3], double dt,
   flip_add_gravity(&S->g, gravity, dt, S->threads);
   flip_solid_bc(&S->g, S->threads);
   S->solve.threads = S->threads;
+  int warm = S->warm_start && S->dt_prev > 0.0;
+  S->solve.guess = warm ? S->phi_prev : NULL;
+  S->solve.guess_scale = warm ? dt / S->dt_prev : 0.0;
   int rc = flip_project(&S->g, &S->poisson, &S->solve, st);
   if (rc) return rc;
+  memcpy(S->phi_prev, S->poisson.pressure, S->g.ncell * sizeof *S->phi_prev);
+  S->dt_prev = dt;
   flip_extrapolate_fluid(&S->g, S->layers, S->threads);
   return 0;
 }

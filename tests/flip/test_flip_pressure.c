@@ -161,6 +161,41 @@ START_TEST(hydrostatic_column) {
 }
 END_TEST
 
+/* The solve starts from the last step's pressure scaled to the new dt:
+ * for water at rest that guess is already the answer (phi is linear in dt),
+ * so a second step, even with half the dt, needs no iteration. */
+START_TEST(warm_start_reuses_pressure) {
+  const double g[3] = {0.0, -9.81, 0.0};
+  struct flip_sim *S = sim_new(6, 10, 5, 0.1, NULL, 0);
+  struct flip_grid *G = &S->g;
+  int its[3];
+  for (int step = 0; step < 3; step++) {
+    double dt = step == 2 ? 0.005 : 0.01, d, rms;
+    flip_mark_reset(G, 1);
+    for (size_t c = 0; c < G->ncell; c++)
+      if ((int)(c / G->n[0] % G->n[1]) < 6) G->cell[c] = FLIP_FLUID;
+    for (int a = 0; a < 3; a++)
+      memset(G->u[a], 0, G->nface[a] * sizeof(double));
+    struct flip_solve_stats st;
+    ck_assert_int_eq(flip_sim_project(S, g, dt, &st), 0);
+    flip_divergence(G, &d, &rms);
+    ck_assert_msg(d < 1e-6 * st.div_before, "step %d: div %g", step, d);
+    ck_assert(fabs(st.div_before - 9.81 * dt) < 1e-12);
+    its[step] = st.iterations;
+  }
+  ck_assert_int_gt(its[0], 3);
+  ck_assert_int_eq(its[1], 0);
+  ck_assert_int_eq(its[2], 0);
+  /* without the warm start the second step iterates again */
+  S->warm_start = 0;
+  struct flip_solve_stats st;
+  for (int a = 0; a < 3; a++) memset(G->u[a], 0, G->nface[a] * sizeof(double));
+  ck_assert_int_eq(flip_sim_project(S, g, 0.01, &st), 0);
+  ck_assert_int_eq(st.iterations, its[0]);
+  sim_del(S);
+}
+END_TEST
+
 /* PCG and sparse Cholesky agree on the pressure. */
 START_TEST(pcg_matches_cholmod) {
   double *phi[2];
@@ -229,6 +264,7 @@ Suite *suite_flip_pressure(void) {
   tcase_add_test(t, random_fields_cholmod);
   tcase_add_test(t, closed_components);
   tcase_add_test(t, hydrostatic_column);
+  tcase_add_test(t, warm_start_reuses_pressure);
   tcase_add_test(t, pcg_matches_cholmod);
   tcase_add_test(t, pcg_thread_independent);
   suite_add_tcase(s, t);

@@ -75,7 +75,8 @@ static void sort_slabs(struct flip_bins *b, size_t n, size_t nxy, int nz,
       }
       b->slab[nz] = off;
     }
-    for (size_t p = p0; p < p1; p++) b->tmp[cnt[b->key[p] / nxy]++] = (uint32_t)p;
+    for (size_t p = p0; p < p1; p++)
+      b->tmp[cnt[b->key[p] / nxy]++] = (uint32_t)p;
   }
 }
 

@@ -242,6 +242,7 @@ void flip_solid_bc(struct flip_grid *g, int threads) {
     for (int k = 0; k < fn[2]; k++)
       for (int j = 0; j < fn[1]; j++)
         for (int i = 0; i < fn[0]; i++)
-          if (flip_face_solid(g, a, i, j, k)) u[(size_t)i + sj * j + sk * k] = 0.0;
+          if (flip_face_solid(g, a, i, j, k))
+            u[(size_t)i + sj * j + sk * k] = 0.0;
   }
 }

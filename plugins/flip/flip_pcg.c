@@ -68,7 +68,8 @@ static void precon_row(struct rowctx *x, uint32_t row, size_t e0) {
 }
 
 /* L q = r (q stored in z):
- *   z_c = (r_c + pc_{c-1} z_{c-1} + pc_{c-sj} z_{c-sj} + pc_{c-sk} z_{c-sk}) pc_c
+ *   z_c = (r_c + pc_{c-1} z_{c-1} + pc_{c-sj} z_{c-sj}
+ *          + pc_{c-sk} z_{c-sk}) pc_c
  * after the CG update r -= alpha q when x->update. */
 static void lower_row(struct rowctx *x, uint32_t row, size_t e0) {
   const struct flip_poisson *p = x->p;
@@ -276,7 +277,8 @@ int flip_pcg_solve(struct flip_poisson *p, const struct flip_grid *g,
 #pragma omp for schedule(static) reduction(max : rnow)
     for (size_t q_ = 0; q_ < p->nrows; q_++) {
       uint32_t row = p->rows[q_];
-      size_t lo = flip_pad(p, (int)p->row_lo[row], (int)(row % (uint32_t)g->n[1]),
+      size_t lo = flip_pad(p, (int)p->row_lo[row],
+                           (int)(row % (uint32_t)g->n[1]),
                            (int)(row / (uint32_t)g->n[1]));
       for (size_t i = 0; i < p->row_hi[row] - p->row_lo[row]; i++) {
         double a = fabs(p->r[lo + i]);

@@ -253,7 +253,8 @@ static void prepare(struct state *s, const struct ms_step *st,
   for (size_t i = 0; i < s->n; i++) {
     s->meta[i] = -1;
     s->pm[i] = s->m[i];
-    for (int a = 0; F && a < 3; a++) s->v[3 * i + a] += dt * F[3 * i + a] / s->m[i];
+    for (int a = 0; F && a < 3; a++)
+      s->v[3 * i + a] += dt * F[3 * i + a] / s->m[i];
   }
   for (uint32_t k = 0; k < metas->count; k++) {
     uint32_t q0 = metas->member_offset[k], q1 = metas->member_offset[k + 1];
@@ -352,9 +353,10 @@ static int max_dt(ms_instance *inst, double *dt) {
     v2 = fmax(v2, s->v[i] * s->v[i] + s->v[i + 1] * s->v[i + 1] +
                       s->v[i + 2] * s->v[i + 2]);
   double v = sqrt(v2), c = s->cfl * s->sim.g.h;
-  double g = sqrt(s->gravity[0] * s->gravity[0] + s->gravity[1] * s->gravity[1] +
-                  s->gravity[2] * s->gravity[2]);
-  if (v > 0.0 || g > 0.0) *dt = fmin(*dt, 2.0 * c / (v + sqrt(v * v + 4.0 * g * c)));
+  const double *G = s->gravity;
+  double g = sqrt(G[0] * G[0] + G[1] * G[1] + G[2] * G[2]);
+  if (v > 0.0 || g > 0.0)
+    *dt = fmin(*dt, 2.0 * c / (v + sqrt(v * v + 4.0 * g * c)));
   return MS_OK;
 }
 

@@ -86,9 +86,11 @@ static void cell_row(const struct flip_grid *g, struct flip_poisson *p,
 
 /* Discrete divergence of cell (i, j, k). */
 static inline double cell_div(const struct flip_grid *g, int i, int j, int k) {
-  size_t f0 = (size_t)i + (size_t)g->fn[0][0] * ((size_t)j + (size_t)g->fn[0][1] * k);
-  size_t f1 = (size_t)i + (size_t)g->fn[1][0] * ((size_t)j + (size_t)g->fn[1][1] * k);
-  size_t f2 = (size_t)i + (size_t)g->fn[2][0] * ((size_t)j + (size_t)g->fn[2][1] * k);
+  size_t f[3];
+  for (int a = 0; a < 3; a++)
+    f[a] = (size_t)i +
+           (size_t)g->fn[a][0] * ((size_t)j + (size_t)g->fn[a][1] * k);
+  size_t f0 = f[0], f1 = f[1], f2 = f[2];
   return (g->u[0][f0 + 1] - g->u[0][f0]) +
          (g->u[1][f1 + (size_t)g->n[0]] - g->u[1][f1]) +
          (g->u[2][f2 + (size_t)g->n[0] * g->n[1]] - g->u[2][f2]);
@@ -130,8 +132,9 @@ static size_t close_components(const struct flip_grid *g,
                                struct flip_poisson *p) {
   size_t n = 0, pinned = 0;
   for (size_t r = 0; r < p->nrows; r++) {
-    size_t c0 = row_base(p, g, p->rows[r]);
-    for (size_t c = c0 + p->row_lo[p->rows[r]]; c < c0 + p->row_hi[p->rows[r]]; c++)
+    uint32_t row = p->rows[r];
+    size_t c0 = row_base(p, g, row);
+    for (size_t c = c0 + p->row_lo[row]; c < c0 + p->row_hi[row]; c++)
       if ((p->mask[c] & FLIP_M_SELF) && p->diag[c] > links(p->mask[c])) {
         p->mask[c] |= FLIP_M_SEEN;
         p->queue[n++] = (uint32_t)c;
@@ -139,8 +142,9 @@ static size_t close_components(const struct flip_grid *g,
   }
   flood(p, n);
   for (size_t r = 0; r < p->nrows; r++) {
-    size_t c0 = row_base(p, g, p->rows[r]);
-    for (size_t c = c0 + p->row_lo[p->rows[r]]; c < c0 + p->row_hi[p->rows[r]]; c++) {
+    uint32_t row = p->rows[r];
+    size_t c0 = row_base(p, g, row);
+    for (size_t c = c0 + p->row_lo[row]; c < c0 + p->row_hi[row]; c++) {
       if (!(p->mask[c] & FLIP_M_SELF) || (p->mask[c] & FLIP_M_SEEN)) continue;
       p->mask[c] |= FLIP_M_SEEN;
       p->queue[0] = (uint32_t)c;

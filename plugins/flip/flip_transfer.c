@@ -86,5 +86,6 @@ void flip_sample_cells(const struct flip_grid *g, const double *f,
                        int threads) {
   threads = flip_team(threads, n);
 #pragma omp parallel for schedule(static) num_threads(threads)
-  for (size_t p = 0; p < n; p++) out[p] = scale * flip_interp(g, 3, f, x + 3 * p);
+  for (size_t p = 0; p < n; p++)
+    out[p] = scale * flip_interp(g, 3, f, x + 3 * p);
 }

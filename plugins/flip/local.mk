@@ -51,6 +51,8 @@ tests_bench_bench_flip_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/flip
 tests_bench_bench_flip_LDADD = plugins/flip/libflip.la $(CHOLMOD_LIBS) -lm
 tests_bench_bench_flip_LDFLAGS = $(OPENMP_CFLAGS)
 
+EXTRA_DIST += plugins/flip/README.md
+
 # ---- scenes -----------------------------------------------------------------
 dist_configs_DATA += configs/flip_dam_break.cfg configs/flip_cloth.cfg \
 	configs/flip_peridynamics_wall.cfg

@@ -13,8 +13,8 @@
  *   bench-flip [N ...] [--steps S] [--threads T] [--cold] [--no-cholmod]
  *              [--cholmod-max N]
  *
- * Defaults: N = 64 128, S = 3, 1 and 2 threads, CHOLMOD up to N = 64.  Times come from
- * the monotonic clock, memory from getrusage. */
+ * Defaults: N = 64 128, S = 3, 1 and 2 threads, CHOLMOD up to N = 64.
+ * Times come from the monotonic clock, memory from getrusage. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

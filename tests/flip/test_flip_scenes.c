@@ -154,7 +154,8 @@ START_TEST(other_systems_fill_cells) {
     char text[2048];
     snprintf(text, sizeof text,
              "scene = { duration = 0.1; fps = 10.0;\n"
-             "  domain = { min = [0.0, 0.0, 0.0]; max = [0.4, 0.6, 0.4]; }; };\n"
+             "  domain = { min = [0.0, 0.0, 0.0];\n"
+             "             max = [0.4, 0.6, 0.4]; }; };\n"
              "systems = ( { name = \"w\"; solver = \"flip\"; spacing = 0.025;\n"
              "  couple_cells = %s;\n"
              "  shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"
@@ -187,7 +188,8 @@ START_TEST(ball_slowed_by_water) {
     char text[2048];
     snprintf(text, sizeof text,
              "scene = { duration = 0.16; fps = 100.0;\n"
-             "  domain = { min = [0.0, 0.0, 0.0]; max = [0.4, 0.6, 0.4]; }; };\n"
+             "  domain = { min = [0.0, 0.0, 0.0];\n"
+             "             max = [0.4, 0.6, 0.4]; }; };\n"
              "coupling = { method = \"%s\"; };\n"
              "systems = ( { name = \"w\"; solver = \"flip\"; spacing = 0.025;\n"
              "  shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"

@@ -348,10 +348,16 @@ static int end_step(ms_instance *inst, const struct ms_step *st) {
  * gravity adds within the step). */
 static int max_dt(ms_instance *inst, double *dt) {
   struct state *s = S(inst);
+  const double *u = s->v;
+  const size_t n = s->n;
   double v2 = 0.0;
-  for (size_t i = 0; i < 3 * s->n; i += 3)
-    v2 = fmax(v2, s->v[i] * s->v[i] + s->v[i + 1] * s->v[i + 1] +
-                      s->v[i + 2] * s->v[i + 2]);
+#pragma omp parallel for schedule(static) reduction(max : v2) \
+    num_threads(flip_team(s->host->thread_count(s->ctx), n))
+  for (size_t i = 0; i < n; i++) {
+    double w = u[3 * i] * u[3 * i] + u[3 * i + 1] * u[3 * i + 1] +
+               u[3 * i + 2] * u[3 * i + 2];
+    v2 = w > v2 ? w : v2;
+  }
   double v = sqrt(v2), c = s->cfl * s->sim.g.h;
   const double *G = s->gravity;
   double g = sqrt(G[0] * G[0] + G[1] * G[1] + G[2] * G[2]);

@@ -368,12 +368,13 @@ static int check_bad_config(struct kit *K, struct verdict *v) {
     }
     if (!y->ctx.err.msg[0])
       return fail(v, "create() refused %s but gave no message", name);
-    snprintf(probes + strlen(probes), sizeof probes - strlen(probes), "%s%s",
-             tried++ ? ", " : "", name);
+    snprintf(probes + strlen(probes), sizeof probes - strlen(probes),
+             "%s%s = %s", tried++ ? ", " : "", name,
+             p < 0 ? "\"not a number\"" : "-1.0");
     free(name);
   }
   if (!tried) return fail(v, "found no numeric key to probe in the section");
-  return pass(v, "refused bad %s with a message", probes);
+  return pass(v, "refused %s with a message", probes);
 }
 
 /* A whole cycle with stdout and stderr pointed at a file that must stay
@@ -453,6 +454,19 @@ int ms_conformance_run(const char *plugin_id,
                        size_t errlen) {
   char scene[] = "/tmp/ms-conformance-scene-XXXXXX";
   const char *path = opt && opt->scene_path ? opt->scene_path : NULL;
+  ms_registry *reg;
+  int rc = ms_registry_open(opt ? opt->plugin_paths : NULL, &reg);
+  if (rc) {
+    snprintf(err, errlen, "scanning plugins: %s", ms_strerror(rc));
+    return rc;
+  }
+  int found = ms__registry_find(reg, plugin_id) != NULL;
+  ms_registry_close(reg);
+  if (!found) {
+    snprintf(err, errlen, "no plugin provides solver '%s' (see 'mergesplit "
+             "plugins')", plugin_id);
+    return MS_ENOENT;
+  }
   if (!path) {
     int fd = mkstemp(scene);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -477,7 +491,7 @@ int ms_conformance_run(const char *plugin_id,
                              .no_output = 1, .log = quiet,
                              .plugin_paths = opt ? opt->plugin_paths : NULL};
   struct kit K = {0};
-  int rc = ms_sim_open(path, &o, &K.S, err, errlen);
+  rc = ms_sim_open(path, &o, &K.S, err, errlen);
   if (path == scene) unlink(scene);
   if (rc) return rc;
   for (uint32_t s = 0; s < K.S->nsys && !K.y; s++) {

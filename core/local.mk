@@ -7,9 +7,13 @@ MS_LT_VERSION = 0:0:0
 
 noinst_LTLIBRARIES += core/libmscore.la
 core_libmscore_la_SOURCES = \
+	core/afile.c core/afile.h \
 	core/baselines.c core/baselines.h \
 	core/blas.c \
+	core/checkpoint.c core/checkpoint.h \
 	core/conformance.c \
+	core/frame_output.c \
+	core/hash.c core/hash.h \
 	core/settings.c core/settings.h \
 	core/detect.c core/detect.h \
 	core/error.c core/error.h \
@@ -19,7 +23,11 @@ core_libmscore_la_SOURCES = \
 	core/merge.c core/merge.h \
 	core/metas.c core/metas.h \
 	core/neighbors.c core/neighbors.h \
-	core/output.h core/output_vtp.c \
+	core/output.c core/output.h core/output_ply.c core/output_vtp.c \
+	core/preview.c core/preview.h \
+	core/render.c core/render.h \
+	core/render_dir.c \
+	core/render_png.c core/render_png.h \
 	core/report.c core/report.h \
 	core/rng.c core/rng.h \
 	core/scene.c core/scene.h \
@@ -33,11 +41,12 @@ core_libmscore_la_SOURCES = \
 	core/timing.h \
 	core/vec3.h \
 	core/version.c \
+	core/vtp_read.c core/vtp_read.h \
 	core/xalloc.h
 core_libmscore_la_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE -DMS_BUILDING_CORE \
-	-DMS_PLUGINDIR='"$(plugindir)"' $(LIBCONFIG_CFLAGS)
+	-DMS_PLUGINDIR='"$(plugindir)"' $(LIBCONFIG_CFLAGS) $(CAIRO_CFLAGS)
 core_libmscore_la_CFLAGS = $(AM_CFLAGS) $(MS_VISIBILITY_CFLAGS)
-core_libmscore_la_LIBADD = $(LIBCONFIG_LIBS)
+core_libmscore_la_LIBADD = $(LIBCONFIG_LIBS) $(CAIRO_LIBS)
 
 lib_LTLIBRARIES += core/libmergesplit.la
 # All objects come from the convenience library (libtool links it whole).
@@ -45,11 +54,17 @@ core_libmergesplit_la_SOURCES =
 nodist_EXTRA_core_libmergesplit_la_SOURCES = core/dummy.c
 core_libmergesplit_la_CPPFLAGS = $(core_libmscore_la_CPPFLAGS)
 core_libmergesplit_la_CFLAGS = $(core_libmscore_la_CFLAGS)
-core_libmergesplit_la_LIBADD = core/libmscore.la $(LIBCONFIG_LIBS)
+core_libmergesplit_la_LIBADD = core/libmscore.la $(LIBCONFIG_LIBS) $(CAIRO_LIBS)
 core_libmergesplit_la_LDFLAGS = -version-info $(MS_LT_VERSION) -no-undefined \
 	$(OPENMP_CFLAGS)
 
 bin_PROGRAMS += core/cli/mergesplit
-core_cli_mergesplit_SOURCES = core/cli/main.c
+core_cli_mergesplit_SOURCES = core/cli/main.c core/cli/cli.h \
+	core/cli/progress.c core/cli/progress.h \
+	core/cli/render.c core/cli/run.c core/cli/conformance.c
+core_cli_mergesplit_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
 core_cli_mergesplit_LDADD = core/libmergesplit.la
 core_cli_mergesplit_LDFLAGS = $(OPENMP_CFLAGS)
+
+# Manual pages: the command and the scene-file format.
+dist_man_MANS = core/cli/mergesplit.1 core/cli/mergesplit.cfg.5

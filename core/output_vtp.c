@@ -1,29 +1,18 @@
-/* VTK XML PolyData (.vtp) and ParaView collection (.pvd) writers. */
+/* VTK XML PolyData (.vtp) writer: appended raw binary, UInt64 headers,
+ * every field as point data, one vertex cell per particle so ParaView draws
+ * the points in any representation. */
 #include "output.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <mergesplit/status.h>
 
-#include "xalloc.h"
+#include "afile.h"
 
-struct series {
-  char *name;
-  double *t;
-  int64_t *frame;
-  size_t n, cap;
-};
-
-struct ms__output {
-  char *dir;
-  uint32_t nsys;
-  struct series *s;
-};
+#define CHUNK 65536 /* particles packed per write */
 
 static const char *vtk_type(uint32_t t) {
   switch (t) {
@@ -37,212 +26,114 @@ static const char *vtk_type(uint32_t t) {
   return NULL;
 }
 
-static size_t type_size(uint32_t t) {
-  return t == MS_TYPE_F64 || t == MS_TYPE_I64 ? 8 : t == MS_TYPE_U8 ? 1 : 4;
-}
-
-static int little_endian(void) {
-  const uint16_t one = 1;
-  return *(const uint8_t *)&one == 1;
-}
-
-/* mkdir -p */
-static int make_dirs(const char *dir) {
-  char buf[4096];
-  size_t n = strlen(dir);
-  if (n >= sizeof buf) return -1;
-  memcpy(buf, dir, n + 1);
-  for (size_t i = 1; i <= n; i++) {
-    if (buf[i] != '/' && buf[i] != '\0') continue;
-    char c = buf[i];
-    buf[i] = '\0';
-    if (mkdir(buf, 0777) && errno != EEXIST) return -1;
-    buf[i] = c;
-  }
-  return 0;
-}
-
-static FILE *open_tmp(const char *path, char *tmp, size_t len) {
-  snprintf(tmp, len, "%s.tmp%ld", path, (long)getpid());
-  return fopen(tmp, "wb");
-}
-
-static int commit(FILE *f, const char *tmp, const char *path,
-                  struct ms__err *err) {
-  int bad = ferror(f);
-  if (fclose(f) || bad || rename(tmp, path)) {
-    int e = errno;
-    remove(tmp);
-    return ms__errf(err, MS_EIO, "%s: cannot write: %s", path, strerror(e));
-  }
-  return MS_OK;
-}
-
-/* Appended block: 8-byte length then the packed values of one field. */
+/* Appended block: 8-byte length, then the values.  Contiguous arrays go to
+ * stdio in one call; strided ones are packed a chunk at a time. */
 static int write_block(FILE *f, const struct ms_field *fd, size_t n,
-                       char *buf, size_t bufsz) {
-  size_t es = type_size(fd->type) * fd->components;
+                       char *buf) {
+  size_t es = ms__type_size(fd->type) * fd->components;
   uint64_t bytes = (uint64_t)es * n;
-  fwrite(&bytes, sizeof bytes, 1, f);
-  size_t per = bufsz / es;
-  for (size_t i = 0; i < n; i += per) {
-    size_t m = n - i < per ? n - i : per;
+  if (fwrite(&bytes, sizeof bytes, 1, f) != 1) return -1;
+  if (fd->stride == es) return fwrite(fd->data, es, n, f) == n ? 0 : -1;
+  for (size_t i = 0; i < n; i += CHUNK) {
+    size_t m = n - i < CHUNK ? n - i : CHUNK;
+    const char *src = (const char *)fd->data + i * fd->stride;
     for (size_t k = 0; k < m; k++)
-      memcpy(buf + k * es, (const char *)fd->data + (i + k) * fd->stride, es);
+      memcpy(buf + k * es, src + k * fd->stride, es);
     if (fwrite(buf, es, m, f) != m) return -1;
   }
   return 0;
 }
 
-int ms__vtp_write(const char *path, const struct ms_view *v,
-                  struct ms__err *err) {
-  char tmp[4200];
-  const struct ms_field *pos = NULL;
+/* Vertex cells: connectivity i, offsets i + 1 (Int32 while it fits). */
+static int write_cells(FILE *f, size_t n, int first, int wide, char *buf) {
+  uint64_t bytes = (uint64_t)n * (wide ? 8 : 4);
+  if (fwrite(&bytes, sizeof bytes, 1, f) != 1) return -1;
+  for (size_t i = 0; i < n; i += CHUNK) {
+    size_t m = n - i < CHUNK ? n - i : CHUNK;
+    for (size_t k = 0; k < m; k++) {
+      if (wide) ((int64_t *)buf)[k] = (int64_t)(i + k + (size_t)first);
+      else ((int32_t *)buf)[k] = (int32_t)(i + k + (size_t)first);
+    }
+    if (fwrite(buf, wide ? 8 : 4, m, f) != m) return -1;
+  }
+  return 0;
+}
+
+static int skip(const struct ms_field *fd, const struct ms_field *pos) {
+  return fd == pos || !vtk_type(fd->type);
+}
+
+static void write_header(FILE *f, const struct ms_view *v,
+                         const struct ms_field *pos, double t, int wide) {
   size_t n = v->count;
-  for (uint32_t i = 0; i < v->field_count; i++)
-    if (!strcmp(v->fields[i].name, "position")) pos = &v->fields[i];
-  if (!pos) return ms__errf(err, MS_EINVAL, "%s: no position field", path);
-  FILE *f = open_tmp(path, tmp, sizeof tmp);
-  if (!f)
-    return ms__errf(err, MS_EIO, "%s: cannot create: %s", path,
-                    strerror(errno));
   uint64_t off = 0;
   fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" "
              "version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\">\n"
-             "<PolyData>\n<Piece NumberOfPoints=\"%zu\" NumberOfVerts=\"%zu\" "
+             "<PolyData>\n<FieldData>\n<DataArray type=\"Float64\" "
+             "Name=\"TimeValue\" NumberOfTuples=\"1\" format=\"ascii\">"
+             "%.17g</DataArray>\n</FieldData>\n"
+             "<Piece NumberOfPoints=\"%zu\" NumberOfVerts=\"%zu\" "
              "NumberOfLines=\"0\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n"
              "<PointData>\n",
-          little_endian() ? "LittleEndian" : "BigEndian", n, n);
+          ms__little_endian() ? "LittleEndian" : "BigEndian", t, n, n);
   for (uint32_t i = 0; i < v->field_count; i++) {
     const struct ms_field *fd = &v->fields[i];
-    if (fd == pos || !vtk_type(fd->type)) continue;
+    if (skip(fd, pos)) continue;
     fprintf(f, "<DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%u\" "
                "format=\"appended\" offset=\"%llu\"/>\n",
             vtk_type(fd->type), fd->name, fd->components,
             (unsigned long long)off);
-    off += 8 + (uint64_t)type_size(fd->type) * fd->components * n;
+    off += 8 + (uint64_t)ms__type_size(fd->type) * fd->components * n;
   }
-  fprintf(f, "</PointData>\n<Points>\n<DataArray type=\"Float64\" "
+  fprintf(f, "</PointData>\n<Points>\n<DataArray type=\"%s\" "
              "Name=\"position\" NumberOfComponents=\"3\" format=\"appended\" "
              "offset=\"%llu\"/>\n</Points>\n",
-          (unsigned long long)off);
-  off += 8 + 24 * (uint64_t)n;
-  fprintf(f, "<Verts>\n<DataArray type=\"Int64\" Name=\"connectivity\" "
+          vtk_type(pos->type), (unsigned long long)off);
+  off += 8 + 3 * (uint64_t)ms__type_size(pos->type) * n;
+  const char *it = wide ? "Int64" : "Int32";
+  fprintf(f, "<Verts>\n<DataArray type=\"%s\" Name=\"connectivity\" "
              "format=\"appended\" offset=\"%llu\"/>\n",
-          (unsigned long long)off);
-  off += 8 + 8 * (uint64_t)n;
-  fprintf(f, "<DataArray type=\"Int64\" Name=\"offsets\" format=\"appended\" "
+          it, (unsigned long long)off);
+  off += 8 + (uint64_t)(wide ? 8 : 4) * n;
+  fprintf(f, "<DataArray type=\"%s\" Name=\"offsets\" format=\"appended\" "
              "offset=\"%llu\"/>\n</Verts>\n</Piece>\n</PolyData>\n"
              "<AppendedData encoding=\"raw\">\n_",
-          (unsigned long long)off);
-  size_t bufsz = 1 << 20;
-  char *buf = malloc(bufsz);
-  int bad = !buf;
-  for (uint32_t i = 0; !bad && i < v->field_count; i++) {
-    const struct ms_field *fd = &v->fields[i];
-    if (fd == pos || !vtk_type(fd->type)) continue;
-    bad = write_block(f, fd, n, buf, bufsz);
+          it, (unsigned long long)off);
+}
+
+int ms__vtp_write(const char *path, const struct ms_view *v, double t,
+                  struct ms__err *err) {
+  const struct ms_field *pos = NULL;
+  size_t n = v->count;
+  for (uint32_t i = 0; i < v->field_count; i++)
+    if (!strcmp(v->fields[i].name, "position")) pos = &v->fields[i];
+  if (!pos || pos->components != 3 ||
+      (pos->type != MS_TYPE_F64 && pos->type != MS_TYPE_F32))
+    return ms__errf(err, MS_EINVAL, "%s: no 3-component position field",
+                    path);
+  char *buf = malloc((size_t)CHUNK * 16 * 8);
+  if (!buf) return ms__errf(err, MS_ENOMEM, "out of memory");
+  struct ms__afile a;
+  int rc = ms__afile_open(&a, path, err);
+  if (rc) {
+    free(buf);
+    return rc;
   }
-  if (!bad) bad = write_block(f, pos, n, buf, bufsz);
-  if (!bad) { /* vertex cells: point i alone, offsets i + 1 */
-    struct ms_field seq = {"", MS_TYPE_I64, 1, sizeof(int64_t), NULL};
-    int64_t *ids = malloc((n ? n : 1) * sizeof *ids);
-    bad = !ids;
-    for (size_t i = 0; !bad && i < n; i++) ids[i] = (int64_t)i;
-    seq.data = ids;
-    if (!bad) bad = write_block(f, &seq, n, buf, bufsz);
-    for (size_t i = 0; !bad && i < n; i++) ids[i] = (int64_t)i + 1;
-    if (!bad) bad = write_block(f, &seq, n, buf, bufsz);
-    free(ids);
-  }
+  int wide = n >= (size_t)INT32_MAX;
+  write_header(a.f, v, pos, t, wide);
+  int bad = 0;
+  for (uint32_t i = 0; !bad && i < v->field_count; i++)
+    if (!skip(&v->fields[i], pos))
+      bad = write_block(a.f, &v->fields[i], n, buf);
+  if (!bad) bad = write_block(a.f, pos, n, buf);
+  if (!bad) bad = write_cells(a.f, n, 0, wide, buf);
+  if (!bad) bad = write_cells(a.f, n, 1, wide, buf);
   free(buf);
-  fprintf(f, "\n</AppendedData>\n</VTKFile>\n");
+  if (!bad) bad = fputs("\n</AppendedData>\n</VTKFile>\n", a.f) < 0;
   if (bad) {
-    fclose(f);
-    remove(tmp);
-    return ms__errf(err, MS_EIO, "%s: cannot write", path);
-  }
-  return commit(f, tmp, path, err);
-}
-
-static int write_pvd(const char *path, struct series *s, uint32_t ns,
-                     struct ms__err *err) {
-  char tmp[4200];
-  FILE *f = open_tmp(path, tmp, sizeof tmp);
-  if (!f)
-    return ms__errf(err, MS_EIO, "%s: cannot create: %s", path,
-                    strerror(errno));
-  fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" "
-             "version=\"0.1\" byte_order=\"%s\">\n<Collection>\n",
-          little_endian() ? "LittleEndian" : "BigEndian");
-  for (uint32_t p = 0; p < ns; p++)
-    for (size_t i = 0; i < s[p].n; i++)
-      fprintf(f, "<DataSet timestep=\"%.17g\" group=\"\" part=\"%u\" "
-                 "file=\"%s_%06lld.vtp\"/>\n",
-              s[p].t[i], ns > 1 ? p : 0, s[p].name,
-              (long long)s[p].frame[i]);
-  fprintf(f, "</Collection>\n</VTKFile>\n");
-  return commit(f, tmp, path, err);
-}
-
-int ms__output_open(struct ms__output **out, const char *dir, uint32_t nsys,
-                    const char *const *names, struct ms__err *err) {
-  struct ms__output *o = calloc(1, sizeof *o);
-  *out = NULL;
-  if (!o || !(o->dir = strdup(dir)) ||
-      !(o->s = calloc(nsys, sizeof *o->s))) {
-    ms__output_close(o);
-    return ms__errf(err, MS_ENOMEM, "out of memory");
-  }
-  o->nsys = nsys;
-  for (uint32_t i = 0; i < nsys; i++)
-    if (!(o->s[i].name = strdup(names[i]))) {
-      ms__output_close(o);
-      return ms__errf(err, MS_ENOMEM, "out of memory");
-    }
-  if (make_dirs(dir)) {
     int e = errno;
-    ms__output_close(o);
-    return ms__errf(err, MS_EIO, "%s: cannot create the output directory: %s",
-                    dir, strerror(e));
+    ms__afile_abort(&a);
+    return ms__errf(err, MS_EIO, "%s: cannot write: %s", path, strerror(e));
   }
-  *out = o;
-  return MS_OK;
-}
-
-int ms__output_frame(struct ms__output *o, int64_t frame, double t,
-                     const struct ms_view *views, struct ms__err *err) {
-  char path[4096];
-  for (uint32_t i = 0; i < o->nsys; i++) {
-    struct series *s = &o->s[i];
-    snprintf(path, sizeof path, "%s/%s_%06lld.vtp", o->dir, s->name,
-             (long long)frame);
-    int rc = ms__vtp_write(path, &views[i], err);
-    if (rc) return rc;
-    if (s->n == s->cap) {
-      size_t c = s->cap ? 2 * s->cap : 64;
-      if (ms__grow((void **)&s->t, c, sizeof *s->t) ||
-          ms__grow((void **)&s->frame, c, sizeof *s->frame))
-        return ms__errf(err, MS_ENOMEM, "out of memory");
-      s->cap = c;
-    }
-    s->t[s->n] = t;
-    s->frame[s->n++] = frame;
-    snprintf(path, sizeof path, "%s/%s.pvd", o->dir, s->name);
-    if ((rc = write_pvd(path, s, 1, err))) return rc;
-  }
-  snprintf(path, sizeof path, "%s/scene.pvd", o->dir);
-  return write_pvd(path, o->s, o->nsys, err);
-}
-
-void ms__output_close(struct ms__output *o) {
-  if (!o) return;
-  for (uint32_t i = 0; o->s && i < o->nsys; i++) {
-    free(o->s[i].name);
-    free(o->s[i].t);
-    free(o->s[i].frame);
-  }
-  free(o->s);
-  free(o->dir);
-  free(o);
+  return ms__afile_commit(&a, 0, err);
 }

@@ -7,6 +7,7 @@
 
 #include <mergesplit/status.h>
 
+#include "output.h"
 #include "settings.h"
 
 #define TRY(expr)          \
@@ -134,6 +135,88 @@ static int parse_coupling(struct ms__scene *sc, config_setting_t *root,
   return g ? ms__cfg_check_unknown(g, err) : MS_OK;
 }
 
+/* format = "vtp" | "ply" | ["vtp", "ply"] */
+static int parse_formats(struct ms__scene *sc, config_setting_t *g,
+                         struct ms__err *err) {
+  config_setting_t *f = ms__cfg_get(g, "format");
+  sc->out_formats = MS__FMT_VTP;
+  if (!f) return MS_OK;
+  int n = config_setting_is_array(f) || config_setting_is_list(f)
+              ? config_setting_length(f) : -1;
+  sc->out_formats = 0;
+  for (int i = n < 0 ? -1 : 0; i < n; i++) {
+    config_setting_t *e = i < 0 ? f : config_setting_get_elem(f, (unsigned)i);
+    const char *v = config_setting_get_string(e);
+    if (v && !strcmp(v, "vtp")) sc->out_formats |= MS__FMT_VTP;
+    else if (v && !strcmp(v, "ply")) sc->out_formats |= MS__FMT_PLY;
+    else
+      return ms__cfg_fail(err, f, NULL, "must be \"vtp\", \"ply\" or "
+                          "[\"vtp\", \"ply\"]%s%s%s", v ? " (got \"" : "",
+                          v ? v : "", v ? "\")" : "");
+    if (i < 0) break;
+  }
+  if (!sc->out_formats)
+    return ms__cfg_fail(err, f, NULL, "names no format (\"vtp\", \"ply\")");
+  return MS_OK;
+}
+
+/* An array of n numbers with n in [lo, hi]; returns n, or -1 (error set). */
+static int number_array(config_setting_t *g, const char *key, int lo, int hi,
+                        double *out, struct ms__err *err) {
+  config_setting_t *a = ms__cfg_get(g, key);
+  if (!a) return 0;
+  int n = config_setting_is_array(a) || config_setting_is_list(a)
+              ? config_setting_length(a) : -1;
+  for (int i = 0; n >= lo && n <= hi && i < n; i++) {
+    config_setting_t *e = config_setting_get_elem(a, (unsigned)i);
+    if (!config_setting_is_number(e)) n = -1;
+    else out[i] = config_setting_type(e) == CONFIG_TYPE_FLOAT
+                      ? config_setting_get_float(e)
+                      : (double)config_setting_get_int64(e);
+    if (n > 0 && !isfinite(out[i])) n = -1;
+  }
+  if (n < lo || n > hi) {
+    if (lo == hi)
+      ms__cfg_fail(err, a, NULL, "must be an array of %d finite numbers", lo);
+    else
+      ms__cfg_fail(err, a, NULL, "must be an array of %d to %d finite "
+                   "numbers", lo, hi);
+    return -1;
+  }
+  return n;
+}
+
+static int parse_preview(struct ms__scene *sc, config_setting_t *g,
+                         struct ms__err *err) {
+  double size[2] = {800, 600};
+  sc->preview_range[0] = sc->preview_range[1] = NAN;
+  TRY(ms__cfg_bool(g, "preview", 0, &sc->preview, err));
+  TRY(ms__cfg_string(g, "preview_color", "system", &sc->preview_color, err));
+  if (number_array(g, "preview_size", 2, 2, size, err) < 0) return err->status;
+  if (number_array(g, "preview_range", 2, 2, sc->preview_range, err) < 0)
+    return err->status;
+  sc->preview_camera_n = number_array(g, "preview_camera", 2, 7,
+                                      sc->preview_camera, err);
+  if (sc->preview_camera_n < 0) return err->status;
+  if (sc->preview_camera_n == 4 || sc->preview_camera_n == 5)
+    return ms__cfg_fail(err, g, "preview_camera", "must be [azimuth, "
+                        "elevation, zoom] or [eye x, y, z, target x, y, z, "
+                        "fov] (got %d numbers)", sc->preview_camera_n);
+  for (int i = 0; i < 2; i++)
+    if (!(size[i] >= 16 && size[i] <= 8192 && size[i] == (int)size[i]))
+      return ms__cfg_fail(err, g, "preview_size", "must be two integers in "
+                          "[16, 8192] (width, height)");
+  sc->preview_size[0] = (int)size[0];
+  sc->preview_size[1] = (int)size[1];
+  if (!(sc->preview_range[0] < sc->preview_range[1]) &&
+      !isnan(sc->preview_range[0]))
+    return ms__cfg_fail(err, g, "preview_range", "must be [min, max] with "
+                        "min < max");
+  if (!sc->preview_color[0])
+    return ms__cfg_fail(err, g, "preview_color", "must not be empty");
+  return MS_OK;
+}
+
 static int parse_output(struct ms__scene *sc, config_setting_t *root,
                         struct ms__err *err) {
   config_setting_t *g = ms__cfg_get(root, "output");
@@ -141,9 +224,15 @@ static int parse_output(struct ms__scene *sc, config_setting_t *root,
     return ms__cfg_fail(err, g, NULL, "must be a group { ... }");
   TRY(ms__cfg_string(g, "dir", "out", &sc->out_dir, err));
   TRY(ms__cfg_int(g, "every", 1, &sc->out_every, err));
+  TRY(ms__cfg_int(g, "checkpoint_every", 0, &sc->checkpoint_every, err));
+  TRY(parse_formats(sc, g, err));
+  TRY(parse_preview(sc, g, err));
   if (sc->out_every < 1)
     return ms__cfg_fail(err, g, "every", "must be >= 1 (got %lld)",
                         (long long)sc->out_every);
+  if (sc->checkpoint_every < 0)
+    return ms__cfg_fail(err, g, "checkpoint_every", "must be >= 0 frames, 0 "
+                        "for none (got %lld)", (long long)sc->checkpoint_every);
   if (!sc->out_dir[0])
     return ms__cfg_fail(err, g, "dir", "must not be empty");
   return g ? ms__cfg_check_unknown(g, err) : MS_OK;

@@ -46,6 +46,14 @@ struct ms__scene {
   /* output */
   const char *out_dir;
   int64_t out_every;
+  unsigned out_formats;     /* enum ms__format (output.h) */
+  int64_t checkpoint_every; /* frames; 0: no periodic checkpoints */
+  int preview;              /* write PNG previews of output frames */
+  int preview_size[2];
+  const char *preview_color; /* "system", "speed" or a field name */
+  double preview_range[2];   /* colour range; NaN: per frame */
+  double preview_camera[7];  /* see render.h; n == 0: default */
+  int preview_camera_n;
   /* systems */
   uint32_t nsys;
   struct ms__sysdesc *sys;

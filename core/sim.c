@@ -35,21 +35,13 @@ static void counts_add(struct ms__counts *a, const struct ms__counts *b) {
 }
 
 static int write_frame(ms_sim *S) {
-  int rc = MS_OK;
-  if (S->out && (S->frame % S->scene.out_every == 0 ||
-                 S->frame == S->frames_total)) {
-    struct ms_view *views = malloc(S->nsys * sizeof *views);
-    if (!views) return ms__errf(&S->err, MS_ENOMEM, "out of memory");
-    for (uint32_t s = 0; s < S->nsys; s++) views[s] = S->sys[s].view;
-    rc = ms__output_frame(S->out, S->frame, S->time, views, &S->err);
-    free(views);
-  }
+  int rc = ms__outputs_frame(S);
   if (rc == MS_OK && S->rep && ms__report_frame(S->rep, S))
     rc = ms__errf(&S->err, MS_EIO, "%s: cannot write the report",
                   S->opt.report_path);
   for (uint32_t s = 0; s < S->nsys; s++) S->sys[s].ctx.nstats = 0;
   memset(&S->frame_counts, 0, sizeof S->frame_counts);
-  return rc;
+  return rc ? rc : ms__outputs_checkpoint(S);
 }
 
 static void copy_options(ms_sim *S, const struct ms_sim_options *opt) {
@@ -78,19 +70,10 @@ static int open_all(ms_sim *S, const char *path) {
             ms_registry_refusal(S->reg, i));
   if ((rc = ms__systems_create(S))) return rc;
   S->frames_total = S->opt.frames > 0 ? S->opt.frames : S->scene.frames;
+  if ((rc = ms__outputs_open(S))) return rc;
   if (S->opt.struct_size && S->opt.report_path &&
       (rc = ms__report_open(&S->rep, S->opt.report_path, S, &S->err)))
     return rc;
-  if (!S->opt.no_output) {
-    const char *dir = S->opt.output_dir ? S->opt.output_dir
-                                        : S->scene.out_dir;
-    const char **names = malloc(S->nsys * sizeof *names);
-    if (!names) return ms__errf(&S->err, MS_ENOMEM, "out of memory");
-    for (uint32_t s = 0; s < S->nsys; s++) names[s] = S->sys[s].desc->name;
-    rc = ms__output_open(&S->out, dir, S->nsys, names, &S->err);
-    free(names);
-    if (rc) return rc;
-  }
   return MS_OK;
 }
 
@@ -104,7 +87,8 @@ int ms_sim_open(const char *scene_path, const struct ms_sim_options *opt,
   }
   copy_options(S, opt);
   int rc = open_all(S, scene_path);
-  if (rc == MS_OK && S->opt.frames >= 0) rc = write_frame(S); /* frame 0 */
+  if (rc == MS_OK && S->opt.frames >= 0 && !S->opt.resume_path)
+    rc = write_frame(S); /* frame 0 */
   if (rc) {
     if (err && errlen) ms__strlcpy(err, S->err.msg, errlen);
     ms_sim_close(S);
@@ -120,23 +104,27 @@ int ms_sim_frame(ms_sim *S) {
   double t_end = (double)(S->frame + 1) / S->scene.fps;
   double tol = 1e-9 / S->scene.fps;
   while (t_end - S->time > tol) {
+    if (ms__interrupted(S)) return ms__interrupt(S);
     int rc = ms__step(S, t_end);
     if (rc) {
       if (!S->err.status) ms__errf(&S->err, rc, "%s", ms_strerror(rc));
       return S->err.status;
     }
+    ms__progress(S, 0);
   }
   S->time = t_end;
   S->frame++;
   counts_add(&S->run_counts, &S->frame_counts);
-  ms__log(S, MS_SINK_INFO,
+  ms__log(S, MS_SINK_DEBUG,
           "frame %lld/%lld  t = %.4g s  steps %llu  stage-2 %llu  "
           "meta-particles %llu",
           (long long)S->frame, (long long)S->frames_total, S->time,
           (unsigned long long)S->frame_counts.steps,
           (unsigned long long)S->frame_counts.stage2_steps,
           (unsigned long long)S->frame_counts.metas);
-  return write_frame(S);
+  int rc = write_frame(S);
+  if (rc == MS_OK) ms__progress(S, 1);
+  return rc;
 }
 
 int ms_sim_run(ms_sim *S) {
@@ -152,6 +140,12 @@ int64_t ms_sim_frames_total(const ms_sim *S) { return S->frames_total; }
 double ms_sim_time(const ms_sim *S) { return S->time; }
 uint64_t ms_sim_steps(const ms_sim *S) { return S->step; }
 const char *ms_sim_error(const ms_sim *S) { return S->err.msg; }
+size_t ms_sim_particles(const ms_sim *S) {
+  size_t n = 0;
+  for (uint32_t s = 0; s < S->nsys; s++) n += S->sys[s].view.count;
+  return n;
+}
+uint64_t ms_sim_metas(const ms_sim *S) { return S->metas.count; }
 
 void ms_sim_print_timing(const ms_sim *S, void *file) {
   FILE *f = file;
@@ -187,7 +181,7 @@ void ms_sim_close(ms_sim *S) {
               S->opt.report_path);
     S->rep = NULL;
   }
-  ms__output_close(S->out);
+  ms__outputs_close(S);
   ms__systems_destroy(S);
   ms_registry_close(S->reg);
   ms__scene_free(&S->scene);

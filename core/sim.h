@@ -51,6 +51,8 @@ struct ms__system {
   struct ms__fref x, v, m, r;
   size_t offset; /* first global particle index */
   struct ms__sysmetas sm;
+  int32_t *meta_id; /* output: meta-particle of each particle, last step */
+  size_t cap_meta_id;
 };
 
 /* Counters of one frame (and, summed, of the run). */
@@ -62,6 +64,7 @@ struct ms__counts {
 };
 
 struct ms__output;
+struct ms__preview;
 struct ms__report;
 
 struct ms_sim {
@@ -93,6 +96,8 @@ struct ms_sim {
   double phase[MS__PH_COUNT];
   struct ms__counts frame_counts, run_counts;
   struct ms__output *out;
+  struct ms__preview *preview;
+  char *checkpoint_path; /* NULL: no output, no checkpoints */
   struct ms__report *rep;
   struct ms__err err;
 };
@@ -115,5 +120,16 @@ int ms__system_fail(struct ms_sim *S, uint32_t i, int status,
 
 /* step.c: advance by one step, not beyond t_end. */
 int ms__step(struct ms_sim *S, double t_end);
+
+/* frame_output.c: the run's outputs.  Open frame files, previews and the
+ * checkpoint path (resuming when asked); write a finished frame's files
+ * and previews; write a periodic checkpoint; stop on an interrupt. */
+int ms__outputs_open(struct ms_sim *S);
+int ms__outputs_frame(struct ms_sim *S);
+int ms__outputs_checkpoint(struct ms_sim *S);
+int ms__interrupted(const struct ms_sim *S);
+int ms__interrupt(struct ms_sim *S);
+void ms__progress(struct ms_sim *S, int frame_done);
+void ms__outputs_close(struct ms_sim *S);
 
 #endif

@@ -15,8 +15,11 @@ include plugins/peridynamics/local.mk
 include plugins/sph/local.mk
 include plugins/flip/local.mk
 
-# libtool's .la files are of no use for dlopen()ed modules.
+# libtool's .la files are of no use for dlopen()ed modules; without them
+# libtool's uninstall no longer knows the .so files, so remove those too.
 install-data-hook: remove-plugin-la
 remove-plugin-la:
 	-rm -f $(DESTDIR)$(plugindir)/*.la
+uninstall-hook:
+	-rm -f $(plugin_LTLIBRARIES:plugins/%.la=$(DESTDIR)$(plugindir)/%.so)
 .PHONY: remove-plugin-la

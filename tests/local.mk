@@ -9,7 +9,9 @@ AM_TESTS_ENVIRONMENT = \
 	MS_DATA='$(abs_top_srcdir)/tests/data'; export MS_DATA; \
 	MS_CONFIGS='$(abs_top_srcdir)/configs'; export MS_CONFIGS; \
 	MS_CLI='$(abs_top_builddir)/core/cli/mergesplit'; export MS_CLI; \
-	PYTHON3='$(PYTHON3)'; export PYTHON3;
+	PYTHON3='$(PYTHON3)'; export PYTHON3; \
+	MAKE='$(MAKE)'; export MAKE; \
+	MS_BUILDDIR='$(abs_top_builddir)'; export MS_BUILDDIR;
 
 # ---- fixture plugins: one source, one module per defect --------------------
 # NAME:DEFECT pairs; each becomes tests/fixtures/NAME.la (-> .libs/NAME.so)
@@ -68,9 +70,9 @@ tests_scenes_run_scenes_LDADD = tests/scenes/libsimtest.la core/libmscore.la \
 tests_scenes_run_scenes_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/scenes/run-scenes
 
-# ---- command-line tests (TAP shell script) -----------------------------------
-TESTS += tests/cli.test
-EXTRA_DIST += tests/cli.test
+# ---- command-line tests (TAP shell scripts) ----------------------------------
+TESTS += tests/cli.test tests/sdk.test
+EXTRA_DIST += tests/cli.test tests/sdk.test
 
 # ---- core benchmarks ------------------------------------------------------------
 EXTRA_PROGRAMS += tests/bench/bench-detect tests/bench/bench-mergesplit
@@ -90,3 +92,4 @@ tests_scenes_run_conformance_CPPFLAGS = $(tests_scenes_run_scenes_CPPFLAGS)
 tests_scenes_run_conformance_LDADD = $(tests_scenes_run_scenes_LDADD)
 tests_scenes_run_conformance_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/scenes/run-conformance
+include tests/output/local.mk

@@ -1,32 +1,26 @@
-/* mergesplit — command-line front end of the coupling core.
- *
- * Exit codes (documented in --help and mergesplit(1)):
- *   0 success, 1 the simulation failed, 2 usage error, 3 invalid scene,
- *   4 plugin problem, 5 output could not be written. */
+/* mergesplit — command-line front end of the coupling core: argument
+ * parsing and the `plugins` command; run.c runs scenes, render.c draws
+ * previews.  Exit codes: see cli.h, --help and mergesplit(1). */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <mergesplit/core.h>
-
-enum {
-  EXIT_SIM = 1,
-  EXIT_USAGE = 2,
-  EXIT_SCENE = 3,
-  EXIT_PLUGIN = 4,
-  EXIT_IO = 5
-};
-
-#define MAX_PATHS 64
+#include "cli.h"
 
 static const char *usage_text =
     "usage: mergesplit run SCENE [-o DIR] [--frames N] [--threads N]\n"
     "                      [--plugin-path DIR]... [--report FILE.json]\n"
-    "                      [--no-output] [--quiet]\n"
+    "                      [--resume CHECKPOINT] [--no-output] [--quiet]\n"
     "       mergesplit check SCENE [--plugin-path DIR]...\n"
+    "       mergesplit render OUTDIR [--frame N] [--camera SPEC] [--size WxH]\n"
+    "                      [--color-by FIELD] [--range MIN,MAX] [-o DIR]\n"
+    "                      [--movie] [--threads N] [--quiet]\n"
     "       mergesplit plugins [--plugin-path DIR]...\n"
+    "       mergesplit conformance PLUGIN_ID [--scene SCENE [--system NAME]]\n"
+    "                      [--plugin-path DIR]...\n"
     "       mergesplit --version | --help\n";
 
 static const char *help_text =
@@ -37,51 +31,70 @@ static const char *help_text =
     "commands:\n"
     "  run SCENE       simulate the scene file, write frames and a summary\n"
     "  check SCENE     validate the scene (loads plugins, creates systems)\n"
+    "  render OUTDIR   draw PNG previews of the frames a run wrote to OUTDIR\n"
     "  plugins         list the solver plugins found, and refused files\n"
+    "  conformance ID  check that plugin ID keeps the plugin contract; one\n"
+    "                  line per check; exit 0 only if every check passes\n"
     "\n"
-    "options:\n"
+    "options of run and check:\n"
     "  -o, --output DIR      write frames to DIR (default: output.dir)\n"
     "  -n, --frames N        simulate N frames (default: duration * fps)\n"
     "  -j, --threads N       OpenMP threads (default: OMP_NUM_THREADS or all)\n"
     "  -P, --plugin-path DIR also search DIR for plugins (repeatable)\n"
     "  -r, --report FILE     write a JSON report (per-frame totals, timing)\n"
-    "      --no-output       write no frame files\n"
-    "  -q, --quiet           print errors only\n"
+    "      --resume FILE     continue the run saved in checkpoint FILE\n"
+    "      --no-output       write no files (frames, previews, checkpoints)\n"
+    "  -q, --quiet           print errors only (no progress)\n"
+    "\n"
+    "options of render:\n"
+    "      --frame N         only frame N (default: every frame)\n"
+    "      --camera SPEC     AZ,EL[,ZOOM] (degrees) or\n"
+    "                        EX,EY,EZ,TX,TY,TZ[,FOV]\n"
+    "      --size WxH        image size in pixels (default 800x600)\n"
+    "      --color-by FIELD  system (default), speed, or a point field\n"
+    "      --range MIN,MAX   colour range (default: the frames' range)\n"
+    "  -o, --output DIR      write images to DIR (default: OUTDIR/preview)\n"
+    "      --movie           also assemble movie.mp4 (needs ffmpeg)\n"
+    "\n"
+    "options of conformance:\n"
+    "      --scene SCENE     instantiate the plugin from SCENE (default: a\n"
+    "                        built-in 0.1 m box with spacing 0.025)\n"
+    "      --system NAME     the system of SCENE to test (default: the first\n"
+    "                        of that plugin)\n"
     "\n"
     "plugins are searched in $(pkglibdir)/plugins, then in each directory of\n"
     "MERGESPLIT_PLUGIN_PATH (':'-separated), then in --plugin-path; for a\n"
     "solver id found twice the later directory wins.\n"
     "\n"
+    "SIGINT or SIGTERM stops a run between two steps; it writes a checkpoint\n"
+    "to OUTDIR/checkpoint.msck first (resume with --resume).\n"
+    "\n"
     "exit status: 0 success, 1 simulation failed, 2 usage error, 3 invalid\n"
-    "scene, 4 plugin problem, 5 output could not be written.\n";
+    "scene or checkpoint, 4 plugin problem, 5 output could not be written,\n"
+    "130 stopped by SIGINT, 143 stopped by SIGTERM.\n";
 
-static int exit_code(int status) {
+int cli_exit_code(int status) {
   switch (status) {
   case MS_OK: return 0;
   case MS_ECONFIG:
   case MS_ETYPE:
+  case MS_ESTATE:
   case MS_ERANGE: return EXIT_SCENE;
   case MS_EABI:
   case MS_EPLUGIN:
+  case MS_ENOTSUP:
   case MS_ENOENT: return EXIT_PLUGIN;
   case MS_EIO: return EXIT_IO;
   default: return EXIT_SIM;
   }
 }
 
-static int usage_error(const char *fmt, const char *arg) {
+int cli_usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "mergesplit: ");
   fprintf(stderr, fmt, arg);
   fprintf(stderr, "\n%s", usage_text);
   return EXIT_USAGE;
 }
-
-struct args {
-  const char *scene, *output, *report;
-  const char *paths[MAX_PATHS + 1];
-  int npaths, threads, no_output, quiet;
-  long long frames;
-};
 
 static int parse_count(const char *s, long long lo, long long *out) {
   char *end;
@@ -92,44 +105,126 @@ static int parse_count(const char *s, long long lo, long long *out) {
   return 0;
 }
 
-static int parse_args(int argc, char **argv, struct args *a) {
+/* "WxH" */
+static int parse_size(const char *s, struct args *a) {
+  char *end;
+  long w = strtol(s, &end, 10), h;
+  if (end == s || (*end != 'x' && *end != 'X')) return -1;
+  s = end + 1;
+  h = strtol(s, &end, 10);
+  if (end == s || *end || w < 16 || h < 16 || w > 8192 || h > 8192) return -1;
+  a->width = (int)w;
+  a->height = (int)h;
+  return 0;
+}
+
+/* "MIN,MAX" */
+static int parse_range(const char *s, double *r) {
+  char *end;
+  r[0] = strtod(s, &end);
+  if (end == s || *end != ',') return -1;
+  s = end + 1;
+  r[1] = strtod(s, &end);
+  if (end == s || *end || !isfinite(r[0]) || !isfinite(r[1]) || r[0] >= r[1])
+    return -1;
+  return 0;
+}
+
+enum { OPT_NO_OUTPUT = 256, OPT_RESUME, OPT_FRAME, OPT_CAMERA, OPT_SIZE,
+       OPT_COLOR, OPT_RANGE, OPT_MOVIE, OPT_SCENE, OPT_SYSTEM };
+
+/* Options that belong to one command only: 'r' run, 'd' render. */
+static char owner(int c) {
+  switch (c) {
+  case 'n': case 'r': case OPT_RESUME: case OPT_NO_OUTPUT: return 'r';
+  case OPT_FRAME: case OPT_CAMERA: case OPT_SIZE: case OPT_COLOR:
+  case OPT_RANGE: case OPT_MOVIE: return 'd';
+  case OPT_SCENE: case OPT_SYSTEM: return 'k';
+  }
+  return 0;
+}
+
+static int parse_one(int c, struct args *a) {
+  long long v;
+  switch (c) {
+  case 'o': a->output = optarg; break;
+  case 'r': a->report = optarg; break;
+  case 'q': a->quiet = 1; break;
+  case OPT_NO_OUTPUT: a->no_output = 1; break;
+  case OPT_RESUME: a->resume = optarg; break;
+  case OPT_CAMERA: a->camera = optarg; break;
+  case OPT_COLOR: a->color = optarg; break;
+  case OPT_MOVIE: a->movie = 1; break;
+  case OPT_SCENE: a->conf_scene = optarg; break;
+  case OPT_SYSTEM: a->conf_system = optarg; break;
+  case 'n':
+    if (parse_count(optarg, 1, &v))
+      return cli_usage_error("--frames needs a positive integer, not '%s'",
+                             optarg);
+    a->frames = v;
+    break;
+  case OPT_FRAME:
+    if (parse_count(optarg, 0, &v))
+      return cli_usage_error("--frame needs an integer >= 0, not '%s'",
+                             optarg);
+    a->frame = v;
+    break;
+  case 'j':
+    if (parse_count(optarg, 1, &v) || v > 4096)
+      return cli_usage_error("--threads needs a positive integer, not '%s'",
+                             optarg);
+    a->threads = (int)v;
+    break;
+  case OPT_SIZE:
+    if (parse_size(optarg, a))
+      return cli_usage_error("--size needs WxH, each in [16, 8192], not '%s'",
+                             optarg);
+    break;
+  case OPT_RANGE:
+    if (parse_range(optarg, a->range))
+      return cli_usage_error("--range needs MIN,MAX with MIN < MAX, not '%s'",
+                             optarg);
+    break;
+  case 'P':
+    if (a->npaths == MAX_PATHS)
+      return cli_usage_error("too many --plugin-path options%s", "");
+    a->paths[a->npaths++] = optarg;
+    break;
+  default:
+    return cli_usage_error("invalid option%s", "");
+  }
+  return 0;
+}
+
+static int parse_args(int argc, char **argv, char cmd, struct args *a) {
   static const struct option opts[] = {
       {"output", required_argument, NULL, 'o'},
       {"frames", required_argument, NULL, 'n'},
       {"threads", required_argument, NULL, 'j'},
       {"plugin-path", required_argument, NULL, 'P'},
       {"report", required_argument, NULL, 'r'},
-      {"no-output", no_argument, NULL, 1},
+      {"no-output", no_argument, NULL, OPT_NO_OUTPUT},
+      {"resume", required_argument, NULL, OPT_RESUME},
       {"quiet", no_argument, NULL, 'q'},
+      {"frame", required_argument, NULL, OPT_FRAME},
+      {"camera", required_argument, NULL, OPT_CAMERA},
+      {"size", required_argument, NULL, OPT_SIZE},
+      {"color-by", required_argument, NULL, OPT_COLOR},
+      {"range", required_argument, NULL, OPT_RANGE},
+      {"movie", no_argument, NULL, OPT_MOVIE},
+      {"scene", required_argument, NULL, OPT_SCENE},
+      {"system", required_argument, NULL, OPT_SYSTEM},
       {NULL, 0, NULL, 0}};
-  int c;
-  long long v;
+  int c, idx;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "o:n:j:P:r:q", opts, NULL)) != -1) {
-    switch (c) {
-    case 'o': a->output = optarg; break;
-    case 'r': a->report = optarg; break;
-    case 'q': a->quiet = 1; break;
-    case 1: a->no_output = 1; break;
-    case 'n':
-      if (parse_count(optarg, 1, &v))
-        return usage_error("--frames needs a positive integer, not '%s'",
-                           optarg);
-      a->frames = v;
-      break;
-    case 'j':
-      if (parse_count(optarg, 1, &v) || v > 4096)
-        return usage_error("--threads needs a positive integer, not '%s'",
-                           optarg);
-      a->threads = (int)v;
-      break;
-    case 'P':
-      if (a->npaths == MAX_PATHS)
-        return usage_error("too many --plugin-path options%s", "");
-      a->paths[a->npaths++] = optarg;
-      break;
-    default:
-      return usage_error("invalid option%s", "");
+  while ((c = getopt_long(argc, argv, "o:n:j:P:r:q", opts, &idx)) != -1) {
+    int rc = parse_one(c, a);
+    if (rc) return rc;
+    if (owner(c) && owner(c) != cmd) {
+      const char *name = opts[0].name;
+      for (const struct option *o = opts; o->name; o++)
+        if (o->val == c) name = o->name;
+      return cli_usage_error("--%s is not an option of this command", name);
     }
   }
   a->paths[a->npaths] = NULL;
@@ -141,7 +236,7 @@ static int cmd_plugins(struct args *a) {
   int rc = ms_registry_open(a->paths, &reg);
   if (rc) {
     fprintf(stderr, "mergesplit: scanning plugins: %s\n", ms_strerror(rc));
-    return exit_code(rc);
+    return cli_exit_code(rc);
   }
   size_t n = ms_registry_count(reg);
   printf("%-16s %-10s %-5s %-40s %s\n", "ID", "VERSION", "ABI", "NAME",
@@ -161,52 +256,6 @@ static int cmd_plugins(struct args *a) {
   return 0;
 }
 
-static void log_sink(void *opaque, int level, const char *line) {
-  (void)opaque;
-  fprintf(stderr, "mergesplit: %s%s\n",
-          level == MS_SINK_ERROR  ? "error: "
-          : level == MS_SINK_WARN ? "warning: "
-                                  : "",
-          line);
-}
-
-static int cmd_sim(struct args *a, int check_only) {
-  struct ms_sim_options o = {0};
-  char err[1200];
-  ms_sim *sim;
-  o.struct_size = sizeof o;
-  o.threads = a->threads;
-  o.frames = a->frames;
-  o.plugin_paths = a->paths;
-  o.output_dir = a->output;
-  o.report_path = check_only ? NULL : a->report;
-  o.no_output = check_only || a->no_output;
-  o.verbosity = a->quiet ? MS_SINK_ERROR : MS_SINK_INFO;
-  o.log = log_sink;
-  int rc = ms_sim_open(a->scene, &o, &sim, err, sizeof err);
-  if (rc) {
-    fprintf(stderr, "mergesplit: error: %s\n", err);
-    return exit_code(rc);
-  }
-  if (check_only) {
-    printf("%s: OK (%lld frames)\n", a->scene,
-           (long long)ms_sim_frames_total(sim));
-    ms_sim_close(sim);
-    return 0;
-  }
-  rc = ms_sim_run(sim);
-  if (rc) {
-    fprintf(stderr, "mergesplit: error: %s\n", ms_sim_error(sim));
-  } else if (!a->quiet) {
-    printf("%s: %lld frames, %llu steps, t = %g s\n", a->scene,
-           (long long)ms_sim_frames_done(sim),
-           (unsigned long long)ms_sim_steps(sim), ms_sim_time(sim));
-    ms_sim_print_timing(sim, stdout);
-  }
-  ms_sim_close(sim);
-  return exit_code(rc);
-}
-
 static int print_version(void) {
   int major, minor, openblas;
   ms_abi_version(&major, &minor);
@@ -219,26 +268,36 @@ static int print_version(void) {
 int main(int argc, char **argv) {
   struct args a;
   memset(&a, 0, sizeof a);
-  if (argc < 2) return usage_error("missing command%s", "");
+  a.frame = -1;
+  if (argc < 2) return cli_usage_error("missing command%s", "");
   const char *cmd = argv[1];
   if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) return print_version();
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
     printf("%s%s", usage_text, help_text);
     return 0;
   }
-  int is_run = !strcmp(cmd, "run"), is_check = !strcmp(cmd, "check");
-  if (!is_run && !is_check && strcmp(cmd, "plugins"))
-    return usage_error("unknown command '%s'", cmd);
-  int rc = parse_args(argc - 1, argv + 1, &a);
+  char kind = !strcmp(cmd, "run")       ? 'r'
+              : !strcmp(cmd, "check")   ? 'c'
+              : !strcmp(cmd, "render")  ? 'd'
+              : !strcmp(cmd, "plugins") ? 'p'
+              : !strcmp(cmd, "conformance") ? 'k'
+                                        : 0;
+  if (!kind) return cli_usage_error("unknown command '%s'", cmd);
+  int rc = parse_args(argc - 1, argv + 1, kind == 'c' ? 'r' : kind, &a);
   if (rc) return rc;
-  if (!is_run && !is_check) {
+  if (kind == 'p') {
     if (optind < argc - 1)
-      return usage_error("unexpected argument '%s'", argv[1 + optind]);
+      return cli_usage_error("unexpected argument '%s'", argv[1 + optind]);
     return cmd_plugins(&a);
   }
-  if (optind >= argc - 1) return usage_error("%s: missing SCENE", cmd);
+  if (optind >= argc - 1)
+    return cli_usage_error(kind == 'd'   ? "%s: missing OUTDIR"
+                           : kind == 'k' ? "%s: missing PLUGIN_ID"
+                                         : "%s: missing SCENE", cmd);
   if (optind < argc - 2)
-    return usage_error("unexpected argument '%s'", argv[2 + optind]);
+    return cli_usage_error("unexpected argument '%s'", argv[2 + optind]);
   a.scene = argv[1 + optind];
-  return cmd_sim(&a, is_check);
+  if (kind == 'd') return cli_render(&a);
+  if (kind == 'k') return cli_conformance(&a);
+  return cli_run(&a, kind == 'c');
 }

@@ -12,6 +12,7 @@
 #ifndef MERGESPLIT_CORE_H
 #define MERGESPLIT_CORE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,6 +73,19 @@ typedef struct ms_sim ms_sim;
 enum ms_log_sink_level { MS_SINK_ERROR = 0, MS_SINK_WARN, MS_SINK_INFO,
                          MS_SINK_DEBUG };
 
+/* Where a run stands; handed to ms_sim_options.progress after every step
+ * and after every finished frame. */
+struct ms_progress {
+  uint32_t struct_size;
+  int frame_done;        /* 1: frame `frame` was just finished and written */
+  int64_t frame, frames_total; /* frames done / to do */
+  double time, end_time; /* simulated time now / at the last frame [s] */
+  uint64_t steps;        /* steps taken since the run started (a resumed
+                            run counts the steps before its checkpoint) */
+  size_t particles;      /* over all systems */
+  uint64_t metas;        /* meta-particles of the last step */
+};
+
 struct ms_sim_options {
   uint32_t struct_size;          /* sizeof(struct ms_sim_options) */
   int threads;                   /* > 0: OpenMP threads; 0: default */
@@ -84,6 +98,18 @@ struct ms_sim_options {
   /* Where log lines go (one line per call, no newline); NULL: stderr. */
   void (*log)(void *opaque, int level, const char *line);
   void *log_opaque;
+  /* ---- appended in 0.1 (output, checkpoints) ---- */
+  /* Continue the run saved in this checkpoint (written by a run of the same
+   * scene file); NULL: start from the scene. */
+  const char *resume_path;
+  /* When non-NULL and *interrupt becomes nonzero (e.g. set by a SIGINT
+   * handler), the run stops between two steps, writes a checkpoint (unless
+   * no_output) and ms_sim_frame returns MS_EINTR.  Frames already written
+   * stay complete. */
+  const volatile sig_atomic_t *interrupt;
+  /* Called after every step and every finished frame; NULL: none. */
+  void (*progress)(void *opaque, const struct ms_progress *p);
+  void *progress_opaque;
 };
 
 /* Load and validate the scene, load its plugins, create every system.
@@ -103,10 +129,45 @@ MS_API double ms_sim_time(const ms_sim *sim);
 MS_API uint64_t ms_sim_steps(const ms_sim *sim);
 /* The reason of the last failure, one line; "" if none. */
 MS_API const char *ms_sim_error(const ms_sim *sim);
+/* Particles over all systems; meta-particles of the last step. */
+MS_API size_t ms_sim_particles(const ms_sim *sim);
+MS_API uint64_t ms_sim_metas(const ms_sim *sim);
+/* Where the run writes its checkpoints (DIR/checkpoint.msck); NULL when it
+ * writes no files. */
+MS_API const char *ms_sim_checkpoint_path(const ms_sim *sim);
+/* Write a checkpoint of the current state to `path` now (atomically). */
+MS_API int ms_sim_checkpoint(ms_sim *sim, const char *path);
 /* Print the per-phase timing table (paper Table I) to a stdio FILE *. */
 MS_API void ms_sim_print_timing(const ms_sim *sim, void *file);
 /* Finish the report (when one was asked for) and free everything. */
 MS_API void ms_sim_close(ms_sim *sim);
+
+/* ---- previews ---------------------------------------------------------- */
+
+struct ms_render_options {
+  uint32_t struct_size;  /* sizeof(struct ms_render_options) */
+  int64_t frame;         /* >= 0: only this frame; < 0: every frame */
+  int width, height;     /* image size; 0: 800 x 600 */
+  /* Colour: NULL or "system" (one colour per system), "speed", or the name
+   * of a point field (magnitude for vectors), with a colour bar. */
+  const char *color_by;
+  double range[2];       /* colour range; range[0] >= range[1]: automatic */
+  /* NULL: a camera that frames every rendered frame.  "AZ,EL[,ZOOM]"
+   * (degrees around the frames' centre, zoom factor) or
+   * "EX,EY,EZ,TX,TY,TZ[,FOV]" (eye, target, vertical field of view). */
+  const char *camera;
+  const char *out_dir;   /* NULL: OUTDIR/preview */
+  int movie;             /* 1: also assemble movie.mp4 with ffmpeg */
+  int threads;           /* > 0: OpenMP threads */
+  void (*log)(void *opaque, int level, const char *line); /* NULL: quiet */
+  void *log_opaque;
+};
+
+/* Render PNG previews of the frames a run wrote to `outdir` (it reads
+ * outdir/scene.pvd and the .vtp files).  Images go to out_dir as
+ * frame_NNNNNN.png.  On failure a one-line reason goes to err. */
+MS_API int ms_render(const char *outdir, const struct ms_render_options *opt,
+                     char *err, size_t errlen);
 
 /* ---- conformance kit --------------------------------------------------- */
 

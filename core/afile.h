@@ -1,0 +1,30 @@
+/* Atomic files: written under a temporary name next to the final one and
+ * renamed into place only when complete, so a complete name never holds a
+ * half-written file, whatever happens to the process. */
+#ifndef MS_CORE_AFILE_H
+#define MS_CORE_AFILE_H
+
+#include <stdio.h>
+
+#include "error.h"
+
+struct ms__afile {
+  FILE *f;
+  char *path, *tmp;
+  char *buf; /* stdio buffer: large, so big frames cost few syscalls */
+};
+
+/* Create the temporary file for `path` (its directory must exist). */
+int ms__afile_open(struct ms__afile *a, const char *path,
+                   struct ms__err *err);
+/* Flush, optionally fsync (file and directory: crash-safe against power
+ * loss too), and rename into place.  On failure the temporary is removed.
+ * Always releases `a`. */
+int ms__afile_commit(struct ms__afile *a, int sync, struct ms__err *err);
+/* Give up: remove the temporary file, release `a`. */
+void ms__afile_abort(struct ms__afile *a);
+
+/* mkdir -p; 0 or -1 with errno set. */
+int ms__make_dirs(const char *dir);
+
+#endif

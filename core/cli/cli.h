@@ -1,0 +1,43 @@
+/* The mergesplit command: shared declarations of its parts. */
+#ifndef MS_CLI_H
+#define MS_CLI_H
+
+#include <mergesplit/core.h>
+
+/* Exit codes (documented in --help, mergesplit(1) and the README). */
+enum {
+  EXIT_SIM = 1,    /* the simulation failed */
+  EXIT_USAGE = 2,  /* bad command line */
+  EXIT_SCENE = 3,  /* invalid scene (or checkpoint that does not fit it) */
+  EXIT_PLUGIN = 4, /* plugin problem */
+  EXIT_IO = 5,     /* output could not be written / input not read */
+  EXIT_SIGNAL = 128 /* + signal number: 130 SIGINT, 143 SIGTERM */
+};
+
+#define MAX_PATHS 64
+
+struct args {
+  const char *scene, *output, *report, *resume;
+  const char *paths[MAX_PATHS + 1];
+  int npaths, threads, no_output, quiet;
+  long long frames;
+  /* render */
+  long long frame;
+  int width, height, movie;
+  const char *color, *camera;
+  double range[2];
+  /* conformance */
+  const char *conf_scene, *conf_system;
+};
+
+int cli_exit_code(int status);
+int cli_usage_error(const char *fmt, const char *arg);
+/* stderr line "mergesplit: [error: |warning: ]LINE" (clears a progress
+ * bar first). */
+void cli_log_sink(void *opaque, int level, const char *line);
+
+int cli_run(struct args *a, int check_only);
+int cli_render(struct args *a);
+int cli_conformance(struct args *a);
+
+#endif

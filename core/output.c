@@ -1,0 +1,230 @@
+/* Frame output: the files of one frame, the .pvd series, and the core's
+ * own point fields ("system", "meta") appended to every view. */
+#include "output.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mergesplit/status.h>
+
+#include "afile.h"
+#include "xalloc.h"
+
+struct series {
+  char *name;
+  double *t;
+  int64_t *frame;
+  size_t n, cap;
+};
+
+struct ms__output {
+  char *dir;
+  unsigned formats;
+  uint32_t nsys;
+  struct series *s;
+  int32_t *sysid;          /* the value of each system's "system" field */
+  struct ms_field *fields; /* workspace: a view's fields + the core's */
+  uint32_t cap_fields;
+};
+
+static const int32_t no_meta = -1;
+
+const char *ms__output_dir(const struct ms__output *o) { return o->dir; }
+
+static int write_pvd(const char *path, const struct series *s, uint32_t ns,
+                     struct ms__err *err) {
+  struct ms__afile a;
+  int rc = ms__afile_open(&a, path, err);
+  if (rc) return rc;
+  fprintf(a.f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" "
+               "version=\"0.1\" byte_order=\"%s\">\n<Collection>\n",
+          ms__little_endian() ? "LittleEndian" : "BigEndian");
+  for (uint32_t p = 0; p < ns; p++)
+    for (size_t i = 0; i < s[p].n; i++)
+      fprintf(a.f, "<DataSet timestep=\"%.17g\" group=\"\" part=\"%u\" "
+                   "file=\"%s_%06lld.vtp\"/>\n",
+              s[p].t[i], ns > 1 ? p : 0, s[p].name,
+              (long long)s[p].frame[i]);
+  fprintf(a.f, "</Collection>\n</VTKFile>\n");
+  return ms__afile_commit(&a, 0, err);
+}
+
+int ms__output_open(struct ms__output **out, const char *dir,
+                    unsigned formats, uint32_t nsys,
+                    const char *const *names, struct ms__err *err) {
+  struct ms__output *o = calloc(1, sizeof *o);
+  *out = NULL;
+  if (!o || !(o->dir = strdup(dir)) ||
+      !(o->s = calloc(nsys, sizeof *o->s)) ||
+      !(o->sysid = calloc(nsys, sizeof *o->sysid))) {
+    ms__output_close(o);
+    return ms__errf(err, MS_ENOMEM, "out of memory");
+  }
+  o->nsys = nsys;
+  o->formats = formats;
+  for (uint32_t i = 0; i < nsys; i++) {
+    o->sysid[i] = (int32_t)i;
+    if (!(o->s[i].name = strdup(names[i]))) {
+      ms__output_close(o);
+      return ms__errf(err, MS_ENOMEM, "out of memory");
+    }
+  }
+  if (ms__make_dirs(dir)) {
+    int e = errno;
+    ms__output_close(o);
+    return ms__errf(err, MS_EIO, "%s: cannot create the output directory: %s",
+                    dir, strerror(e));
+  }
+  *out = o;
+  return MS_OK;
+}
+
+/* The view of system i with the core's fields: the plugin's fields (but
+ * for any named like the core's), "system" (stride 0: one value for all)
+ * and "meta". */
+static int augment(struct ms__output *o, uint32_t i, const struct ms_view *v,
+                   const int32_t *meta, struct ms_view *out) {
+  uint32_t need = v->field_count + 2;
+  if (need > o->cap_fields) {
+    if (ms__grow((void **)&o->fields, need, sizeof *o->fields))
+      return MS_ENOMEM;
+    o->cap_fields = need;
+  }
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < v->field_count; k++)
+    if (strcmp(v->fields[k].name, "system") &&
+        strcmp(v->fields[k].name, "meta"))
+      o->fields[n++] = v->fields[k];
+  o->fields[n++] = (struct ms_field){"system", MS_TYPE_I32, 1, 0,
+                                     &o->sysid[i]};
+  o->fields[n++] = meta ? (struct ms_field){"meta", MS_TYPE_I32, 1,
+                                            sizeof(int32_t), (void *)meta}
+                        : (struct ms_field){"meta", MS_TYPE_I32, 1, 0,
+                                            (void *)&no_meta};
+  *out = *v;
+  out->field_count = n;
+  out->fields = o->fields;
+  return MS_OK;
+}
+
+static int add_to_series(struct series *s, int64_t frame, double t) {
+  if (s->n && s->frame[s->n - 1] >= frame) { /* rewritten after a resume */
+    while (s->n && s->frame[s->n - 1] >= frame) s->n--;
+  }
+  if (s->n == s->cap) {
+    size_t c = s->cap ? 2 * s->cap : 64;
+    if (ms__grow((void **)&s->t, c, sizeof *s->t) ||
+        ms__grow((void **)&s->frame, c, sizeof *s->frame))
+      return MS_ENOMEM;
+    s->cap = c;
+  }
+  s->t[s->n] = t;
+  s->frame[s->n++] = frame;
+  return MS_OK;
+}
+
+static int write_system(struct ms__output *o, uint32_t i, int64_t frame,
+                        double t, const struct ms_view *v,
+                        struct ms__err *err) {
+  char path[4096];
+  struct series *s = &o->s[i];
+  int rc;
+  if (o->formats & MS__FMT_PLY) {
+    char comment[512];
+    snprintf(path, sizeof path, "%s/%s_%06lld.ply", o->dir, s->name,
+             (long long)frame);
+    snprintf(comment, sizeof comment,
+             "mergesplit system %s (index %u) frame %lld time %.17g",
+             s->name, i, (long long)frame, t);
+    if ((rc = ms__ply_write(path, v, comment, err))) return rc;
+  }
+  if (!(o->formats & MS__FMT_VTP)) return MS_OK;
+  snprintf(path, sizeof path, "%s/%s_%06lld.vtp", o->dir, s->name,
+           (long long)frame);
+  if ((rc = ms__vtp_write(path, v, t, err))) return rc;
+  if (add_to_series(s, frame, t))
+    return ms__errf(err, MS_ENOMEM, "out of memory");
+  snprintf(path, sizeof path, "%s/%s.pvd", o->dir, s->name);
+  return write_pvd(path, s, 1, err);
+}
+
+int ms__output_frame(struct ms__output *o, int64_t frame, double t,
+                     const struct ms_view *views,
+                     const int32_t *const *meta, struct ms__err *err) {
+  for (uint32_t i = 0; i < o->nsys; i++) {
+    struct ms_view v;
+    if (augment(o, i, &views[i], meta ? meta[i] : NULL, &v))
+      return ms__errf(err, MS_ENOMEM, "out of memory");
+    int rc = write_system(o, i, frame, t, &v, err);
+    if (rc) return rc;
+  }
+  if (!(o->formats & MS__FMT_VTP)) return MS_OK;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/scene.pvd", o->dir);
+  return write_pvd(path, o->s, o->nsys, err);
+}
+
+int ms__output_save(const struct ms__output *o, const struct ms_stream *st) {
+  uint32_t n = o->nsys;
+  int rc = st->write(st->opaque, &n, sizeof n);
+  for (uint32_t i = 0; !rc && i < n; i++) {
+    uint64_t len = o->s[i].n;
+    rc = st->write(st->opaque, &len, sizeof len);
+    if (!rc && len) rc = st->write(st->opaque, o->s[i].t, len * sizeof(double));
+    if (!rc && len)
+      rc = st->write(st->opaque, o->s[i].frame, len * sizeof(int64_t));
+  }
+  return rc;
+}
+
+/* o == NULL: read the series and drop them (a resume without output). */
+int ms__output_load(struct ms__output *o, const struct ms_stream *st,
+                    struct ms__err *err) {
+  uint32_t n;
+  int rc = st->read(st->opaque, &n, sizeof n);
+  if (rc) return rc;
+  if (o && n != o->nsys)
+    return ms__errf(err, MS_ESTATE, "output series of %u systems, the scene "
+                    "has %u", n, o->nsys);
+  struct series scratch = {0};
+  for (uint32_t i = 0; !rc && i < n; i++) {
+    struct series *s = o ? &o->s[i] : &scratch;
+    uint64_t len;
+    if ((rc = st->read(st->opaque, &len, sizeof len))) break;
+    if (len > ((uint64_t)1 << 32)) {
+      rc = ms__errf(err, MS_ESTATE, "output series of %llu frames",
+                    (unsigned long long)len);
+      break;
+    }
+    if (len > s->cap) {
+      if (ms__grow((void **)&s->t, len, sizeof *s->t) ||
+          ms__grow((void **)&s->frame, len, sizeof *s->frame)) {
+        rc = ms__errf(err, MS_ENOMEM, "out of memory");
+        break;
+      }
+      s->cap = len;
+    }
+    s->n = len;
+    if (len && !(rc = st->read(st->opaque, s->t, len * sizeof(double))))
+      rc = st->read(st->opaque, s->frame, len * sizeof(int64_t));
+  }
+  free(scratch.t);
+  free(scratch.frame);
+  return rc;
+}
+
+void ms__output_close(struct ms__output *o) {
+  if (!o) return;
+  for (uint32_t i = 0; o->s && i < o->nsys; i++) {
+    free(o->s[i].name);
+    free(o->s[i].t);
+    free(o->s[i].frame);
+  }
+  free(o->s);
+  free(o->sysid);
+  free(o->fields);
+  free(o->dir);
+  free(o);
+}

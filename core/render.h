@@ -1,0 +1,58 @@
+/* Previews: a software renderer that draws particles as shaded spheres
+ * (per-pixel normals, one light, specular highlight) with a depth buffer,
+ * so occlusion is exact even where spheres intersect.  Rendered at twice
+ * the size and averaged down (anti-aliasing).  Parallel over bands of
+ * rows; the image does not depend on the thread count. */
+#ifndef MS_CORE_RENDER_H
+#define MS_CORE_RENDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The particles of one image. */
+struct ms__splats {
+  size_t n, cap;
+  float *xyz;     /* 3 per particle */
+  float *r;       /* radius */
+  float *value;   /* scalar to colour by (NaN: none) */
+  uint16_t *sys;  /* system index, for per-system colours */
+};
+
+struct ms__camera {
+  double eye[3], target[3], up[3];
+  double fov; /* vertical field of view [degrees] */
+};
+
+/* Colours: by system, or `value` through the colour map over [lo, hi]. */
+struct ms__style {
+  int by_value;
+  double lo, hi;
+};
+
+int ms__splats_reserve(struct ms__splats *s, size_t n);
+void ms__splats_free(struct ms__splats *s);
+/* Bounding box of the spheres; returns 0 when there are none. */
+int ms__splats_bounds(const struct ms__splats *s, double lo[3], double hi[3]);
+/* Range of the finite values; returns 0 when there are none. */
+int ms__splats_range(const struct ms__splats *s, double *lo, double *hi);
+
+/* A camera looking at box [lo, hi] from azimuth az and elevation el
+ * (degrees; az = 0 looks along -z with `up` upward), the whole box in view
+ * at zoom 1 in an image of the given aspect ratio (width / height). */
+void ms__camera_orbit(struct ms__camera *c, const double lo[3],
+                      const double hi[3], const double up[3], double aspect,
+                      double az, double el, double zoom);
+/* From numbers: [az, el] / [az, el, zoom] (orbit around the box) or
+ * [eye(3), target(3)] / [..., fov].  Returns -1 for another count. */
+int ms__camera_from(struct ms__camera *c, const double *v, int n,
+                    const double lo[3], const double hi[3],
+                    const double up[3], double aspect);
+
+void ms__palette(uint32_t sys, float rgb[3]);
+void ms__colormap(double t, float rgb[3]);
+
+/* Render into rgb (w * h * 3 bytes, rows top to bottom). */
+int ms__render(const struct ms__splats *s, const struct ms__camera *cam,
+               const struct ms__style *style, int w, int h, uint8_t *rgb);
+
+#endif

@@ -1,0 +1,181 @@
+/* The cost of writing one big frame.  N particles (default 1,000,000) in
+ * one system with the fields an SPH solver shows (position, velocity,
+ * mass, radius, density, pressure) plus the core's system and meta
+ * fields; the frame is written through the core's frame output as VTP,
+ * as PLY and as both, R times each (default 5), into DIR (default
+ * $TMPDIR or /tmp).  Prints the best and the median wall time, the bytes
+ * written and the throughput, then the cost of a preview image of the
+ * same particles.  Times from the program's monotonic clock; memory from
+ * getrusage.
+ *
+ *   bench-output [N] [R] [DIR] */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../core/output.h"
+#include "../../core/preview.h"
+#include "../../core/timing.h"
+
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static off_t file_size(const char *path) {
+  struct stat st;
+  return stat(path, &st) ? 0 : st.st_size;
+}
+
+static off_t one_format(const char *dir, unsigned fmt, const char *label,
+                        const struct ms_view *v, const int32_t *meta, int R) {
+  const char *names[] = {"fluid"};
+  const int32_t *metas[] = {meta};
+  double *t = malloc((size_t)R * sizeof *t);
+  struct ms__err err = {0};
+  off_t bytes = 0;
+  for (int r = 0; r < R; r++) {
+    struct ms__output *o;
+    if (ms__output_open(&o, dir, fmt, 1, names, &err)) {
+      fprintf(stderr, "bench-output: %s\n", err.msg);
+      exit(1);
+    }
+    double t0 = ms__now();
+    if (ms__output_frame(o, 1, 0.5, v, metas, &err)) {
+      fprintf(stderr, "bench-output: %s\n", err.msg);
+      exit(1);
+    }
+    t[r] = ms__now() - t0;
+    ms__output_close(o);
+    char path[4096];
+    bytes = 0;
+    snprintf(path, sizeof path, "%s/fluid_000001.vtp", dir);
+    bytes += (fmt & MS__FMT_VTP) ? file_size(path) : 0;
+    snprintf(path, sizeof path, "%s/fluid_000001.ply", dir);
+    bytes += (fmt & MS__FMT_PLY) ? file_size(path) : 0;
+  }
+  qsort(t, (size_t)R, sizeof *t, cmp);
+  printf("%-8s best %8.1f ms  median %8.1f ms  %7.1f MB  %7.0f MB/s\n",
+         label, 1e3 * t[0], 1e3 * t[R / 2], (double)bytes / 1e6,
+         (double)bytes / 1e6 / t[0]);
+  free(t);
+  return bytes;
+}
+
+/* The floor: the same number of bytes from one buffer in one fwrite,
+ * through the same temporary-file-and-rename. */
+static void floor_cost(const char *dir, off_t bytes, int R) {
+  char *buf = malloc((size_t)bytes), path[4200], tmp[4200];
+  double best = INFINITY;
+  memset(buf, 1, (size_t)bytes);
+  snprintf(path, sizeof path, "%s/floor.bin", dir);
+  snprintf(tmp, sizeof tmp, "%s/floor.bin.tmp", dir);
+  for (int r = 0; r < R; r++) {
+    double t0 = ms__now();
+    FILE *f = fopen(tmp, "wb");
+    if (!f || fwrite(buf, 1, (size_t)bytes, f) != (size_t)bytes || fclose(f) ||
+        rename(tmp, path)) {
+      fprintf(stderr, "bench-output: cannot write %s\n", tmp);
+      exit(1);
+    }
+    best = fmin(best, ms__now() - t0);
+  }
+  remove(path);
+  free(buf);
+  printf("%-8s best %8.1f ms              %7.1f MB  %7.0f MB/s  (one "
+         "fwrite of the VTP's size: the disk's floor)\n", "floor",
+         1e3 * best, (double)bytes / 1e6, (double)bytes / 1e6 / best);
+}
+
+static void preview_cost(const char *dir, const struct ms_view *v, int R) {
+  struct ms__scene sc;
+  memset(&sc, 0, sizeof sc);
+  sc.preview_size[0] = 800;
+  sc.preview_size[1] = 600;
+  sc.preview_color = "speed";
+  sc.preview_range[0] = sc.preview_range[1] = NAN;
+  sc.gravity[1] = -9.81;
+  for (int a = 0; a < 3; a++)
+    sc.domain_min[a] = -INFINITY, sc.domain_max[a] = INFINITY;
+  const char *names[] = {"fluid"};
+  char pdir[4096];
+  snprintf(pdir, sizeof pdir, "%s/preview", dir);
+  struct ms__preview *p;
+  struct ms__err err = {0};
+  double best = INFINITY;
+  if (ms__preview_open(&p, &sc, pdir, &err)) {
+    fprintf(stderr, "bench-output: %s\n", err.msg);
+    exit(1);
+  }
+  for (int r = 0; r < R; r++) {
+    double t0 = ms__now();
+    if (ms__preview_frame(p, 1, 0.5, v, names, 1, &err)) {
+      fprintf(stderr, "bench-output: %s\n", err.msg);
+      exit(1);
+    }
+    best = fmin(best, ms__now() - t0);
+  }
+  ms__preview_close(p);
+  printf("%-8s best %8.1f ms  (800x600 PNG, coloured by speed)\n", "preview",
+         1e3 * best);
+  snprintf(pdir, sizeof pdir, "%s/preview/frame_000001.png", dir);
+  remove(pdir);
+  snprintf(pdir, sizeof pdir, "%s/preview", dir);
+  rmdir(pdir);
+}
+
+int main(int argc, char **argv) {
+  size_t n = argc > 1 ? (size_t)atol(argv[1]) : 1000000;
+  int R = argc > 2 ? atoi(argv[2]) : 5;
+  const char *tmp = getenv("TMPDIR");
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/bench-output.%ld",
+           argc > 3 ? argv[3] : tmp ? tmp : "/tmp", (long)getpid());
+  if (R < 1) R = 1;
+  double *x = malloc(3 * n * sizeof *x), *v = malloc(3 * n * sizeof *v);
+  double *s = malloc(4 * n * sizeof *s); /* mass, radius, density, pressure */
+  int32_t *meta = malloc(n * sizeof *meta);
+  size_t side = (size_t)ceil(cbrt((double)n));
+  for (size_t i = 0; i < n; i++) { /* a block of fluid, 1 cm spacing */
+    x[3 * i] = 0.01 * (double)(i % side);
+    x[3 * i + 1] = 0.01 * (double)(i / side % side);
+    x[3 * i + 2] = 0.01 * (double)(i / (side * side));
+    for (int a = 0; a < 3; a++) v[3 * i + a] = 0.1 * sin((double)(i + a));
+    s[i] = 1e-3, s[n + i] = 0.005, s[2 * n + i] = 1000 + (double)(i % 7);
+    s[3 * n + i] = 10.0 * (double)(i % 13);
+    meta[i] = i % 10 ? -1 : (int32_t)(i / 10);
+  }
+  struct ms_field f[] = {{"position", MS_TYPE_F64, 3, 24, x},
+                         {"velocity", MS_TYPE_F64, 3, 24, v},
+                         {"mass", MS_TYPE_F64, 1, 8, s},
+                         {"radius", MS_TYPE_F64, 1, 8, s + n},
+                         {"density", MS_TYPE_F64, 1, 8, s + 2 * n},
+                         {"pressure", MS_TYPE_F64, 1, 8, s + 3 * n}};
+  struct ms_view view = {sizeof view, 6, n, f};
+  printf("bench-output: one frame of %zu particles (6 fields + system, "
+         "meta), %d threads, best of %d, into %s\n", n,
+         omp_get_max_threads(), R, dir);
+  off_t vtp_bytes = one_format(dir, MS__FMT_VTP, "vtp", &view, meta, R);
+  one_format(dir, MS__FMT_PLY, "ply", &view, meta, R);
+  one_format(dir, MS__FMT_VTP | MS__FMT_PLY, "vtp+ply", &view, meta, R);
+  floor_cost(dir, vtp_bytes, R);
+  preview_cost(dir, &view, R);
+  static const char *const left[] = {"fluid_000001.vtp", "fluid_000001.ply",
+                                     "fluid.pvd", "scene.pvd"};
+  for (size_t k = 0; k < sizeof left / sizeof *left; k++) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, left[k]);
+    remove(path);
+  }
+  rmdir(dir);
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  printf("peak resident memory %.0f MB\n", (double)ru.ru_maxrss / 1024.0);
+  free(x), free(v), free(s), free(meta);
+  return 0;
+}

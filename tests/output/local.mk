@@ -1,0 +1,43 @@
+# Output, previews, progress, checkpoints: tests and the output benchmark.
+check_PROGRAMS += tests/output/write-views
+tests_output_write_views_SOURCES = tests/output/write_views.c
+tests_output_write_views_LDADD = core/libmscore.la $(LIBCONFIG_LIBS)
+tests_output_write_views_LDFLAGS = $(OPENMP_CFLAGS)
+
+TESTS += tests/output/frames.test
+EXTRA_DIST += tests/output/frames.test tests/output/frames.py \
+	tests/output/types_check.py tests/output/outcheck.py \
+	tests/output/touching.cfg
+TESTS += tests/output/resume.test
+EXTRA_DIST += tests/output/resume.test tests/output/resume.cfg \
+	tests/output/complete.py
+TESTS += tests/output/preview.test
+EXTRA_DIST += tests/output/preview.test tests/output/png_check.py
+TESTS += tests/output/progress.test
+EXTRA_DIST += tests/output/progress.test
+TESTS += tests/output/manpages.test
+EXTRA_DIST += tests/output/manpages.test
+
+# ---- benchmark: the cost of one big frame (make bench) -------------------
+EXTRA_PROGRAMS += tests/output/bench-output
+MS_BENCHES += tests/output/bench-output
+tests_output_bench_output_SOURCES = tests/output/bench_output.c
+tests_output_bench_output_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(LIBCONFIG_CFLAGS)
+tests_output_bench_output_LDADD = core/libmscore.la $(LIBCONFIG_LIBS)
+tests_output_bench_output_LDFLAGS = $(OPENMP_CFLAGS)
+
+# ---- unit tests (Check): checksum, atomic files, writers, colours, camera --
+check_PROGRAMS += tests/output/run-output-unit
+tests_output_run_output_unit_SOURCES = tests/output/test_output_unit.c
+tests_output_run_output_unit_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAGS)
+tests_output_run_output_unit_LDADD = core/libmscore.la $(CHECK_LIBS) $(LIBCONFIG_LIBS) -lm
+tests_output_run_output_unit_LDFLAGS = $(OPENMP_CFLAGS)
+TESTS += tests/output/run-output-unit
+
+# A solver without save()/load() (tests/output/.libs/nosave.so).
+check_LTLIBRARIES += tests/output/nosave.la
+tests_output_nosave_la_SOURCES = tests/output/nosave_plugin.c
+tests_output_nosave_la_CPPFLAGS = -I$(top_srcdir)/sdk/include
+tests_output_nosave_la_CFLAGS = $(MS_CFLAGS) $(MS_VISIBILITY_CFLAGS)
+tests_output_nosave_la_LDFLAGS = -module -avoid-version -no-undefined -shared \
+	-rpath /nowhere

@@ -1,0 +1,174 @@
+/* Unit tests of the output layer: the checkpoint checksum, atomic files,
+ * the writers' refusals, the colour map and the camera. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../core/afile.h"
+#include "../../core/hash.h"
+#include "../../core/output.h"
+#include "../../core/render.h"
+
+START_TEST(hash_streaming_equals_one_shot) {
+  unsigned char buf[257];
+  for (size_t i = 0; i < sizeof buf; i++) buf[i] = (unsigned char)(i * 37 + 11);
+  uint64_t whole = ms__hash64(buf, sizeof buf);
+  for (size_t a = 0; a <= sizeof buf; a++)
+    for (size_t b = a; b <= sizeof buf; b += 7) {
+      struct ms__hash h;
+      ms__hash_init(&h);
+      ms__hash_update(&h, buf, a);
+      ms__hash_update(&h, buf + a, b - a);
+      ms__hash_update(&h, buf + b, sizeof buf - b);
+      ck_assert_uint_eq(ms__hash_final(&h), whole);
+    }
+}
+END_TEST
+
+START_TEST(hash_sees_every_single_bit_flip) {
+  unsigned char buf[1000];
+  for (size_t i = 0; i < sizeof buf; i++) buf[i] = (unsigned char)(i ^ 0x5a);
+  uint64_t h0 = ms__hash64(buf, sizeof buf);
+  for (size_t bit = 0; bit < 8 * sizeof buf; bit++) {
+    buf[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+    ck_assert_uint_ne(ms__hash64(buf, sizeof buf), h0);
+    buf[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+  }
+  /* Length matters too: a zero byte appended or a byte dropped. */
+  unsigned char z[1001];
+  memcpy(z, buf, sizeof buf);
+  z[1000] = 0;
+  ck_assert_uint_ne(ms__hash64(z, 1001), h0);
+  ck_assert_uint_ne(ms__hash64(buf, 999), h0);
+}
+END_TEST
+
+static char dir[64];
+
+static void make_dir(void) {
+  strcpy(dir, "/tmp/ms-unit-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static int count_entries(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "ls -A %s | wc -l", dir);
+  FILE *p = popen(cmd, "r");
+  int n = -1;
+  ck_assert_int_eq(fscanf(p, "%d", &n), 1);
+  pclose(p);
+  return n;
+}
+
+START_TEST(afile_commit_and_abort) {
+  make_dir();
+  char path[128];
+  struct ms__afile a;
+  struct ms__err err = {0};
+  snprintf(path, sizeof path, "%s/f.txt", dir);
+  ck_assert_int_eq(ms__afile_open(&a, path, &err), MS_OK);
+  fputs("half", a.f);
+  ck_assert_int_eq(access(path, F_OK), -1); /* nothing behind the name */
+  ms__afile_abort(&a);
+  ck_assert_int_eq(count_entries(), 0);     /* and no temporary left */
+  ck_assert_int_eq(ms__afile_open(&a, path, &err), MS_OK);
+  fputs("whole", a.f);
+  ck_assert_int_eq(ms__afile_commit(&a, 1, &err), MS_OK);
+  struct stat st;
+  ck_assert_int_eq(stat(path, &st), 0);
+  ck_assert_int_eq(st.st_size, 5);
+  ck_assert_int_eq(count_entries(), 1);
+  remove(path);
+  rmdir(dir);
+}
+END_TEST
+
+START_TEST(writers_need_positions) {
+  make_dir();
+  double m[2] = {1, 2};
+  struct ms_field f[] = {{"mass", MS_TYPE_F64, 1, 8, m}};
+  struct ms_view v = {sizeof v, 1, 2, f};
+  struct ms__err err = {0};
+  char path[128];
+  snprintf(path, sizeof path, "%s/x.vtp", dir);
+  ck_assert_int_eq(ms__vtp_write(path, &v, 0, &err), MS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "no 3-component position field"));
+  snprintf(path, sizeof path, "%s/x.ply", dir);
+  ck_assert_int_eq(ms__ply_write(path, &v, NULL, &err), MS_EINVAL);
+  ck_assert_int_eq(count_entries(), 0);
+  rmdir(dir);
+}
+END_TEST
+
+START_TEST(colour_map_ends_and_clamps) {
+  float a[3], b[3];
+  ms__colormap(0, a);
+  ms__colormap(-5, b);
+  ck_assert(memcmp(a, b, sizeof a) == 0);
+  ms__colormap(NAN, b);
+  ck_assert(memcmp(a, b, sizeof a) == 0);
+  ms__colormap(1, a);
+  ms__colormap(7, b);
+  ck_assert(memcmp(a, b, sizeof a) == 0);
+  ck_assert(a[0] > a[2]); /* the top is red, the bottom blue */
+  ms__colormap(0, b);
+  ck_assert(b[2] > b[0]);
+}
+END_TEST
+
+START_TEST(camera_keeps_the_box_in_view) {
+  const double lo[3] = {-1, -0.2, -0.3}, hi[3] = {3, 0.4, 0.5};
+  const double up[3] = {0, 1, 0};
+  for (int az = -180; az <= 180; az += 30)
+    for (int el = -60; el <= 60; el += 30) {
+      struct ms__camera c;
+      ms__camera_orbit(&c, lo, hi, up, 4.0 / 3.0, az, el, 1.0);
+      /* Project the corners: all inside [-1, 1]^2 of the image. */
+      double f[3], r[3], u[3], n = 0;
+      for (int k = 0; k < 3; k++)
+        f[k] = c.target[k] - c.eye[k], n += f[k] * f[k];
+      for (int k = 0; k < 3; k++) f[k] /= sqrt(n);
+      r[0] = f[1] * up[2] - f[2] * up[1];
+      r[1] = f[2] * up[0] - f[0] * up[2];
+      r[2] = f[0] * up[1] - f[1] * up[0];
+      n = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+      for (int k = 0; k < 3; k++) r[k] /= n;
+      u[0] = r[1] * f[2] - r[2] * f[1];
+      u[1] = r[2] * f[0] - r[0] * f[2];
+      u[2] = r[0] * f[1] - r[1] * f[0];
+      double tv = tan(c.fov * M_PI / 360);
+      for (int k = 0; k < 8; k++) {
+        double d[3], x = 0, y = 0, z = 0;
+        for (int a = 0; a < 3; a++) {
+          d[a] = ((k >> a) & 1 ? hi[a] : lo[a]) - c.eye[a];
+          x += d[a] * r[a], y += d[a] * u[a], z += d[a] * f[a];
+        }
+        ck_assert(z > 0);
+        ck_assert(fabs(x / z) <= tv * 4.0 / 3.0 + 1e-12);
+        ck_assert(fabs(y / z) <= tv + 1e-12);
+      }
+    }
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("output");
+  TCase *t = tcase_create("unit");
+  tcase_add_test(t, hash_streaming_equals_one_shot);
+  tcase_add_test(t, hash_sees_every_single_bit_flip);
+  tcase_add_test(t, afile_commit_and_abort);
+  tcase_add_test(t, writers_need_positions);
+  tcase_add_test(t, colour_map_ends_and_clamps);
+  tcase_add_test(t, camera_keeps_the_box_in_view);
+  suite_add_tcase(s, t);
+  SRunner *sr = srunner_create(s);
+  srunner_set_tap(sr, "-");
+  srunner_run_all(sr, CK_SILENT);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}

@@ -63,6 +63,7 @@ struct flip_poisson {
   uint8_t *diag;     /* diagonal of A: non-solid neighbours (+1 if pinned) */
   uint32_t *row_lo, *row_hi; /* per grid row (j + ny k): unknowns in i */
   uint32_t *rows;    /* rows holding unknowns, ascending */
+  size_t *rowpad;    /* padded index of cell 0 of each of those rows */
   size_t nrows, nfluid;
   int *split;        /* threads + 1: row (j) ranges of the pipelined sweeps */
   int cap_threads;

@@ -208,12 +208,11 @@ static int reserve(struct flip_poisson *p, const struct flip_grid *g, int T) {
 }
 
 /* Body over the active rows: e0 padded row base, [lo, hi) the cells. */
-#define FOR_ROWS(p, g, ...)                                               \
+#define FOR_ROWS(p, ...)                                               \
   _Pragma("omp for schedule(static)")                                      \
   for (size_t q_ = 0; q_ < (p)->nrows; q_++) {                             \
     uint32_t row = (p)->rows[q_];                                          \
-    size_t e0 = flip_pad((p), 0, (int)(row % (uint32_t)(g)->n[1]),         \
-                         (int)(row / (uint32_t)(g)->n[1]));                \
+    size_t e0 = (p)->rowpad[q_];                                           \
     size_t lo = e0 + (p)->row_lo[row], hi = e0 + (p)->row_hi[row];         \
     (void)lo, (void)hi;                                                    \
     __VA_ARGS__                                                            \
@@ -264,22 +263,20 @@ int flip_pcg_solve(struct flip_poisson *p, const struct flip_grid *g,
     if (o->guess) {
       /* phi = the scaled guess at the unknowns; r = b - A phi */
       const double gs = o->guess_scale;
-      FOR_ROWS(p, g, {
+      FOR_ROWS(p, {
         const double *gu = o->guess + (size_t)row * nx;
         for (size_t c = lo; c < hi; c++)
           p->phi[c] = p->diag[c] ? gs * gu[c - e0] : 0.0;
       })
-      FOR_ROWS(p, g, residual_row(p, row, e0);)
+      FOR_ROWS(p, residual_row(p, row, e0);)
     } else {
-      FOR_ROWS(p, g, for (size_t c = lo; c < hi; c++)
+      FOR_ROWS(p, for (size_t c = lo; c < hi; c++)
                        p->r[c] = p->diag[c] ? p->b[c] : 0.0;)
     }
 #pragma omp for schedule(static) reduction(max : rnow)
     for (size_t q_ = 0; q_ < p->nrows; q_++) {
       uint32_t row = p->rows[q_];
-      size_t lo = flip_pad(p, (int)p->row_lo[row],
-                           (int)(row % (uint32_t)g->n[1]),
-                           (int)(row / (uint32_t)g->n[1]));
+      size_t lo = p->rowpad[q_] + p->row_lo[row];
       for (size_t i = 0; i < p->row_hi[row] - p->row_lo[row]; i++) {
         double a = fabs(p->r[lo + i]);
         rnow = a > rnow ? a : rnow;
@@ -293,13 +290,13 @@ int flip_pcg_solve(struct flip_poisson *p, const struct flip_grid *g,
     if (!done) {
       sweep(&x, nt, t, 1, lower_row);
       sweep(&x, nt, t, -1, upper_row);
-      FOR_ROWS(p, g, for (size_t c = lo; c < hi; c++) p->s[c] = p->z[c];)
+      FOR_ROWS(p, for (size_t c = lo; c < hi; c++) p->s[c] = p->z[c];)
 #pragma omp single
       sigma = sum_rows(p);
     }
     while (!done) {
       /* q = A s; alpha = sigma / (s . q) */
-      FOR_ROWS(p, g, matvec_row(p, row, e0);)
+      FOR_ROWS(p, matvec_row(p, row, e0);)
 #pragma omp single
       {
         double sq = sum_rows(p);
@@ -322,7 +319,7 @@ int flip_pcg_solve(struct flip_poisson *p, const struct flip_grid *g,
         done = rmax <= goal || it >= o->max_iterations || !isfinite(rmax);
       }
       if (done) {
-        FOR_ROWS(p, g, {
+        FOR_ROWS(p, {
           double *restrict phi = p->phi;
           const double *restrict s = p->s;
           _Pragma("omp simd")
@@ -338,7 +335,7 @@ int flip_pcg_solve(struct flip_poisson *p, const struct flip_grid *g,
         sigma = sn;
       }
       /* phi += alpha s with the old s, then s = z + beta s */
-      FOR_ROWS(p, g, {
+      FOR_ROWS(p, {
         double *restrict s = p->s, *restrict phi = p->phi;
         const double *restrict z = p->z;
         _Pragma("omp simd")

@@ -56,6 +56,10 @@ struct flip_bins {
  * unknowns and the stencils need no tests. */
 enum { FLIP_SOLVER_PCG = 0, FLIP_SOLVER_CHOLMOD = 1 };
 
+/* MIC(0) is applied block by block (block Jacobi over slabs of z-planes):
+ * a fixed count, so the result does not depend on the thread count. */
+#define FLIP_PCG_BLOCKS 2
+
 struct flip_poisson {
   size_t ncell, npad;
   size_t sj, sk;     /* padded strides of j and k */
@@ -65,13 +69,15 @@ struct flip_poisson {
   uint32_t *rows;    /* rows holding unknowns, ascending */
   size_t *rowpad;    /* padded index of cell 0 of each of those rows */
   size_t nrows, nfluid;
-  int *split;        /* threads + 1: row (j) ranges of the pipelined sweeps */
+  uint32_t *plane_row; /* nz + 1: active rows of plane k: [plane_row[k],
+                          plane_row[k + 1]) */
+  int kb[FLIP_PCG_BLOCKS + 1]; /* the preconditioner's blocks of planes */
   int cap_threads;
   double *phi, *b, *r, *z, *s, *q; /* padded */
   float *precon;     /* MIC(0) factor (float: it is only a preconditioner) */
   double *work;      /* per thread: two rows */
   double *pressure;  /* grid layout: phi of the unknowns, 0 elsewhere */
-  double *part;      /* per row partial sums */
+  double *part;      /* per row partial sums: 3 x rows (s.q, r.z, |r|) */
   uint32_t *queue;   /* breadth-first search of the components */
   void *chol;        /* CHOLMOD state, created on first use */
 };

@@ -3,19 +3,22 @@
  *
  * Vectors live in the zero-padded layout and are 0 outside the unknowns,
  * as is the preconditioner: the kernels need no neighbour tests (a missing
- * neighbour contributes 0).  The factorisation and the two triangular
- * solves run in lexicographic order (x fastest), so cell (i, j, k) depends
- * on (i-1, j, k), (i, j-1, k) and (i, j, k-1).  Each row is solved in two
- * passes: the terms from the rows below (vectorisable), then the
+ * neighbour contributes 0).  The factorisation and the triangular solves
+ * run in lexicographic order (x fastest); each row is solved in two
+ * passes: the terms from the rows before it (vectorisable), then the
  * recurrence along x, one multiply-add per cell.
  *
- * The sweeps are parallel as a pipeline: thread t owns rows j in
- * [split[t], split[t+1]) of every z-plane and works on block s - t of
- * `depth` planes at stage s, one barrier per stage; backward sweeps run
- * the pipeline in reverse.  Every cell is computed from the same inputs in
- * the same order as on one thread, and dot products are summed per row
- * then over rows in a fixed order: the solve is bitwise the same for any
- * thread count. */
+ * Parallel without a pipeline: MIC(0) is applied per block of z-planes
+ * (FLIP_PCG_BLOCKS blocks with about equal numbers of unknowns; the links
+ * between blocks are left out of the factor, block Jacobi), so a thread
+ * runs both triangular solves of its blocks without waiting for anyone.
+ * One iteration has three barriers, which matters on a busy machine.  The
+ * price: 112 iterations instead of 98 for the benchmark's 128^3 solve
+ * with two blocks (4 blocks: 138, 8: 165), so two blocks, for two cores.  The
+ * blocks do not depend on the thread count, every cell is computed the
+ * same way on any thread, and dot products are summed per row, then over
+ * rows in a fixed order by every thread: the solve is bitwise the same for
+ * any thread count. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,37 +31,37 @@
 #define MIC_TAU 0.97
 #define MIC_SIGMA 0.25
 
+/* One row of the block's work: links to -z / +z kept only inside the
+ * block. */
 struct rowctx {
   struct flip_poisson *p;
-  const struct flip_grid *g;
-  double *buf;  /* 2 nx doubles of this thread */
-  double alpha; /* lower sweep: first r -= alpha q (when update) */
-  int update;
-  double rmax;  /* ... and this thread's max |r| */
+  double *buf;   /* 2 nx doubles of this thread */
+  int zm, zp;    /* the row's plane has a -z / +z neighbour plane in block */
 };
-
-typedef void (*row_fn)(struct rowctx *x, uint32_t row, size_t e0);
 
 #define BIT(m, b) ((double)(((m) >> (b)) & 1u))
 
-static void precon_row(struct rowctx *x, uint32_t row, size_t e0) {
+static void precon_row(const struct rowctx *x, uint32_t row, size_t e0) {
   struct flip_poisson *p = x->p;
   const uint8_t *M = p->mask;
   float *restrict pc = p->precon;
   const size_t sj = p->sj, sk = p->sk;
+  /* +z links of this plane's cells leave the block on its last plane */
+  const double zp = x->zp;
   for (size_t c = e0 + p->row_lo[row]; c < e0 + p->row_hi[row]; c++) {
     uint8_t m = M[c];
     if (!(m & FLIP_M_SELF)) continue;
     double e = p->diag[c], d;
     if (m & FLIP_M_XM) {
       d = pc[c - 1];
-      e -= d * d * (1.0 + MIC_TAU * (BIT(M[c - 1], 3) + BIT(M[c - 1], 5)));
+      e -= d * d * (1.0 + MIC_TAU * (BIT(M[c - 1], 3) + zp * BIT(M[c - 1], 5)));
     }
     if (m & FLIP_M_YM) {
       d = pc[c - sj];
-      e -= d * d * (1.0 + MIC_TAU * (BIT(M[c - sj], 1) + BIT(M[c - sj], 5)));
+      e -= d * d *
+           (1.0 + MIC_TAU * (BIT(M[c - sj], 1) + zp * BIT(M[c - sj], 5)));
     }
-    if (m & FLIP_M_ZM) {
+    if ((m & FLIP_M_ZM) && x->zm) {
       d = pc[c - sk];
       e -= d * d * (1.0 + MIC_TAU * (BIT(M[c - sk], 1) + BIT(M[c - sk], 3)));
     }
@@ -67,32 +70,51 @@ static void precon_row(struct rowctx *x, uint32_t row, size_t e0) {
   }
 }
 
+/* max |r| over the row. */
+static double rowmax(const struct flip_poisson *p, uint32_t row, size_t e0) {
+  const double *restrict r = p->r + e0 + p->row_lo[row];
+  const size_t n = p->row_hi[row] - p->row_lo[row];
+  double m = 0.0;
+#pragma omp simd reduction(max : m)
+  for (size_t i = 0; i < n; i++) {
+    double a = fabs(r[i]);
+    m = a > m ? a : m;
+  }
+  return m;
+}
+
+/* r -= alpha q on the row, and its max |r|. */
+static double update_row(struct flip_poisson *p, uint32_t row, size_t e0,
+                         double alpha) {
+  const size_t c0 = e0 + p->row_lo[row];
+  const size_t n = p->row_hi[row] - p->row_lo[row];
+  double *restrict r = p->r + c0, m = 0.0;
+  const double *restrict q = p->q + c0;
+#pragma omp simd reduction(max : m)
+  for (size_t i = 0; i < n; i++) {
+    r[i] -= alpha * q[i];
+    double a = fabs(r[i]);
+    m = a > m ? a : m;
+  }
+  return m;
+}
+
 /* L q = r (q stored in z):
  *   z_c = (r_c + pc_{c-1} z_{c-1} + pc_{c-sj} z_{c-sj}
- *          + pc_{c-sk} z_{c-sk}) pc_c
- * after the CG update r -= alpha q when x->update. */
-static void lower_row(struct rowctx *x, uint32_t row, size_t e0) {
+ *          + pc_{c-sk} z_{c-sk}) pc_c */
+static void lower_row(const struct rowctx *x, uint32_t row, size_t e0) {
   const struct flip_poisson *p = x->p;
-  const size_t sj = p->sj, sk = p->sk, c0 = e0 + p->row_lo[row];
+  const size_t sj = p->sj, sk = x->zm ? p->sk : 0, c0 = e0 + p->row_lo[row];
   const size_t n = p->row_hi[row] - p->row_lo[row];
+  const double kz = x->zm ? 1.0 : 0.0;
   const float *restrict pc = p->precon + c0;
-  double *restrict r = p->r + c0, *restrict z = p->z + c0;
-  double *restrict t = x->buf, *restrict w = x->buf + x->g->n[0];
-  if (x->update) {
-    const double *restrict q = p->q + c0, alpha = x->alpha;
-    double m = x->rmax;
-#pragma omp simd reduction(max : m)
-    for (size_t i = 0; i < n; i++) {
-      r[i] -= alpha * q[i];
-      double a = fabs(r[i]);
-      m = a > m ? a : m;
-    }
-    x->rmax = m;
-  }
+  const double *restrict r = p->r + c0;
+  double *restrict z = p->z + c0;
+  double *restrict t = x->buf, *restrict w = x->buf + (p->sj - 2);
 #pragma omp simd
   for (size_t i = 0; i < n; i++) {
     t[i] = (r[i] + (double)pc[i - sj] * z[i - sj] +
-            (double)pc[i - sk] * z[i - sk]) * pc[i];
+            kz * (double)pc[i - sk] * z[i - sk]) * pc[i];
     w[i] = (double)pc[i - 1] * pc[i];
   }
   double prev = z[-1]; /* 0: not an unknown */
@@ -101,86 +123,30 @@ static void lower_row(struct rowctx *x, uint32_t row, size_t e0) {
 
 /* L^T z = q in place, and this row's share of r . z:
  *   z_c = (z_c + pc_c (z_{c+1} + z_{c+sj} + z_{c+sk})) pc_c */
-static void upper_row(struct rowctx *x, uint32_t row, size_t e0) {
+static double upper_row(const struct rowctx *x, uint32_t row, size_t e0) {
   struct flip_poisson *p = x->p;
-  const size_t sj = p->sj, sk = p->sk, c0 = e0 + p->row_lo[row];
+  const size_t sj = p->sj, sk = x->zp ? p->sk : 0, c0 = e0 + p->row_lo[row];
   const size_t n = p->row_hi[row] - p->row_lo[row];
+  const double kz = x->zp ? 1.0 : 0.0;
   const float *restrict pc = p->precon + c0;
   const double *restrict r = p->r + c0;
   double *restrict z = p->z + c0;
-  double *restrict t = x->buf, *restrict w = x->buf + x->g->n[0];
+  double *restrict t = x->buf, *restrict w = x->buf + (p->sj - 2);
 #pragma omp simd
   for (size_t i = 0; i < n; i++) {
     double d = pc[i];
-    t[i] = (z[i] + d * (z[i + sj] + z[i + sk])) * d;
+    t[i] = (z[i] + d * (z[i + sj] + kz * z[i + sk])) * d;
     w[i] = d * d;
   }
   double next = z[n], dot = 0.0; /* z[n]: 0, not an unknown */
   for (size_t i = n; i-- > 0;) z[i] = next = t[i] + w[i] * next;
 #pragma omp simd reduction(+ : dot)
   for (size_t i = 0; i < n; i++) dot += r[i] * z[i];
-  p->part[row] = dot;
-}
-
-/* Run fn over the rows of plane k of thread t's range. */
-static void sweep_plane(struct rowctx *x, int t, int k, int dir,
-                        row_fn fn) {
-  const struct flip_poisson *p = x->p;
-  const int ny = x->g->n[1], j0 = p->split[t], j1 = p->split[t + 1];
-  for (int q = 0; q < j1 - j0; q++) {
-    int j = dir > 0 ? j0 + q : j1 - 1 - q;
-    uint32_t row = (uint32_t)(j + ny * k);
-    if (p->row_hi[row] > p->row_lo[row]) fn(x, row, flip_pad(p, 0, j, k));
-  }
-}
-
-/* Run fn over every row in pipelined order; dir > 0 forward. */
-static void sweep(struct rowctx *x, int nt, int t, int dir, row_fn fn) {
-  const int nz = x->g->n[2];
-  if (nt == 1) {
-    for (int q = 0; q < nz; q++)
-      sweep_plane(x, t, dir > 0 ? q : nz - 1 - q, dir, fn);
-    return;
-  }
-  const int depth = nz / (8 * nt) > 1 ? nz / (8 * nt) : 1;
-  const int nb = (nz + depth - 1) / depth;
-  for (int s = 0; s < nb + nt - 1; s++) {
-    int b = dir > 0 ? s - t : s - (nt - 1 - t);
-    if (b >= 0 && b < nb)
-      for (int q = b * depth; q < (b + 1) * depth && q < nz; q++)
-        sweep_plane(x, t, dir > 0 ? q : nz - 1 - q, dir, fn);
-#pragma omp barrier
-  }
-}
-
-/* Row ranges of the pipeline with about equal numbers of unknowns. */
-static void make_splits(struct flip_poisson *p, const struct flip_grid *g,
-                        int nt) {
-  const int ny = g->n[1];
-  double *cnt = p->part, total = 0.0, run = 0.0;
-  for (int j = 0; j < ny; j++) cnt[j] = 0.0;
-  for (size_t q = 0; q < p->nrows; q++) {
-    uint32_t r = p->rows[q];
-    cnt[r % ny] += (double)(p->row_hi[r] - p->row_lo[r]);
-  }
-  for (int j = 0; j < ny; j++) total += cnt[j];
-  p->split[0] = 0;
-  int t = 1;
-  for (int j = 0; j < ny && t < nt; j++) {
-    run += cnt[j];
-    while (t < nt && run >= total * t / nt) p->split[t++] = j + 1;
-  }
-  while (t <= nt) p->split[t++] = ny;
-}
-
-static double sum_rows(const struct flip_poisson *p) {
-  double s = 0.0;
-  for (size_t q = 0; q < p->nrows; q++) s += p->part[p->rows[q]];
-  return s;
+  return dot;
 }
 
 /* q = A s and this row's share of s . q. */
-static void matvec_row(struct flip_poisson *p, uint32_t row, size_t e0) {
+static double matvec_row(struct flip_poisson *p, uint32_t row, size_t e0) {
   const size_t sj = p->sj, sk = p->sk, c0 = e0 + p->row_lo[row];
   const size_t n = p->row_hi[row] - p->row_lo[row];
   const double *restrict s = p->s + c0;
@@ -193,30 +159,8 @@ static void matvec_row(struct flip_poisson *p, uint32_t row, size_t e0) {
     q[i] = d[i] ? t : 0.0;
     dot += s[i] * q[i];
   }
-  p->part[row] = dot;
+  return dot;
 }
-
-static int reserve(struct flip_poisson *p, const struct flip_grid *g, int T) {
-  if (T <= p->cap_threads) return 0;
-  int *s = realloc(p->split, (size_t)(T + 1) * sizeof *s);
-  if (s) p->split = s;
-  double *w = realloc(p->work, (size_t)T * 2 * g->n[0] * sizeof *w);
-  if (w) p->work = w;
-  if (!s || !w) return -1;
-  p->cap_threads = T;
-  return 0;
-}
-
-/* Body over the active rows: e0 padded row base, [lo, hi) the cells. */
-#define FOR_ROWS(p, ...)                                               \
-  _Pragma("omp for schedule(static)")                                      \
-  for (size_t q_ = 0; q_ < (p)->nrows; q_++) {                             \
-    uint32_t row = (p)->rows[q_];                                          \
-    size_t e0 = (p)->rowpad[q_];                                           \
-    size_t lo = e0 + (p)->row_lo[row], hi = e0 + (p)->row_hi[row];         \
-    (void)lo, (void)hi;                                                    \
-    __VA_ARGS__                                                            \
-  }
 
 /* r = b - A phi over one row (phi is 0 outside the unknowns). */
 static void residual_row(struct flip_poisson *p, uint32_t row, size_t e0) {
@@ -233,122 +177,203 @@ static void residual_row(struct flip_poisson *p, uint32_t row, size_t e0) {
   }
 }
 
+/* Blocks of planes with about equal numbers of unknowns (row extents). */
+static void make_blocks(struct flip_poisson *p, const struct flip_grid *g) {
+  const int nz = g->n[2], nb = nz < FLIP_PCG_BLOCKS ? nz : FLIP_PCG_BLOCKS;
+  double total = 0.0, run = 0.0;
+  for (size_t q = 0; q < p->nrows; q++)
+    total += p->row_hi[p->rows[q]] - p->row_lo[p->rows[q]];
+  int b = 1;
+  p->kb[0] = 0;
+  for (int k = 0; k < nz && b < nb; k++) {
+    for (uint32_t q = p->plane_row[k]; q < p->plane_row[k + 1]; q++)
+      run += p->row_hi[p->rows[q]] - p->row_lo[p->rows[q]];
+    while (b < nb && run >= total * b / nb) p->kb[b++] = k + 1;
+  }
+  while (b <= FLIP_PCG_BLOCKS) p->kb[b++] = nz;
+}
+
+/* Active rows of block b: [*q0, *q1). */
+static void block_rows(const struct flip_poisson *p, int b, uint32_t *q0,
+                       uint32_t *q1) {
+  *q0 = p->plane_row[p->kb[b]];
+  *q1 = p->plane_row[p->kb[b + 1]];
+}
+
+/* Sum (or max) of a per-row array over the active rows, in row order. */
+static double total_of(const struct flip_poisson *p, const double *a,
+                       int max) {
+  double s = 0.0;
+  for (size_t q = 0; q < p->nrows; q++) {
+    double v = a[p->rows[q]];
+    s = max ? (v > s ? v : s) : s + v;
+  }
+  return s;
+}
+
+/* Triangular solves of block b (r -= alpha q first when update); writes
+ * the rows' r . z and max |r| partials. */
+static void apply_block(struct flip_poisson *p, const struct flip_grid *g,
+                        int b, double *buf, int update, double alpha) {
+  const int ny = g->n[1], k0 = p->kb[b], k1 = p->kb[b + 1];
+  double *rz = p->part + p->ncell / g->n[0], *rm = rz + p->ncell / g->n[0];
+  struct rowctx x = {p, buf, 0, 0};
+  uint32_t q0, q1;
+  block_rows(p, b, &q0, &q1);
+  if (update)
+    for (uint32_t q = q0; q < q1; q++)
+      rm[p->rows[q]] = update_row(p, p->rows[q], p->rowpad[q], alpha);
+  for (uint32_t q = q0; q < q1; q++) {
+    int k = (int)(p->rows[q] / (uint32_t)ny);
+    x.zm = k > k0;
+    lower_row(&x, p->rows[q], p->rowpad[q]);
+  }
+  for (uint32_t q = q1; q-- > q0;) {
+    int k = (int)(p->rows[q] / (uint32_t)ny);
+    x.zp = k + 1 < k1;
+    rz[p->rows[q]] = upper_row(&x, p->rows[q], p->rowpad[q]);
+  }
+}
+
+static int reserve(struct flip_poisson *p, const struct flip_grid *g, int T) {
+  if (T <= p->cap_threads) return 0;
+  double *w = realloc(p->work, (size_t)T * 2 * g->n[0] * sizeof *w);
+  if (!w) return -1;
+  p->work = w;
+  p->cap_threads = T;
+  return 0;
+}
+
 int flip_pcg_solve(struct flip_poisson *p, const struct flip_grid *g,
                    const struct flip_solve_opts *o,
                    struct flip_solve_stats *st) {
-  /* the pipeline pays a barrier per block: worth it for big systems only */
-  int T = flip_team(o->threads, p->nfluid / 4);
+  int T = flip_team(o->threads, p->nfluid);
   if (reserve(p, g, T)) return -1;
+  make_blocks(p, g);
   const double bmax = st->div_before, goal = o->tolerance * bmax;
-  const size_t np = p->npad, nx = (size_t)g->n[0];
-  double sigma = 0.0, alpha = 0.0, beta = 0.0, rmax = bmax, rnow = 0.0;
-  int it = 0, done = 0, bad = 0, stall = 0;
+  const size_t np = p->npad, nx = (size_t)g->n[0], nr = p->ncell / nx;
+  double *sq = p->part, *rz = sq + nr, *rm = rz + nr;
+  double out_rmax = bmax;
+  int out_it = 0, out_bad = 0;
+  const int NB = FLIP_PCG_BLOCKS;
 #pragma omp parallel num_threads(T)
   {
-    int nt = 1, t = 0;
+    int t = 0;
 #ifdef _OPENMP
-    nt = omp_get_num_threads();
     t = omp_get_thread_num();
 #endif
-    struct rowctx x = {p, g, p->work + (size_t)t * 2 * nx, 0.0, 0, 0.0};
-#pragma omp single
-    make_splits(p, g, nt);
+    double *buf = p->work + (size_t)t * 2 * nx;
+    /* every thread keeps its own copy of the scalars: same values */
+    double sigma = 0.0, alpha = 0.0, beta, rmax;
+    int it = 0, bad = 0, stall = 0;
     /* outside the unknowns every vector the stencils read is 0 */
 #pragma omp for schedule(static)
     for (size_t c = 0; c < np; c++) {
       p->s[c] = p->z[c] = p->phi[c] = 0.0;
       p->precon[c] = 0.0f;
     }
-    sweep(&x, nt, t, 1, precon_row);
-    if (o->guess) {
-      /* phi = the scaled guess at the unknowns; r = b - A phi */
-      const double gs = o->guess_scale;
-      FOR_ROWS(p, {
-        const double *gu = o->guess + (size_t)row * nx;
-        for (size_t c = lo; c < hi; c++)
-          p->phi[c] = p->diag[c] ? gs * gu[c - e0] : 0.0;
-      })
-      FOR_ROWS(p, residual_row(p, row, e0);)
-    } else {
-      FOR_ROWS(p, for (size_t c = lo; c < hi; c++)
-                       p->r[c] = p->diag[c] ? p->b[c] : 0.0;)
-    }
-#pragma omp for schedule(static) reduction(max : rnow)
-    for (size_t q_ = 0; q_ < p->nrows; q_++) {
-      uint32_t row = p->rows[q_];
-      size_t lo = p->rowpad[q_] + p->row_lo[row];
-      for (size_t i = 0; i < p->row_hi[row] - p->row_lo[row]; i++) {
-        double a = fabs(p->r[lo + i]);
-        rnow = a > rnow ? a : rnow;
+#pragma omp for schedule(static)
+    for (int b = 0; b < NB; b++) {
+      uint32_t q0, q1;
+      struct rowctx x = {p, buf, 0, 0};
+      block_rows(p, b, &q0, &q1);
+      for (uint32_t q = q0; q < q1; q++) {
+        int k = (int)(p->rows[q] / (uint32_t)g->n[1]);
+        x.zm = k > p->kb[b], x.zp = k + 1 < p->kb[b + 1];
+        precon_row(&x, p->rows[q], p->rowpad[q]);
+      }
+      for (uint32_t q = q0; q < q1; q++) {
+        uint32_t row = p->rows[q];
+        size_t e0 = p->rowpad[q], lo = e0 + p->row_lo[row];
+        size_t hi = e0 + p->row_hi[row];
+        if (o->guess) {
+          /* phi = the scaled guess at the unknowns */
+          const double *gu = o->guess + (size_t)row * nx;
+          for (size_t c = lo; c < hi; c++)
+            p->phi[c] = p->diag[c] ? o->guess_scale * gu[c - e0] : 0.0;
+        } else {
+          for (size_t c = lo; c < hi; c++)
+            p->r[c] = p->diag[c] ? p->b[c] : 0.0;
+        }
       }
     }
-#pragma omp single
-    {
-      rmax = rnow;
-      done = rmax <= goal; /* the guess is good enough already */
+    if (o->guess) {
+      /* r = b - A phi: phi of the neighbouring blocks is needed */
+#pragma omp for schedule(static)
+      for (int b = 0; b < NB; b++) {
+        uint32_t q0, q1;
+        block_rows(p, b, &q0, &q1);
+        for (uint32_t q = q0; q < q1; q++)
+          residual_row(p, p->rows[q], p->rowpad[q]);
+      }
     }
+#pragma omp for schedule(static)
+    for (int b = 0; b < NB; b++) {
+      uint32_t q0, q1;
+      block_rows(p, b, &q0, &q1);
+      for (uint32_t q = q0; q < q1; q++)
+        rm[p->rows[q]] = rowmax(p, p->rows[q], p->rowpad[q]);
+    }
+    rmax = total_of(p, rm, 1);
+    int done = rmax <= goal; /* the guess is good enough already */
     if (!done) {
-      sweep(&x, nt, t, 1, lower_row);
-      sweep(&x, nt, t, -1, upper_row);
-      FOR_ROWS(p, for (size_t c = lo; c < hi; c++) p->s[c] = p->z[c];)
-#pragma omp single
-      sigma = sum_rows(p);
+#pragma omp for schedule(static)
+      for (int b = 0; b < NB; b++) apply_block(p, g, b, buf, 0, 0.0);
+#pragma omp for schedule(static)
+      for (size_t c = 0; c < np; c++) p->s[c] = p->z[c];
+      sigma = total_of(p, rz, 0);
     }
     while (!done) {
       /* q = A s; alpha = sigma / (s . q) */
-      FOR_ROWS(p, matvec_row(p, row, e0);)
-#pragma omp single
-      {
-        double sq = sum_rows(p);
-        alpha = sigma / sq;
-        bad = !isfinite(sq);
-        stall = !bad && !(sq > 0.0); /* s = 0: nothing left to gain */
-        rnow = 0.0;
+#pragma omp for schedule(static)
+      for (int b = 0; b < NB; b++) {
+        uint32_t q0, q1;
+        block_rows(p, b, &q0, &q1);
+        for (uint32_t q = q0; q < q1; q++)
+          sq[p->rows[q]] = matvec_row(p, p->rows[q], p->rowpad[q]);
       }
+      double sqt = total_of(p, sq, 0);
+      alpha = sigma / sqt;
+      bad = !isfinite(sqt);
+      stall = !bad && !(sqt > 0.0); /* s = 0: nothing left to gain */
       if (bad || stall) break;
-      /* r -= alpha q fused into z = M^-1 r (wasted once, at the end) */
-      x.alpha = alpha, x.update = 1, x.rmax = 0.0;
-      sweep(&x, nt, t, 1, lower_row);
-#pragma omp critical(flip_pcg_rmax)
-      rnow = x.rmax > rnow ? x.rmax : rnow;
-#pragma omp barrier
-#pragma omp single
-      {
-        it++;
-        rmax = rnow;
-        done = rmax <= goal || it >= o->max_iterations || !isfinite(rmax);
-      }
-      if (done) {
-        FOR_ROWS(p, {
-          double *restrict phi = p->phi;
-          const double *restrict s = p->s;
-          _Pragma("omp simd")
-          for (size_t c = lo; c < hi; c++) phi[c] += alpha * s[c];
-        })
-        break;
-      }
-      sweep(&x, nt, t, -1, upper_row);
-#pragma omp single
-      {
-        double sn = sum_rows(p);
-        beta = sn / sigma;
-        sigma = sn;
-      }
-      /* phi += alpha s with the old s, then s = z + beta s */
-      FOR_ROWS(p, {
-        double *restrict s = p->s, *restrict phi = p->phi;
-        const double *restrict z = p->z;
-        _Pragma("omp simd")
-        for (size_t c = lo; c < hi; c++) {
-          phi[c] += alpha * s[c];
-          s[c] = z[c] + beta * s[c];
+      /* r -= alpha q, then z = M^-1 r (wasted once, at the end) */
+#pragma omp for schedule(static)
+      for (int b = 0; b < NB; b++) apply_block(p, g, b, buf, 1, alpha);
+      it++;
+      rmax = total_of(p, rm, 1);
+      done = rmax <= goal || it >= o->max_iterations || !isfinite(rmax);
+      double sn = total_of(p, rz, 0);
+      beta = sn / sigma;
+      sigma = sn;
+      /* phi += alpha s with the old s; then s = z + beta s */
+#pragma omp for schedule(static)
+      for (int b = 0; b < NB; b++) {
+        uint32_t q0, q1;
+        block_rows(p, b, &q0, &q1);
+        for (uint32_t q = q0; q < q1; q++) {
+          uint32_t row = p->rows[q];
+          size_t c0 = p->rowpad[q] + p->row_lo[row];
+          size_t n = p->row_hi[row] - p->row_lo[row];
+          double *restrict s = p->s + c0, *restrict phi = p->phi + c0;
+          const double *restrict z = p->z + c0;
+#pragma omp simd
+          for (size_t i = 0; i < n; i++) {
+            phi[i] += alpha * s[i];
+            s[i] = z[i] + beta * s[i];
+          }
         }
-      })
+      }
+    }
+    if (t == 0) {
+      out_it = it;
+      out_rmax = rmax;
+      out_bad = bad;
     }
   }
-  st->iterations = it;
-  st->residual = bmax > 0.0 ? rmax / bmax : 0.0;
-  st->converged = !bad && rmax <= goal;
-  if (bad || !isfinite(rmax)) return -2;
+  st->iterations = out_it;
+  st->residual = bmax > 0.0 ? out_rmax / bmax : 0.0;
+  st->converged = !out_bad && out_rmax <= goal;
+  if (out_bad || !isfinite(out_rmax)) return -2;
   return 0;
 }

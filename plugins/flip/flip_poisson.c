@@ -30,13 +30,14 @@ static int reserve(struct flip_poisson *p, const struct flip_grid *g) {
   p->row_hi = malloc(nr * sizeof *p->row_hi);
   p->rows = malloc(nr * sizeof *p->rows);
   p->rowpad = malloc(nr * sizeof *p->rowpad);
-  p->part = malloc(nr * sizeof *p->part);
+  p->part = malloc(3 * nr * sizeof *p->part);
+  p->plane_row = malloc(((size_t)g->n[2] + 1) * sizeof *p->plane_row);
   p->queue = malloc(g->ncell * sizeof *p->queue);
   p->pressure = calloc(g->ncell, sizeof *p->pressure);
   double **v[] = {&p->phi, &p->b, &p->r, &p->z, &p->s, &p->q};
   p->precon = calloc(p->npad, sizeof *p->precon);
   int ok = p->mask && p->diag && p->row_lo && p->row_hi && p->rows &&
-           p->rowpad &&
+           p->rowpad && p->plane_row &&
            p->part && p->queue && p->pressure && p->precon;
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
     *v[i] = calloc(p->npad, sizeof(double));
@@ -53,7 +54,7 @@ void flip_poisson_free(struct flip_poisson *p) {
   flip_cholmod_free(p);
   free(p->mask), free(p->diag), free(p->row_lo), free(p->row_hi);
   free(p->rows), free(p->rowpad), free(p->part), free(p->queue);
-  free(p->split);
+  free(p->plane_row);
   free(p->phi), free(p->b), free(p->r), free(p->z), free(p->s), free(p->q);
   free(p->precon), free(p->work), free(p->pressure);
   memset(p, 0, sizeof *p);
@@ -186,11 +187,14 @@ int flip_poisson_build(struct flip_grid *g, struct flip_poisson *p,
       p->row_hi[r] = hi;
     }
   p->nrows = 0;
-  for (size_t r = 0; r < (size_t)ny * nz; r++)
+  for (size_t r = 0; r < (size_t)ny * nz; r++) {
+    if (r % ny == 0) p->plane_row[r / ny] = (uint32_t)p->nrows;
     if (p->row_hi[r] > p->row_lo[r]) {
       p->rowpad[p->nrows] = row_base(p, g, (uint32_t)r);
       p->rows[p->nrows++] = (uint32_t)r;
     }
+  }
+  p->plane_row[nz] = (uint32_t)p->nrows;
   size_t nfluid = 0;
   double dmax = 0.0;
 #pragma omp parallel for schedule(static) num_threads(threads) \

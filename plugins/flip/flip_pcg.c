@@ -83,42 +83,32 @@ static double rowmax(const struct flip_poisson *p, uint32_t row, size_t e0) {
   return m;
 }
 
-/* r -= alpha q on the row, and its max |r|. */
-static double update_row(struct flip_poisson *p, uint32_t row, size_t e0,
-                         double alpha) {
-  const size_t c0 = e0 + p->row_lo[row];
-  const size_t n = p->row_hi[row] - p->row_lo[row];
-  double *restrict r = p->r + c0, m = 0.0;
-  const double *restrict q = p->q + c0;
-#pragma omp simd reduction(max : m)
-  for (size_t i = 0; i < n; i++) {
-    r[i] -= alpha * q[i];
-    double a = fabs(r[i]);
-    m = a > m ? a : m;
-  }
-  return m;
-}
-
-/* L q = r (q stored in z):
+/* L q = r (q stored in z), after r -= alpha q (alpha 0: r as it is):
  *   z_c = (r_c + pc_{c-1} z_{c-1} + pc_{c-sj} z_{c-sj}
- *          + pc_{c-sk} z_{c-sk}) pc_c */
-static void lower_row(const struct rowctx *x, uint32_t row, size_t e0) {
+ *          + pc_{c-sk} z_{c-sk}) pc_c
+ * Returns the row's max |r|. */
+static double lower_row(const struct rowctx *x, uint32_t row, size_t e0,
+                        double alpha) {
   const struct flip_poisson *p = x->p;
   const size_t sj = p->sj, sk = x->zm ? p->sk : 0, c0 = e0 + p->row_lo[row];
   const size_t n = p->row_hi[row] - p->row_lo[row];
   const double kz = x->zm ? 1.0 : 0.0;
   const float *restrict pc = p->precon + c0;
-  const double *restrict r = p->r + c0;
-  double *restrict z = p->z + c0;
+  const double *restrict q = p->q + c0;
+  double *restrict r = p->r + c0, *restrict z = p->z + c0, m = 0.0;
   double *restrict t = x->buf, *restrict w = x->buf + (p->sj - 2);
-#pragma omp simd
+#pragma omp simd reduction(max : m)
   for (size_t i = 0; i < n; i++) {
-    t[i] = (r[i] + (double)pc[i - sj] * z[i - sj] +
+    double ri = alpha != 0.0 ? r[i] - alpha * q[i] : r[i];
+    r[i] = ri;
+    m = fabs(ri) > m ? fabs(ri) : m;
+    t[i] = (ri + (double)pc[i - sj] * z[i - sj] +
             kz * (double)pc[i - sk] * z[i - sk]) * pc[i];
     w[i] = (double)pc[i - 1] * pc[i];
   }
   double prev = z[-1]; /* 0: not an unknown */
   for (size_t i = 0; i < n; i++) z[i] = prev = t[i] + w[i] * prev;
+  return m;
 }
 
 /* L^T z = q in place, and this row's share of r . z:
@@ -220,13 +210,11 @@ static void apply_block(struct flip_poisson *p, const struct flip_grid *g,
   struct rowctx x = {p, buf, 0, 0};
   uint32_t q0, q1;
   block_rows(p, b, &q0, &q1);
-  if (update)
-    for (uint32_t q = q0; q < q1; q++)
-      rm[p->rows[q]] = update_row(p, p->rows[q], p->rowpad[q], alpha);
   for (uint32_t q = q0; q < q1; q++) {
     int k = (int)(p->rows[q] / (uint32_t)ny);
     x.zm = k > k0;
-    lower_row(&x, p->rows[q], p->rowpad[q]);
+    rm[p->rows[q]] = lower_row(&x, p->rows[q], p->rowpad[q],
+                               update ? alpha : 0.0);
   }
   for (uint32_t q = q1; q-- > q0;) {
     int k = (int)(p->rows[q] / (uint32_t)ny);

@@ -1,14 +1,18 @@
-/* Benchmark of the FLIP solver: a dam break (the left half of an N^3 box
- * of unit size filled with water, 8 jittered particles per fluid cell),
- * stepped a few times on 1 and 2 threads.  Prints, per step, the
- * milliseconds of each phase: transfers (binning, particle to grid, grid
- * to particle), projection (building the system, the MIC(0)-PCG solve to
- * 1e-6 with its iterations and time per iteration, applying the
- * gradient) and advection; then, on the first step's system, PCG against
- * CHOLMOD.  The first step's solve starts from 0 (cold); later ones start
- * from the previous step's pressure (warm), as in the plugin, unless
- * --cold.  solve-cpu is the processor time of the solve summed over
- * threads (on a busy machine wall time exceeds it).
+/* Benchmark of the FLIP solver.
+ *
+ * 1. A dam break (the left half of an N^3 box of unit size filled with
+ *    water, 8 jittered particles per fluid cell) stepped a few times on 1
+ *    and 2 threads.  Per step, the milliseconds of each phase: transfers
+ *    (binning, particle to grid, grid to particle), projection (building
+ *    the system, the MIC(0)-PCG solve to 1e-6 with its iterations and time
+ *    per iteration, applying the gradient and extrapolating) and advection.
+ *    The first solve starts from 0 (cold), later ones from the previous
+ *    step's pressure (warm), as in the plugin, unless --cold.  solve-cpu
+ *    is the processor time of the solve summed over threads (on a busy
+ *    machine wall time exceeds it).
+ * 2. The cold solve alone of a 50 %-full box at rest (the left half, or
+ *    the lower half: rows of N/2 or N cells), PCG on 1 and 2 threads and,
+ *    up to --cholmod-max, CHOLMOD.
  *
  *   bench-flip [N ...] [--steps S] [--threads T] [--cold] [--no-cholmod]
  *              [--cholmod-max N]
@@ -144,46 +148,43 @@ static void print_step(int N, int threads, int s, const struct times *T) {
          ms * T->advect, ms * T->total);
 }
 
-/* PCG against CHOLMOD on one system (the first step's). */
-static void compare_solvers(int N) {
-  struct run R;
-  const double g[3] = {0.0, -9.81, 0.0}, dt = 0.5 / N / sqrt(9.81);
+/* The cold pressure solve to 1e-6 of a 50 %-full N^3 box at rest under
+ * gravity (the hydrostatic system of a first step): the left half full
+ * (dam: rows of N/2 cells) or the lower half (tank: rows of N cells). */
+static void solve_only(int N, int tank, int threads, int method) {
+  const double lo[3] = {0.0, 0.0, 0.0}, g[3] = {0.0, -9.81, 0.0};
+  const int n[3] = {N, N, N};
+  struct flip_sim S;
   struct flip_solve_stats st;
-  if (setup(&R, N, 2)) {
-    printf("CHOLMOD %d^3: out of memory\n", N);
-    teardown(&R);
+  if (flip_sim_init(&S, lo, n, 1.0 / N, NULL, 0)) {
+    printf("%d^3: out of memory\n", N);
     return;
   }
-  struct flip_sim *S = &R.S;
-  flip_sim_to_grid(S, R.x, R.v, R.m, R.n);
-  flip_add_gravity(&S->g, g, dt, 2);
-  flip_solid_bc(&S->g, 2);
-  flip_poisson_build(&S->g, &S->poisson, 2, &st);
-  size_t nc = S->poisson.npad; /* phi: padded layout */
-  double *phi = malloc(nc * sizeof *phi), t[2];
-  for (int m = 0; m < 2; m++) {
-    S->solve.method = m ? FLIP_SOLVER_CHOLMOD : FLIP_SOLVER_PCG;
-    S->solve.threads = 2;
-    double t0 = now();
-    int rc = flip_poisson_solve(&S->poisson, &S->g, &S->solve, &st);
-    t[m] = now() - t0;
-    if (rc) {
-      printf("%s %d^3: failed (%d)\n", m ? "CHOLMOD" : "PCG", N, rc);
-      break;
-    }
-    if (!m) memcpy(phi, S->poisson.phi, nc * sizeof *phi);
-    printf("  %-7s %4d^3: %zu unknowns, %8.1f ms, relative residual %.1e\n",
-           m ? "CHOLMOD" : "PCG", N, st.unknowns, 1e3 * t[m], st.residual);
-  }
-  double d = 0.0, sc = 0.0;
-  for (size_t c = 0; c < nc; c++) {
-    sc = fmax(sc, fabs(S->poisson.phi[c]));
-    d = fmax(d, fabs(S->poisson.phi[c] - phi[c]));
-  }
-  printf("  max |phi_pcg - phi_cholmod| / max |phi| = %.1e; CHOLMOD / PCG "
-         "time = %.1f\n", sc > 0 ? d / sc : 0.0, t[1] / t[0]);
-  free(phi);
-  teardown(&R);
+  flip_mark_reset(&S.g, threads);
+  for (int k = 0; k < N; k++)
+    for (int j = 0; j < N; j++)
+      for (int i = 0; i < N; i++)
+        if (tank ? j < N / 2 : i < N / 2)
+          S.g.cell[flip_cell(&S.g, i, j, k)] = FLIP_FLUID;
+  flip_add_gravity(&S.g, g, 0.5 / N / sqrt(9.81), threads);
+  flip_solid_bc(&S.g, threads);
+  flip_poisson_build(&S.g, &S.poisson, threads, &st);
+  S.solve.threads = threads;
+  S.solve.method = method;
+  double t0 = now(), c0 = cpu();
+  int rc = flip_poisson_solve(&S.poisson, &S.g, &S.solve, &st);
+  double t = now() - t0, c = cpu() - c0;
+  if (rc)
+    printf("  %-7s %4d^3 %-4s %d threads: failed (%d)\n",
+           method ? "CHOLMOD" : "PCG", N, tank ? "tank" : "dam", threads, rc);
+  else
+    printf("  %-7s %4d^3 %-4s %d threads: %8zu unknowns %5d it %9.1f ms "
+           "(%6.2f ms/it, cpu %9.1f ms) residual %.1e\n",
+           method ? "CHOLMOD" : "PCG", N, tank ? "tank" : "dam", threads,
+           st.unknowns, st.iterations, 1e3 * t,
+           st.iterations ? 1e3 * t / st.iterations : 0.0, 1e3 * c,
+           st.residual);
+  flip_sim_free(&S);
 }
 
 int main(int argc, char **argv) {
@@ -240,11 +241,14 @@ int main(int argc, char **argv) {
       teardown(&R);
     }
   }
-  if (chol) {
-    printf("Pressure solve of the first step, 2 threads:\n");
-    for (int q = 0; q < ns; q++)
-      if (sizes[q] <= chol_max) compare_solvers(sizes[q]);
-  }
+  printf("Cold pressure solve to 1e-6, 50 %% full (dam: left half; tank: "
+         "lower half):\n");
+  for (int q = 0; q < ns; q++)
+    for (int tank = 0; tank < 2; tank++)
+      for (int th = t0; th <= t1; th++) solve_only(sizes[q], tank, th, 0);
+  for (int q = 0; chol && q < ns; q++)
+    if (sizes[q] <= chol_max)
+      for (int tank = 0; tank < 2; tank++) solve_only(sizes[q], tank, t1, 1);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   printf("max resident memory: %.0f MB\n", ru.ru_maxrss / 1024.0);

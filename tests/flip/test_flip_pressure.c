@@ -2,6 +2,7 @@
  * hydrostatics, PCG against CHOLMOD, thread independence. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +88,10 @@ static void divergence_case(int method, double want, uint64_t seed) {
   flip_divergence(&S->g, &d1, &rms1);
   ck_assert(d0 > 0.5);
   ck_assert(fabs(st.div_before - d0) <= 1e-12 * d0);
+  fprintf(stderr, "# %s seed %llu: max |div| %.3g -> %.3g (ratio %.3g), "
+          "%zu unknowns, %d iterations\n", method ? "cholmod" : "pcg",
+          (unsigned long long)seed, d0, d1, d1 / d0, st.unknowns,
+          st.iterations);
   ck_assert_msg(d1 / d0 < want, "method %d seed %llu: max |div| %g -> %g "
                 "(%.3g) in %d iterations", method, (unsigned long long)seed,
                 d0, d1, d1 / d0, st.iterations);

@@ -1,6 +1,7 @@
 /* Particle <-> grid transfers, binning, and the meta-particle result. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,8 @@ START_TEST(uniform_field_round_trip) {
     for (size_t p = 0; p < n; p++)
       for (int a = 0; a < 3; a++)
         worst = fmax(worst, fabs(v[3 * p + a] - v0[a]));
+    fprintf(stderr, "# uniform round trip, flip ratio %g: max error %.3g\n",
+            ratio, worst);
     ck_assert_msg(worst <= 1e-12, "ratio %g: off by %g", ratio, worst);
   }
   free(x), free(v), free(m);
@@ -100,6 +103,8 @@ START_TEST(linear_field_lattice_pic) {
       edge_off++; /* truncated support near the walls: not exact there */
     }
   }
+  fprintf(stderr, "# linear field, PIC, lattice: max error %.3g at %zu "
+          "inner particles\n", worst, inner);
   ck_assert_uint_eq(inner, 8 * 6 * 5 * 4);
   ck_assert_msg(worst <= 1e-10, "linear field off by %g", worst);
   ck_assert_uint_gt(edge_off, 0); /* the check above does discriminate */

@@ -229,8 +229,9 @@ START_TEST(pcg_matches_cholmod) {
 }
 END_TEST
 
-/* The pipelined MIC(0)-PCG gives bitwise the same pressure on 1 and 2
- * threads (big enough that the parallel path runs). */
+/* A random field over 76800 unknowns becomes divergence-free, and the
+ * solve gives bitwise the same pressure on 1 and 2 threads (big enough
+ * that the parallel path runs). */
 START_TEST(pcg_thread_independent) {
   double *phi1 = NULL, *u1 = NULL;
   int it1 = 0;
@@ -239,8 +240,15 @@ START_TEST(pcg_thread_independent) {
     struct fx_rng r = {41};
     random_case(S, &r, 1.0, 40);
     struct flip_solve_stats st;
+    double d0, d1, rms;
+    flip_divergence(&S->g, &d0, &rms);
     S->solve.threads = t;
     ck_assert_int_eq(flip_project(&S->g, &S->poisson, &S->solve, &st), 0);
+    flip_divergence(&S->g, &d1, &rms);
+    fprintf(stderr, "# pcg, %d threads, random field: max |div| %.3g -> "
+            "%.3g (ratio %.3g), %zu unknowns, %d iterations\n", t, d0, d1,
+            d1 / d0, st.unknowns, st.iterations);
+    ck_assert_msg(d1 / d0 < 1e-6, "divergence ratio %g", d1 / d0);
     ck_assert_uint_ge(st.unknowns, 4 * FLIP_PAR_MIN);
     ck_assert(st.converged);
     size_t nc = S->g.ncell, nf = S->g.nface[1];

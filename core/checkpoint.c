@@ -109,14 +109,38 @@ static int counts_io(struct io *io, struct ms__counts *c, int w) {
       w ? (int (*)(void *, void *, size_t))io_write : io_read;
   uint64_t *u[] = {&c->steps, &c->stage2_steps, &c->pairs, &c->approaching,
                    &c->marked, &c->metas, &c->members, &c->meta_max,
-                   &c->ledger.merges, &c->ledger.splits, &c->ledger.ortho};
-  double *d[] = {&c->ledger.stored, &c->ledger.restored};
+                   &c->ledger.merges, &c->ledger.splits, &c->ledger.ortho,
+                   &c->pen.crossings, &c->pen.through, &c->pen.inside,
+                   &c->pen.max_pen};
+  double *d[] = {&c->ledger.stored, &c->ledger.restored, &c->pen.max_speed};
   int rc = MS_OK;
   for (size_t i = 0; !rc && i < sizeof u / sizeof *u; i++)
     rc = f(io, u[i], sizeof *u[i]);
   for (size_t i = 0; !rc && i < sizeof d / sizeof *d; i++)
     rc = f(io, d[i], sizeof *d[i]);
   return rc;
+}
+
+/* The sides the penetration metrics track (metrics.h), so a resumed run
+ * reports what an uninterrupted one would. */
+static int metrics_io(struct io *io, struct ms_sim *S, int w) {
+  struct ms__metrics *m = &S->metrics;
+  uint64_t n = m->n, k = m->nsheets;
+  int rc = w ? PUT(io, n) : GET(io, n);
+  if (!rc) rc = w ? PUT(io, k) : GET(io, k);
+  if (rc || n == 0) return rc;
+  if (!w) {
+    if (n != S->ntotal) return MS_ESTATE;
+    if ((rc = ms__metrics_prepare(S))) return rc;
+    if (k != m->nsheets) return MS_ESTATE;
+  }
+  size_t bytes = (size_t)(n * (k ? k : 1));
+  if (w) {
+    if ((rc = io_write(io, m->first, bytes))) return rc;
+    return io_write(io, m->now, bytes);
+  }
+  if ((rc = io_read(io, m->first, bytes))) return rc;
+  return io_read(io, m->now, bytes);
 }
 
 static int sim_io(struct io *io, struct ms_sim *S, int w) {
@@ -132,7 +156,8 @@ static int sim_io(struct io *io, struct ms_sim *S, int w) {
       (rc = f(io, &nph, sizeof nph)))
     return rc;
   if (nph != MS__PH_COUNT) return MS_ESTATE;
-  return f(io, S->phase, sizeof S->phase);
+  if ((rc = f(io, S->phase, sizeof S->phase))) return rc;
+  return metrics_io(io, S, w);
 }
 
 static int stats_io(struct io *io, struct ms_ctx *c, int w) {

@@ -21,6 +21,7 @@ core_libmscore_la_SOURCES = \
 	core/host.c \
 	core/loader.c core/loader.h \
 	core/merge.c core/merge.h \
+	core/metrics.c core/metrics.h \
 	core/metas.c core/metas.h \
 	core/neighbors.c core/neighbors.h \
 	core/output.c core/output.h core/output_ply.c core/output_vtp.c \
@@ -61,7 +62,8 @@ core_libmergesplit_la_LDFLAGS = -version-info $(MS_LT_VERSION) -no-undefined \
 bin_PROGRAMS += core/cli/mergesplit
 core_cli_mergesplit_SOURCES = core/cli/main.c core/cli/cli.h \
 	core/cli/progress.c core/cli/progress.h \
-	core/cli/render.c core/cli/run.c core/cli/conformance.c
+	core/cli/render.c core/cli/run.c core/cli/conformance.c \
+	core/cli/compare.c
 core_cli_mergesplit_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
 core_cli_mergesplit_LDADD = core/libmergesplit.la
 core_cli_mergesplit_LDFLAGS = $(OPENMP_CFLAGS)

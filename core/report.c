@@ -122,6 +122,13 @@ static void counts(FILE *f, const struct ms__counts *c) {
   fprintf(f, ", \"meta_size_max\": %llu, \"ledger\": ",
           (unsigned long long)c->meta_max);
   ledger(f, &c->ledger);
+  fprintf(f, ", \"penetration\": {\"through_sheet\": %llu, "
+             "\"inside_solid\": %llu, \"max\": %llu, \"crossings\": %llu}, "
+             "\"max_speed\": ",
+          (unsigned long long)c->pen.through, (unsigned long long)c->pen.inside,
+          (unsigned long long)c->pen.max_pen,
+          (unsigned long long)c->pen.crossings);
+  num(f, c->pen.max_speed);
 }
 
 int ms__report_frame(struct ms__report *r, const struct ms_sim *S) {

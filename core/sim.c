@@ -32,6 +32,7 @@ static void counts_add(struct ms__counts *a, const struct ms__counts *b) {
   a->ledger.merges += b->ledger.merges;
   a->ledger.splits += b->ledger.splits;
   a->ledger.ortho += b->ledger.ortho;
+  ms__penetration_add(&a->pen, &b->pen);
 }
 
 static int write_frame(ms_sim *S) {
@@ -54,6 +55,23 @@ static void copy_options(ms_sim *S, const struct ms_sim_options *opt) {
   S->opt.struct_size = sizeof S->opt;
 }
 
+/* Method and stiffness given by the caller (comparisons) win over the
+ * scene's. */
+static int apply_overrides(ms_sim *S) {
+  if (S->opt.method) {
+    int m = -1;
+    for (int k = 0; k <= MS__METHOD_IMPULSE; k++)
+      if (!strcmp(S->opt.method, ms__method_name(k))) m = k;
+    if (m < 0)
+      return ms__errf(&S->err, MS_EINVAL, "unknown coupling method '%s' "
+                      "(expected merge-split, penalty, sph_force, impulse or "
+                      "none)", S->opt.method);
+    S->scene.method = m;
+  }
+  if (S->opt.stiffness_scale > 0.0) S->scene.stiffness *= S->opt.stiffness_scale;
+  return MS_OK;
+}
+
 static int open_all(ms_sim *S, const char *path) {
   int rc;
 #ifdef _OPENMP
@@ -63,6 +81,7 @@ static int open_all(ms_sim *S, const char *path) {
   S->threads = 1;
 #endif
   if ((rc = ms__scene_load(&S->scene, path, &S->err))) return rc;
+  if ((rc = apply_overrides(S))) return rc;
   if ((rc = ms_registry_open(S->opt.plugin_paths, &S->reg)))
     return ms__errf(&S->err, rc, "scanning plugins: %s", ms_strerror(rc));
   for (size_t i = 0; i < ms_registry_refusal_count(S->reg); i++)
@@ -114,6 +133,12 @@ int ms_sim_frame(ms_sim *S) {
   }
   S->time = t_end;
   S->frame++;
+  /* Metrics are taken at the start of each step; the last frame also needs
+   * the state its last step left. */
+  if (S->frame == S->frames_total) {
+    int rc = ms__observe(S);
+    if (rc) return rc;
+  }
   counts_add(&S->run_counts, &S->frame_counts);
   ms__log(S, MS_SINK_DEBUG,
           "frame %lld/%lld  t = %.4g s  steps %llu  stage-2 %llu  "
@@ -171,6 +196,14 @@ void ms_sim_print_timing(const ms_sim *S, void *file) {
           (unsigned long long)S->run_counts.meta_max,
           (unsigned long long)S->run_counts.ledger.splits,
           (unsigned long long)S->run_counts.ledger.ortho);
+  const struct ms__penetration *p = &S->run_counts.pen;
+  fprintf(f, "penetrations: %llu at the end (%llu through a sheet, %llu "
+             "inside a solid), at most %llu, %llu sheet crossings; max "
+             "speed %.4g m/s\n",
+          (unsigned long long)(p->through + p->inside),
+          (unsigned long long)p->through, (unsigned long long)p->inside,
+          (unsigned long long)p->max_pen, (unsigned long long)p->crossings,
+          p->max_speed);
 }
 
 void ms_sim_close(ms_sim *S) {
@@ -188,6 +221,7 @@ void ms_sim_close(ms_sim *S) {
   ms__detect_free(&S->det);
   ms__groups_free(&S->groups);
   ms__metaset_free(&S->metas);
+  ms__metrics_free(&S->metrics);
   struct ms__particles *P = &S->P;
   free(P->x), free(P->v), free(P->m), free(P->r), free(P->sys),
       free(P->local);
@@ -199,4 +233,27 @@ void ms_sim_close(ms_sim *S) {
   free(S->lkeep);
   free(S->fext_store);
   free(S);
+}
+
+int ms_sim_metrics(const ms_sim *S, struct ms_metrics *out) {
+  struct ms_metrics m;
+  const struct ms__counts *c = &S->run_counts;
+  memset(&m, 0, sizeof m);
+  m.struct_size = sizeof m;
+  m.steps = c->steps;
+  for (int p = 0; p < MS__PH_COUNT; p++) m.step_seconds += S->phase[p];
+  m.max_speed = c->pen.max_speed;
+  m.through_sheet = c->pen.through;
+  m.inside_solid = c->pen.inside;
+  m.penetrations = c->pen.through + c->pen.inside;
+  m.max_penetrations = c->pen.max_pen;
+  m.sheet_crossings = c->pen.crossings;
+  m.metas = c->metas;
+  m.meta_size_mean = c->metas ? (double)c->members / (double)c->metas : 0.0;
+  m.meta_size_max = c->meta_max;
+  size_t n = out->struct_size && out->struct_size < sizeof m ? out->struct_size
+                                                              : sizeof m;
+  memcpy(out, &m, n);
+  out->struct_size = (uint32_t)n;
+  return MS_OK;
 }

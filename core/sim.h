@@ -11,6 +11,7 @@
 #include "group.h"
 #include "loader.h"
 #include "metas.h"
+#include "metrics.h"
 #include "rng.h"
 #include "scene.h"
 #include "timing.h"
@@ -61,6 +62,7 @@ struct ms__counts {
   uint64_t pairs, approaching, marked; /* summed over steps */
   uint64_t metas, members, meta_max;   /* final stage of each step */
   struct ms__ledger ledger;
+  struct ms__penetration pen;          /* metrics.h */
 };
 
 struct ms__output;
@@ -95,6 +97,9 @@ struct ms_sim {
   /* statistics */
   double phase[MS__PH_COUNT];
   struct ms__counts frame_counts, run_counts;
+  struct ms__metrics metrics;
+  int method_override;           /* -1: the scene's coupling.method */
+  double stiffness_scale;        /* baseline stiffness multiplier */
   struct ms__output *out;
   struct ms__preview *preview;
   char *checkpoint_path; /* NULL: no output, no checkpoints */
@@ -120,6 +125,8 @@ int ms__system_fail(struct ms_sim *S, uint32_t i, int status,
 
 /* step.c: advance by one step, not beyond t_end. */
 int ms__step(struct ms_sim *S, double t_end);
+/* step.c: measure the metrics at the current state (end of a run). */
+int ms__observe(struct ms_sim *S);
 
 /* frame_output.c: the run's outputs.  Open frame files, previews and the
  * checkpoint path (resuming when asked); write a finished frame's files

@@ -191,6 +191,7 @@ static int filter_classify(struct ms_sim *S) {
   S->napp = S->nmarked = 0;
   for (size_t k = 0; k < np; k++) {
     if (!S->keep[k]) continue;
+    if (S->scene.method == MS__METHOD_NONE) continue;
     if (S->scene.method != MS__METHOD_MERGE_SPLIT) { /* baselines */
       if (push_pair(&S->appr, &S->napp, &S->cap_app, pr[2 * k], pr[2 * k + 1]))
         return ms__errf(&S->err, MS_ENOMEM, "out of memory");
@@ -371,7 +372,10 @@ int ms__step(struct ms_sim *S, double t_end) {
   double t1 = ms__now();
   S->det.npairs = 0;
   S->fext = NULL;
-  if (sc->method != MS__METHOD_NONE) {
+  /* Without coupling, pairs are still found for the metrics when systems
+   * can meet (the "none" baseline of a comparison). */
+  int detect = sc->method != MS__METHOD_NONE || S->nsys > 1;
+  if (detect) {
     /* The largest relative displacement two particles can make this step
      * (both at the top speed, plus gravity): pairs closer than that may
      * touch before the step ends and are candidates for stage 2. */
@@ -385,6 +389,7 @@ int ms__step(struct ms_sim *S, double t_end) {
     if (ms__detect_pairs(&S->det, &in, &bad))
       return ms__errf(&S->err, MS_ENOMEM, "collision detection: out of memory");
   }
+  if (detect) TRY(ms__metrics_step(S, vmax, &S->frame_counts.pen));
   double t2 = ms__now();
   TRY(filter_classify(S));
   if (sc->method != MS__METHOD_MERGE_SPLIT) TRY(apply_baseline(S));
@@ -436,4 +441,16 @@ int ms__step(struct ms_sim *S, double t_end) {
   S->step++;
   S->time = (dt == t_end - S->time) ? t_end : S->time + dt;
   return MS_OK;
+}
+
+int ms__observe(struct ms_sim *S) {
+  double vmax = 0.0, rmin = INFINITY;
+  if (S->scene.method == MS__METHOD_NONE && S->nsys < 2) return MS_OK;
+  TRY(gather(S, &vmax, &rmin));
+  struct ms__detect_input in = {S->ntotal, S->P.x, S->P.r, S->P.sys, S->self,
+                                0.0};
+  size_t bad;
+  if (ms__detect_pairs(&S->det, &in, &bad))
+    return ms__errf(&S->err, MS_ENOMEM, "collision detection: out of memory");
+  return ms__metrics_step(S, vmax, &S->frame_counts.pen);
 }

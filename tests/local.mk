@@ -6,6 +6,8 @@ AM_TESTS_ENVIRONMENT = \
 	MERGESPLIT_PLUGIN_PATH='$(abs_top_builddir)/plugins/.libs'; \
 	export MERGESPLIT_PLUGIN_PATH; \
 	MS_FIXTURES='$(abs_top_builddir)/tests/fixtures/.libs'; export MS_FIXTURES; \
+	MS_PLUGIN_AND_FIXTURES='$(abs_top_builddir)/plugins/.libs:$(abs_top_builddir)/tests/fixtures/.libs'; \
+	export MS_PLUGIN_AND_FIXTURES; \
 	MS_DATA='$(abs_top_srcdir)/tests/data'; export MS_DATA; \
 	MS_CONFIGS='$(abs_top_srcdir)/configs'; export MS_CONFIGS; \
 	MS_CLI='$(abs_top_builddir)/core/cli/mergesplit'; export MS_CLI; \
@@ -63,7 +65,8 @@ tests_scenes_libsimtest_la_SOURCES = tests/scenes/simtest.c tests/scenes/simtest
 tests_scenes_libsimtest_la_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
 check_PROGRAMS += tests/scenes/run-scenes
 tests_scenes_run_scenes_SOURCES = tests/scenes/runner.c tests/scenes/scene_list.h \
-	tests/scenes/test_core_scenes.c tests/scenes/test_baselines.c
+	tests/scenes/test_core_scenes.c tests/scenes/test_baselines.c \
+	tests/scenes/test_metrics.c
 tests_scenes_run_scenes_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_scenes_run_scenes_LDADD = tests/scenes/libsimtest.la core/libmscore.la \
 	$(CHECK_LIBS) $(LIBCONFIG_LIBS)

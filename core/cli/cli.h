@@ -28,6 +28,8 @@ struct args {
   double range[2];
   /* conformance */
   const char *conf_scene, *conf_system;
+  /* compare */
+  const char *methods;
 };
 
 int cli_exit_code(int status);
@@ -39,5 +41,6 @@ void cli_log_sink(void *opaque, int level, const char *line);
 int cli_run(struct args *a, int check_only);
 int cli_render(struct args *a);
 int cli_conformance(struct args *a);
+int cli_compare(struct args *a);
 
 #endif

@@ -19,6 +19,8 @@ static const char *usage_text =
     "                      [--color-by FIELD] [--range MIN,MAX] [-o DIR]\n"
     "                      [--movie] [--threads N] [--quiet]\n"
     "       mergesplit plugins [--plugin-path DIR]...\n"
+    "       mergesplit compare SCENE [--methods LIST] [--frames N] [--threads N]\n"
+    "                      [--plugin-path DIR]...\n"
     "       mergesplit conformance PLUGIN_ID [--scene SCENE [--system NAME]]\n"
     "                      [--plugin-path DIR]...\n"
     "       mergesplit --version | --help\n";
@@ -33,6 +35,8 @@ static const char *help_text =
     "  check SCENE     validate the scene (loads plugins, creates systems)\n"
     "  render OUTDIR   draw PNG previews of the frames a run wrote to OUTDIR\n"
     "  plugins         list the solver plugins found, and refused files\n"
+    "  compare SCENE   run SCENE once per collision method and print a table\n"
+    "                  of penetrations, max speed, stability and cost\n"
     "  conformance ID  check that plugin ID keeps the plugin contract; one\n"
     "                  line per check; exit 0 only if every check passes\n"
     "\n"
@@ -55,6 +59,13 @@ static const char *help_text =
     "      --range MIN,MAX   colour range (default: the frames' range)\n"
     "  -o, --output DIR      write images to DIR (default: OUTDIR/preview)\n"
     "      --movie           also assemble movie.mp4 (needs ffmpeg)\n"
+    "\n"
+    "options of compare:\n"
+    "      --methods LIST    comma-separated; merge-split, impulse, none,\n"
+    "                        penalty[:weak|medium|strong], sph_force[:...]\n"
+    "                        (default merge-split,penalty:weak,\n"
+    "                        penalty:strong,sph_force:weak,impulse); strong\n"
+    "                        is 10x and weak 0.1x coupling.stiffness\n"
     "\n"
     "options of conformance:\n"
     "      --scene SCENE     instantiate the plugin from SCENE (default: a\n"
@@ -131,17 +142,20 @@ static int parse_range(const char *s, double *r) {
 }
 
 enum { OPT_NO_OUTPUT = 256, OPT_RESUME, OPT_FRAME, OPT_CAMERA, OPT_SIZE,
-       OPT_COLOR, OPT_RANGE, OPT_MOVIE, OPT_SCENE, OPT_SYSTEM };
+       OPT_COLOR, OPT_RANGE, OPT_MOVIE, OPT_SCENE, OPT_SYSTEM, OPT_METHODS };
 
-/* Options that belong to one command only: 'r' run, 'd' render. */
-static char owner(int c) {
+/* Options that belong to some commands only: the commands' letters
+ * (r run/check, d render, k conformance, m compare); NULL: any command. */
+static const char *owner(int c) {
   switch (c) {
-  case 'n': case 'r': case OPT_RESUME: case OPT_NO_OUTPUT: return 'r';
+  case 'n': return "rm";
+  case 'r': case OPT_RESUME: case OPT_NO_OUTPUT: return "r";
   case OPT_FRAME: case OPT_CAMERA: case OPT_SIZE: case OPT_COLOR:
-  case OPT_RANGE: case OPT_MOVIE: return 'd';
-  case OPT_SCENE: case OPT_SYSTEM: return 'k';
+  case OPT_RANGE: case OPT_MOVIE: return "d";
+  case OPT_SCENE: case OPT_SYSTEM: return "k";
+  case OPT_METHODS: return "m";
   }
-  return 0;
+  return NULL;
 }
 
 static int parse_one(int c, struct args *a) {
@@ -157,6 +171,7 @@ static int parse_one(int c, struct args *a) {
   case OPT_MOVIE: a->movie = 1; break;
   case OPT_SCENE: a->conf_scene = optarg; break;
   case OPT_SYSTEM: a->conf_system = optarg; break;
+  case OPT_METHODS: a->methods = optarg; break;
   case 'n':
     if (parse_count(optarg, 1, &v))
       return cli_usage_error("--frames needs a positive integer, not '%s'",
@@ -214,13 +229,14 @@ static int parse_args(int argc, char **argv, char cmd, struct args *a) {
       {"movie", no_argument, NULL, OPT_MOVIE},
       {"scene", required_argument, NULL, OPT_SCENE},
       {"system", required_argument, NULL, OPT_SYSTEM},
+      {"methods", required_argument, NULL, OPT_METHODS},
       {NULL, 0, NULL, 0}};
   int c, idx;
   optind = 1;
   while ((c = getopt_long(argc, argv, "o:n:j:P:r:q", opts, &idx)) != -1) {
     int rc = parse_one(c, a);
     if (rc) return rc;
-    if (owner(c) && owner(c) != cmd) {
+    if (owner(c) && !strchr(owner(c), cmd)) {
       const char *name = opts[0].name;
       for (const struct option *o = opts; o->name; o++)
         if (o->val == c) name = o->name;
@@ -281,6 +297,7 @@ int main(int argc, char **argv) {
               : !strcmp(cmd, "render")  ? 'd'
               : !strcmp(cmd, "plugins") ? 'p'
               : !strcmp(cmd, "conformance") ? 'k'
+              : !strcmp(cmd, "compare") ? 'm'
                                         : 0;
   if (!kind) return cli_usage_error("unknown command '%s'", cmd);
   int rc = parse_args(argc - 1, argv + 1, kind == 'c' ? 'r' : kind, &a);
@@ -299,5 +316,6 @@ int main(int argc, char **argv) {
   a.scene = argv[1 + optind];
   if (kind == 'd') return cli_render(&a);
   if (kind == 'k') return cli_conformance(&a);
+  if (kind == 'm') return cli_compare(&a);
   return cli_run(&a, kind == 'c');
 }

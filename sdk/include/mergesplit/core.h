@@ -110,6 +110,12 @@ struct ms_sim_options {
   /* Called after every step and every finished frame; NULL: none. */
   void (*progress)(void *opaque, const struct ms_progress *p);
   void *progress_opaque;
+  /* ---- appended in 0.1 (comparisons) ---- */
+  /* Overrides coupling.method ("merge-split", "penalty", "sph_force",
+   * "impulse", "none"); NULL: the scene's. */
+  const char *method;
+  /* > 0: multiplies coupling.stiffness (penalty, sph_force); 0: 1. */
+  double stiffness_scale;
 };
 
 /* Load and validate the scene, load its plugins, create every system.
@@ -137,6 +143,21 @@ MS_API uint64_t ms_sim_metas(const ms_sim *sim);
 MS_API const char *ms_sim_checkpoint_path(const ms_sim *sim);
 /* Write a checkpoint of the current state to `path` now (atomically). */
 MS_API int ms_sim_checkpoint(ms_sim *sim, const char *path);
+/* What a run measured so far (metrics.h in the sources documents the
+ * definitions; mergesplit.cfg(5) too). */
+struct ms_metrics {
+  uint32_t struct_size;         /* sizeof(struct ms_metrics) */
+  uint64_t steps;
+  double step_seconds;          /* wall-clock time spent in steps */
+  double max_speed;             /* largest particle speed seen [m/s] */
+  uint64_t penetrations;        /* through a sheet + inside a solid, now */
+  uint64_t max_penetrations;    /* the largest such count seen */
+  uint64_t through_sheet, inside_solid, sheet_crossings;
+  uint64_t metas;               /* meta-particles, summed over steps */
+  double meta_size_mean;
+  uint64_t meta_size_max;
+};
+MS_API int ms_sim_metrics(const ms_sim *sim, struct ms_metrics *out);
 /* Print the per-phase timing table (paper Table I) to a stdio FILE *. */
 MS_API void ms_sim_print_timing(const ms_sim *sim, void *file);
 /* Finish the report (when one was asked for) and free everything. */

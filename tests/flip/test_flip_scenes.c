@@ -227,6 +227,32 @@ START_TEST(ball_slowed_by_water) {
 }
 END_TEST
 
+/* `scale` refines spacing and cells together: 8x the particles at 2,
+ * still 8 per cell; `cell_size` alone changes the particles per cell. */
+START_TEST(scale_and_cell_size) {
+  static const char *const extra[] = {"", "scale = 2.0;", "cell_size = 0.1;"};
+  const size_t want[] = {4096, 32768, 4096};
+  for (int c = 0; c < 3; c++) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "scene = { duration = 0.1;\n"
+             "  domain = { min = [0.0, 0.0, 0.0]; max = [0.4, 0.4, 0.4]; }; };\n"
+             "systems = ( { name = \"w\"; solver = \"flip\"; spacing = 0.025;\n"
+             "  shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"
+             "            max = [0.4, 0.4, 0.4]; }; %s } );\n", extra[c]);
+    ms_sim *S = st_open_text(text, 1);
+    struct ms__system *w = st_system(S, "w");
+    ck_assert_uint_eq(w->view.count, want[c]);
+    st_step(S);
+    /* a full closed tank: every cell is fluid */
+    double cells = stat_of(w, "fluid_cells");
+    ck_assert_msg(cells == (c == 1 ? 4096.0 : c == 2 ? 64.0 : 512.0),
+                  "case %d: %g cells", c, cells);
+    st_close(S);
+  }
+}
+END_TEST
+
 Suite *suite_flip_scenes(void) {
   Suite *s = suite_create("flip_scenes");
   TCase *t = tcase_create("scenes");
@@ -236,6 +262,7 @@ Suite *suite_flip_scenes(void) {
   tcase_add_test(t, same_result_any_thread_count);
   tcase_add_test(t, other_systems_fill_cells);
   tcase_add_test(t, ball_slowed_by_water);
+  tcase_add_test(t, scale_and_cell_size);
   suite_add_tcase(s, t);
   return s;
 }

@@ -236,7 +236,8 @@ START_TEST(scale_and_cell_size) {
     char text[1024];
     snprintf(text, sizeof text,
              "scene = { duration = 0.1;\n"
-             "  domain = { min = [0.0, 0.0, 0.0]; max = [0.4, 0.4, 0.4]; }; };\n"
+             "  domain = { min = [0.0, 0.0, 0.0];\n"
+             "             max = [0.4, 0.4, 0.4]; }; };\n"
              "systems = ( { name = \"w\"; solver = \"flip\"; spacing = 0.025;\n"
              "  shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"
              "            max = [0.4, 0.4, 0.4]; }; %s } );\n", extra[c]);

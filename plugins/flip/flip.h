@@ -51,9 +51,11 @@ struct flip_bins {
 };
 
 /* The pressure Poisson system and the solvers' work space.  Its arrays use
- * a zero-padded layout: the grid plus one ghost cell on every side, so
- * every unknown's six neighbours exist; every vector is 0 outside the
- * unknowns and the stencils need no tests. */
+ * a zero-padded layout of the fluid's bounding box: the box plus one ghost
+ * cell on every side, so every unknown's six neighbours exist; every
+ * vector is 0 outside the unknowns and the stencils need no tests.  (The
+ * box keeps rows short and contiguous when the fluid fills little of the
+ * tank.) */
 enum { FLIP_SOLVER_PCG = 0, FLIP_SOLVER_CHOLMOD = 1 };
 
 /* MIC(0) is applied block by block (block Jacobi over slabs of z-planes):
@@ -61,8 +63,9 @@ enum { FLIP_SOLVER_PCG = 0, FLIP_SOLVER_CHOLMOD = 1 };
 #define FLIP_PCG_BLOCKS 2
 
 struct flip_poisson {
-  size_t ncell, npad;
-  size_t sj, sk;     /* padded strides of j and k */
+  size_t ncell, npad;     /* grid cells; padded capacity */
+  int bo[3], bn[3];       /* this step's box: first cell and size */
+  size_t sj, sk, nused;   /* padded strides of j and k; padded cells used */
   uint8_t *mask;     /* per padded cell: FLIP_M_* bits below */
   uint8_t *diag;     /* diagonal of A: non-solid neighbours (+1 if pinned) */
   uint32_t *row_lo, *row_hi; /* per grid row (j + ny k): unknowns in i */
@@ -82,10 +85,18 @@ struct flip_poisson {
   void *chol;        /* CHOLMOD state, created on first use */
 };
 
-/* Padded index of cell (i, j, k). */
+/* Padded index of cell (i, j, k) of the box (or of its ghost layer). */
 static inline size_t flip_pad(const struct flip_poisson *p, int i, int j,
                               int k) {
-  return (size_t)(i + 1) + p->sj * (size_t)(j + 1) + p->sk * (size_t)(k + 1);
+  return (size_t)(i - p->bo[0] + 1) + p->sj * (size_t)(j - p->bo[1] + 1) +
+         p->sk * (size_t)(k - p->bo[2] + 1);
+}
+
+/* Is cell (i, j, k) inside the box? */
+static inline int flip_in_box(const struct flip_poisson *p, int i, int j,
+                              int k) {
+  return i >= p->bo[0] && i < p->bo[0] + p->bn[0] && j >= p->bo[1] &&
+         j < p->bo[1] + p->bn[1] && k >= p->bo[2] && k < p->bo[2] + p->bn[2];
 }
 
 /* Mask bits: unknown linked to the neighbour at -x, +x, -y, +y, -z, +z. */

@@ -44,7 +44,7 @@ static struct chol *state(struct flip_poisson *p) {
 static cholmod_sparse *assemble(struct flip_poisson *p, struct chol *ch) {
   const size_t sj = p->sj, sk = p->sk;
   SuiteSparse_long n = 0, nnz = 0;
-  for (size_t c = 0; c < p->npad; c++) {
+  for (size_t c = 0; c < p->nused; c++) {
     uint8_t m = p->mask[c];
     if (!(m & FLIP_M_SELF)) continue;
     ch->idx[c] = n++;
@@ -56,7 +56,7 @@ static cholmod_sparse *assemble(struct flip_poisson *p, struct chol *ch) {
   if (!A) return NULL;
   SuiteSparse_long *Ap = A->p, *Ai = A->i, col = 0, e = 0;
   double *Ax = A->x;
-  for (size_t c = 0; c < p->npad; c++) {
+  for (size_t c = 0; c < p->nused; c++) {
     uint8_t m = p->mask[c];
     if (!(m & FLIP_M_SELF)) continue;
     Ap[col++] = e;
@@ -74,7 +74,7 @@ static double residual(const struct flip_poisson *p) {
   const size_t sj = p->sj, sk = p->sk;
   const double *x = p->phi;
   double rmax = 0.0;
-  for (size_t c = 0; c < p->npad; c++) {
+  for (size_t c = 0; c < p->nused; c++) {
     uint8_t m = p->mask[c];
     if (!(m & FLIP_M_SELF)) continue;
     double t = p->diag[c] * x[c];
@@ -102,7 +102,7 @@ int flip_cholmod_solve(struct flip_poisson *p, const struct flip_grid *g,
   b = cholmod_l_allocate_dense(A->nrow, 1, A->nrow, CHOLMOD_REAL, cm);
   if (!b) goto out;
   double *bx = b->x;
-  for (size_t c = 0; c < p->npad; c++)
+  for (size_t c = 0; c < p->nused; c++)
     if (p->mask[c] & FLIP_M_SELF) bx[ch->idx[c]] = p->b[c];
   L = cholmod_l_analyze(A, cm);
   if (!L) goto out;
@@ -113,8 +113,8 @@ int flip_cholmod_solve(struct flip_poisson *p, const struct flip_grid *g,
   x = cholmod_l_solve(CHOLMOD_A, L, b, cm);
   if (!x) goto out;
   const double *xx = x->x;
-  memset(p->phi, 0, p->npad * sizeof *p->phi);
-  for (size_t c = 0; c < p->npad; c++)
+  memset(p->phi, 0, p->nused * sizeof *p->phi);
+  for (size_t c = 0; c < p->nused; c++)
     if (p->mask[c] & FLIP_M_SELF) p->phi[c] = xx[ch->idx[c]];
   double r = residual(p);
   st->iterations = 1;

@@ -239,7 +239,7 @@ int flip_pcg_solve(struct flip_poisson *p, const struct flip_grid *g,
   if (reserve(p, g, T)) return -1;
   make_blocks(p, g);
   const double bmax = st->div_before, goal = o->tolerance * bmax;
-  const size_t np = p->npad, nx = (size_t)g->n[0], nr = p->ncell / nx;
+  const size_t np = p->nused, nx = (size_t)g->n[0], nr = p->ncell / nx;
   double *sq = p->part, *rz = sq + nr, *rm = rz + nr;
   double out_rmax = bmax;
   int out_it = 0, out_bad = 0;

@@ -21,9 +21,8 @@ static int reserve(struct flip_poisson *p, const struct flip_grid *g) {
   if (p->mask) return 0;
   size_t nr = (size_t)g->n[1] * g->n[2];
   p->ncell = g->ncell;
-  p->sj = (size_t)g->n[0] + 2;
-  p->sk = p->sj * ((size_t)g->n[1] + 2);
-  p->npad = p->sk * ((size_t)g->n[2] + 2);
+  p->npad = ((size_t)g->n[0] + 2) * ((size_t)g->n[1] + 2) *
+            ((size_t)g->n[2] + 2);
   p->mask = calloc(p->npad, 1);
   p->diag = calloc(p->npad, 1);
   p->row_lo = malloc(nr * sizeof *p->row_lo);
@@ -164,19 +163,50 @@ static size_t close_components(const struct flip_grid *g,
   return pinned;
 }
 
+/* The bounding box of the fluid cells (an empty box when none). */
+static void fluid_box(const struct flip_grid *g, struct flip_poisson *p,
+                      int threads) {
+  const int nx = g->n[0], ny = g->n[1], nz = g->n[2];
+  int l0 = nx, l1 = ny, l2 = nz, h0 = -1, h1 = -1, h2 = -1;
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    reduction(min : l0, l1, l2) reduction(max : h0, h1, h2)
+  for (int k = 0; k < nz; k++)
+    for (int j = 0; j < ny; j++) {
+      const uint8_t *c = g->cell + (size_t)nx * ((size_t)j + (size_t)ny * k);
+      for (int i = 0; i < nx; i++)
+        if (c[i] == FLIP_FLUID) {
+          l0 = i < l0 ? i : l0, h0 = i > h0 ? i : h0;
+          l1 = j < l1 ? j : l1, h1 = j > h1 ? j : h1;
+          l2 = k < l2 ? k : l2, h2 = k > h2 ? k : h2;
+        }
+    }
+  if (h0 < 0) l0 = l1 = l2 = 0, h0 = h1 = h2 = -1;
+  p->bo[0] = l0, p->bo[1] = l1, p->bo[2] = l2;
+  p->bn[0] = h0 - l0 + 1, p->bn[1] = h1 - l1 + 1, p->bn[2] = h2 - l2 + 1;
+  p->sj = (size_t)p->bn[0] + 2;
+  p->sk = p->sj * ((size_t)p->bn[1] + 2);
+  p->nused = p->sk * ((size_t)p->bn[2] + 2);
+}
+
 int flip_poisson_build(struct flip_grid *g, struct flip_poisson *p,
                        int threads, struct flip_solve_stats *st) {
   memset(st, 0, sizeof *st);
   if (reserve(p, g)) return -1;
   threads = flip_team(threads, g->ncell);
   const int nx = g->n[0], ny = g->n[1], nz = g->n[2];
+  fluid_box(g, p, threads);
+  memset(p->mask, 0, p->nused);
+  memset(p->diag, 0, p->nused);
+  memset(p->row_lo, 0, (size_t)ny * nz * sizeof *p->row_lo);
+  memset(p->row_hi, 0, (size_t)ny * nz * sizeof *p->row_hi);
+  const int *bo = p->bo, *bn = p->bn;
 #pragma omp parallel for schedule(static) num_threads(threads)
-  for (int k = 0; k < nz; k++)
-    for (int j = 0; j < ny; j++) {
+  for (int k = bo[2]; k < bo[2] + bn[2]; k++)
+    for (int j = bo[1]; j < bo[1] + bn[1]; j++) {
       size_t r = (size_t)j + (size_t)ny * k, c0 = r * nx;
       size_t e0 = flip_pad(p, 0, j, k);
       uint32_t lo = (uint32_t)nx, hi = 0;
-      for (int i = 0; i < nx; i++) {
+      for (int i = bo[0]; i < bo[0] + bn[0]; i++) {
         cell_row(g, p, i, j, k, c0 + i, e0 + i);
         if (p->mask[e0 + i] & FLIP_M_SELF) {
           if (lo == (uint32_t)nx) lo = (uint32_t)i;
@@ -237,7 +267,16 @@ static void apply_gradient(struct flip_grid *g, struct flip_poisson *p,
         for (int i = 0; i < fn[0]; i++) {
           int ijk[3] = {i, j, k};
           if (ijk[a] == 0 || ijk[a] == g->n[a]) continue;
-          size_t e2 = flip_pad(p, i, j, k), e1 = e2 - st[a];
+          /* cell 2 = (i, j, k), cell 1 one below along a; both may lie
+           * in the ghost layer, where mask and phi are 0 */
+          int m[3] = {i, j, k};
+          m[a]--;
+          int in2 = flip_in_box(p, i, j, k);
+          int in1 = flip_in_box(p, m[0], m[1], m[2]);
+          if (!in1 && !in2) continue;
+          size_t e2 = in2 ? flip_pad(p, i, j, k)
+                          : flip_pad(p, m[0], m[1], m[2]) + st[a];
+          size_t e1 = e2 - st[a];
           if (!((p->mask[e1] | p->mask[e2]) & FLIP_M_SELF)) continue;
           size_t c2 = flip_cell(g, i, j, k);
           size_t c1 = c2 - (a == 0 ? 1 : a == 1 ? (size_t)g->n[0]
@@ -252,10 +291,11 @@ static void apply_gradient(struct flip_grid *g, struct flip_poisson *p,
   for (int k = 0; k < g->n[2]; k++)
     for (int j = 0; j < ny; j++) {
       size_t c0 = (size_t)nx * ((size_t)j + (size_t)ny * k);
-      size_t e0 = flip_pad(p, 0, j, k);
-      for (int i = 0; i < nx; i++)
+      for (int i = 0; i < nx; i++) {
+        size_t e = flip_in_box(p, i, j, k) ? flip_pad(p, i, j, k) : 0;
         p->pressure[c0 + i] =
-            (p->mask[e0 + i] & FLIP_M_SELF) ? p->phi[e0 + i] : 0.0;
+            e && (p->mask[e] & FLIP_M_SELF) ? p->phi[e] : 0.0;
+      }
     }
 }
 
@@ -264,7 +304,7 @@ int flip_poisson_solve(struct flip_poisson *p, const struct flip_grid *g,
                        struct flip_solve_stats *st) {
   st->converged = 1;
   if (!p->nfluid || !(st->div_before > 0.0)) {
-    memset(p->phi, 0, p->npad * sizeof *p->phi);
+    memset(p->phi, 0, p->nused * sizeof *p->phi);
     return 0;
   }
   if (o->method == FLIP_SOLVER_CHOLMOD) return flip_cholmod_solve(p, g, st);

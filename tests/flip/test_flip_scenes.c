@@ -254,6 +254,39 @@ START_TEST(scale_and_cell_size) {
 }
 END_TEST
 
+/* Water poured onto a box obstacle: the particles seeded inside it are
+ * dropped, and no particle ever enters it (its cells are solid, its faces
+ * closed, particles pushed out). */
+START_TEST(obstacle_keeps_water_out) {
+  ms_sim *S = st_open_text(
+      "scene = { duration = 0.6; fps = 10.0;\n"
+      "  domain = { min = [0.0, 0.0, 0.0]; max = [0.6, 0.6, 0.2]; }; };\n"
+      "systems = ( { name = \"w\"; solver = \"flip\"; spacing = 0.025;\n"
+      "  obstacles = ( { min = [0.2, 0.0, 0.0]; max = [0.4, 0.3, 0.2]; } );\n"
+      "  shape = { type = \"box\"; min = [0.0, 0.2, 0.0];\n"
+      "            max = [0.6, 0.4, 0.2]; jitter = 0.0; }; } );\n",
+      1);
+  struct ms__system *w = st_system(S, "w");
+  /* 24 x 8 x 8 lattice points, of which 8 x 4 x 8 lie in the obstacle */
+  ck_assert_uint_eq(w->view.count, 24 * 8 * 8 - 8 * 4 * 8);
+  size_t inside = 0;
+  double low = 1.0;
+  while (ms_sim_time(S) < 0.6 - 1e-9) {
+    st_step(S);
+    for (size_t i = 0; i < w->view.count; i++) {
+      const double *x = ms__at(&w->x, i);
+      inside += x[0] > 0.2 && x[0] < 0.4 && x[1] < 0.3;
+      low = fmin(low, x[1]);
+    }
+  }
+  ck_assert(isfinite(st_max_speed(S)));
+  ck_assert_msg(inside == 0, "%zu particle positions inside the obstacle",
+                inside);
+  ck_assert(low < 0.05); /* the water beside the obstacle reached the floor */
+  st_close(S);
+}
+END_TEST
+
 Suite *suite_flip_scenes(void) {
   Suite *s = suite_create("flip_scenes");
   TCase *t = tcase_create("scenes");
@@ -264,6 +297,7 @@ Suite *suite_flip_scenes(void) {
   tcase_add_test(t, other_systems_fill_cells);
   tcase_add_test(t, ball_slowed_by_water);
   tcase_add_test(t, scale_and_cell_size);
+  tcase_add_test(t, obstacle_keeps_water_out);
   suite_add_tcase(s, t);
   return s;
 }

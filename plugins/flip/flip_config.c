@@ -50,11 +50,9 @@ static int read_tank(const struct ms_host *h, ms_ctx *c, const ms_config *sec,
     for (int a = 0; a < 3; a++) {
       lo[a] = info->domain_min[a];
       hi[a] = info->domain_max[a];
-      if (!isfinite(lo[a]) || !isfinite(hi[a]))
-        return h->cfg_error(c, sec, "tank", "is required when the scene has "
-                            "no finite domain (tank = { min = [...]; max = "
-                            "[...]; })");
+      if (!isfinite(lo[a]) || !isfinite(hi[a])) p->auto_tank = 1;
     }
+    if (p->auto_tank) return MS_OK; /* fitted once the water is seeded */
   }
   const double cs = p->cell_size;
   for (int a = 0; a < 3; a++) {

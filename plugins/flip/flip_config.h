@@ -12,6 +12,9 @@
 #define FLIP_DEFAULT_PER_AXIS 2.0
 #define FLIP_DEFAULT_JITTER 0.25
 #define FLIP_MAX_SHAPES 64
+/* Without a finite domain or a tank: the tank is the water's bounding box
+ * grown by this many cells on every side. */
+#define FLIP_AUTO_TANK_MARGIN 4
 
 struct flip_params {
   const ms_config *shape[FLIP_MAX_SHAPES]; /* one group, or a list's */
@@ -27,6 +30,7 @@ struct flip_params {
   int couple_cells;     /* other systems' particles make cells non-empty */
   double lo[3];         /* the tank: grid origin */
   int n[3];             /* cells per axis */
+  int auto_tank;        /* lo, n: to be fitted around the water */
   struct flip_box *obst;
   int nobst;
 };

@@ -20,7 +20,9 @@
  *   density               [kg/m^3], default 1000
  *   velocity              initial velocity [m/s], default [0, 0, 0]
  *   flip_ratio            FLIP share of the PIC/FLIP blend, [0, 1], 0.97
- *   tank                  { min; max; } the solid walls; default: domain
+ *   tank                  { min; max; } the solid walls; default: the
+ *                         domain, or without one the water's bounding box
+ *                         grown by 4 cells
  *   obstacles             ( { min; max; }, ... ) static solid boxes
  *   pressure_solver       "pcg" (MIC(0), default) or "cholmod"
  *   pressure_tolerance    max |div| after / before, default 1e-6
@@ -105,10 +107,9 @@ static int inside_obstacle(const struct flip_params *p, const double *x) {
 }
 
 /* Append shape i's particles to *buf: the shape's lattice, jittered
- * (unless the shape jitters itself), without the points outside the tank
- * or inside obstacles. */
+ * unless the shape jitters itself. */
 static int seed_shape(struct state *s, const struct flip_params *p, int i,
-                      double **buf, size_t *n, size_t *dropped) {
+                      double **buf, size_t *n) {
   const struct ms_host *h = s->host;
   struct ms_points pts = {NULL, 0};
   int rc = h->sample_shape(s->ctx, p->shape[i], p->spacing, &pts);
@@ -118,46 +119,77 @@ static int seed_shape(struct state *s, const struct flip_params *p, int i,
       pts.xyz[q] += p->spacing * p->jitter[i] *
                     (2.0 * h->rng_uniform(s->ctx) - 1.0);
   double *b = realloc(*buf, 3 * (*n + pts.count) * sizeof(double));
-  if (!b) {
-    h->free(pts.xyz);
-    return MS_ENOMEM;
-  }
-  *buf = b;
-  for (size_t q = 0; q < pts.count; q++) {
-    const double *x = pts.xyz + 3 * q;
-    if (!inside_tank(&s->sim.g, x) || inside_obstacle(p, x)) {
-      ++*dropped;
-      continue;
-    }
-    memcpy(b + 3 * (*n)++, x, 3 * sizeof(double));
+  if (b) {
+    *buf = b;
+    memcpy(b + 3 * *n, pts.xyz, 3 * pts.count * sizeof(double));
+    *n += pts.count;
   }
   h->free(pts.xyz);
+  return b ? MS_OK : MS_ENOMEM;
+}
+
+/* No domain and no tank: the tank is the water's bounding box on the
+ * cell lattice, grown by FLIP_AUTO_TANK_MARGIN cells on every side. */
+static int fit_tank(struct state *s, const ms_config *sec,
+                    struct flip_params *p, const double *xyz, size_t n) {
+  const double h = p->cell_size;
+  for (int a = 0; a < 3; a++) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+      lo = fmin(lo, xyz[3 * i + a]);
+      hi = fmax(hi, xyz[3 * i + a]);
+    }
+    double c0 = floor(lo / h) - FLIP_AUTO_TANK_MARGIN;
+    double c1 = floor(hi / h) + 1.0 + FLIP_AUTO_TANK_MARGIN;
+    if (!(c1 - c0 <= 4096.0))
+      return s->host->cfg_error(s->ctx, sec, "tank", "the water spans too "
+                                "many cells for a tank fitted around it; "
+                                "give a tank or a domain");
+    p->lo[a] = c0 * h;
+    p->n[a] = (int)(c1 - c0);
+  }
+  s->host->log(s->ctx, MS_LOG_INFO, "no domain and no tank: the tank is "
+               "[%g, %g] x [%g, %g] x [%g, %g] around the water", p->lo[0],
+               p->lo[0] + p->n[0] * h, p->lo[1], p->lo[1] + p->n[1] * h,
+               p->lo[2], p->lo[2] + p->n[2] * h);
   return MS_OK;
 }
 
+/* Seed the particles (dropping those outside the tank or inside an
+ * obstacle) and set up the grid. */
 static int seed(struct state *s, const ms_config *sec,
-                const struct flip_params *p) {
+                struct flip_params *p) {
   const struct ms_host *h = s->host;
   double *xyz = NULL;
-  size_t n = 0, dropped = 0;
+  size_t n = 0, keep = 0;
   int rc = MS_OK;
   for (int i = 0; i < p->nshapes && !rc; i++)
-    rc = seed_shape(s, p, i, &xyz, &n, &dropped);
-  if (!rc && n == 0)
+    rc = seed_shape(s, p, i, &xyz, &n);
+  if (!rc && p->auto_tank) rc = fit_tank(s, sec, p, xyz, n);
+  if (!rc && flip_sim_init(&s->sim, p->lo, p->n, p->cell_size, p->obst,
+                           p->nobst))
+    rc = h->set_error(s->ctx, MS_ENOMEM, "out of memory for a %d x %d x %d "
+                      "grid", p->n[0], p->n[1], p->n[2]);
+  for (size_t i = 0; !rc && i < n; i++) {
+    const double *x = xyz + 3 * i;
+    if (inside_tank(&s->sim.g, x) && !inside_obstacle(p, x))
+      memmove(xyz + 3 * keep++, x, 3 * sizeof(double));
+  }
+  if (!rc && keep == 0)
     rc = h->cfg_error(s->ctx, sec, "shape", "holds no particle inside the "
                       "tank and outside the obstacles");
-  if (!rc && dropped)
+  if (!rc && keep < n)
     h->log(s->ctx, MS_LOG_INFO, "%zu seeded particles lie outside the tank "
-           "or inside an obstacle and were dropped", dropped);
-  if (!rc) rc = alloc_arrays(s, n);
+           "or inside an obstacle and were dropped", n - keep);
+  if (!rc) rc = alloc_arrays(s, keep);
   if (rc) {
     free(xyz);
     return rc;
   }
-  memcpy(s->x, xyz, 3 * n * sizeof(double));
+  memcpy(s->x, xyz, 3 * keep * sizeof(double));
   free(xyz);
   const double mass = p->density * p->spacing * p->spacing * p->spacing;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < keep; i++) {
     memcpy(s->v + 3 * i, p->velocity, 3 * sizeof(double));
     s->m[i] = mass;
     s->r[i] = p->radius;
@@ -187,11 +219,7 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
     destroy((ms_instance *)(void *)s);
     return rc;
   }
-  if (flip_sim_init(&s->sim, p.lo, p.n, p.cell_size, p.obst, p.nobst)) {
-    rc = host->set_error(ctx, MS_ENOMEM, "out of memory for a %d x %d x %d "
-                         "grid", p.n[0], p.n[1], p.n[2]);
-    goto fail;
-  }
+  if ((rc = seed(s, sec, &p))) goto fail;
   s->sim.solve.method = p.solver;
   s->sim.solve.tolerance = p.tol;
   s->sim.solve.max_iterations = (int)p.max_iterations;
@@ -205,7 +233,6 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   s->density = p.density;
   s->cfl = p.cfl;
   s->couple_cells = p.couple_cells;
-  if ((rc = seed(s, sec, &p))) goto fail;
   set_fields(s);
   flip_params_free(&p);
   *out = (ms_instance *)(void *)s;

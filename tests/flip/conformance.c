@@ -1,8 +1,7 @@
-/* The core's conformance kit run on the flip plugin.  Its own program: the
- * kit forks, so no OpenMP threads may have started in this process.  FLIP
- * needs a tank for its grid, so the scene is ours (the kit's built-in one
- * has no domain): a blob of water floating in the middle of a closed box,
- * clear of the walls so that nothing constrains it. */
+/* The core's conformance kit run on the flip plugin, on the kit's built-in
+ * scene (no domain: the tank is fitted around the water) and on a blob of
+ * water floating in the middle of a closed box.  Its own program: the kit
+ * forks, so no OpenMP threads may have started in this process. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +35,18 @@ static void collect(void *o, const char *check, int passed,
            t->failures[0] ? "; " : "", check, detail);
 }
 
-START_TEST(flip_plugin_conforms) {
+START_TEST(flip_conforms_builtin_scene) {
+  struct ms_conformance_options o = {.struct_size = sizeof o};
+  struct tally t;
+  char err[1024] = "";
+  memset(&t, 0, sizeof t);
+  int n = ms_conformance_run("flip", &o, collect, &t, err, sizeof err);
+  ck_assert_msg(n >= 0, "the kit could not start: %s", err);
+  ck_assert_msg(n == 0, "failed: %s", t.failures);
+}
+END_TEST
+
+START_TEST(flip_conforms_in_a_tank) {
   char path[] = "/tmp/ms-flip-conf-XXXXXX", err[1024] = "";
   int fd = mkstemp(path);
   ck_assert_int_ge(fd, 0);
@@ -57,7 +67,8 @@ int main(void) {
   Suite *s = suite_create("flip_conformance");
   TCase *tc = tcase_create("kit");
   tcase_set_timeout(tc, 120);
-  tcase_add_test(tc, flip_plugin_conforms);
+  tcase_add_test(tc, flip_conforms_builtin_scene);
+  tcase_add_test(tc, flip_conforms_in_a_tank);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_set_tap(sr, "-");

@@ -78,14 +78,6 @@ START_TEST(obstacle_box_inverted) {
 }
 END_TEST
 
-START_TEST(tank_needed_without_domain) {
-  expect_error("systems = ( { name = \"w\"; solver = \"flip\";\n"
-               "  shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"
-               "            max = [0.2, 0.2, 0.2]; }; spacing = 0.05; } );\n",
-               "tank", "no finite domain");
-}
-END_TEST
-
 START_TEST(tank_outside_domain) {
   expect_error(WATER("spacing = 0.025; tank = { min = [0.0, 0.0, 0.0]; "
                      "max = [2.0, 0.5, 0.2]; };"),
@@ -121,7 +113,6 @@ Suite *suite_flip_config(void) {
   tcase_add_test(t, unknown_pressure_solver);
   tcase_add_test(t, bad_tolerance);
   tcase_add_test(t, obstacle_box_inverted);
-  tcase_add_test(t, tank_needed_without_domain);
   tcase_add_test(t, tank_outside_domain);
   tcase_add_test(t, unknown_key);
   tcase_add_test(t, wrong_type);

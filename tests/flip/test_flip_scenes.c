@@ -287,6 +287,31 @@ START_TEST(obstacle_keeps_water_out) {
 }
 END_TEST
 
+/* Without a domain the tank is fitted around the water, 4 cells of 0.1 m
+ * beyond it: [-0.4, 0.6] on every axis here.  The water falls to its
+ * floor and stays inside. */
+START_TEST(tank_fitted_without_domain) {
+  ms_sim *S = st_open_text(
+      "scene = { duration = 0.6; fps = 10.0; };\n"
+      "systems = ( { name = \"w\"; solver = \"flip\"; spacing = 0.05;\n"
+      "  shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"
+      "            max = [0.2, 0.2, 0.2]; }; } );\n",
+      1);
+  struct ms__system *w = st_system(S, "w");
+  const double lo[3] = {-0.4, -0.4, -0.4}, hi[3] = {0.6, 0.6, 0.6};
+  ck_assert_uint_eq(w->view.count, 64);
+  double low = 1.0;
+  while (ms_sim_time(S) < 0.6 - 1e-9) {
+    st_step(S);
+    ck_assert(all_inside(w, lo, hi));
+    for (size_t i = 0; i < w->view.count; i++)
+      low = fmin(low, ms__at(&w->x, i)[1]);
+  }
+  ck_assert_msg(low < -0.35, "lowest particle at %g", low);
+  st_close(S);
+}
+END_TEST
+
 Suite *suite_flip_scenes(void) {
   Suite *s = suite_create("flip_scenes");
   TCase *t = tcase_create("scenes");
@@ -298,6 +323,7 @@ Suite *suite_flip_scenes(void) {
   tcase_add_test(t, ball_slowed_by_water);
   tcase_add_test(t, scale_and_cell_size);
   tcase_add_test(t, obstacle_keeps_water_out);
+  tcase_add_test(t, tank_fitted_without_domain);
   suite_add_tcase(s, t);
   return s;
 }

@@ -304,54 +304,70 @@ int flip_pcg_solve(struct flip_poisson *p, const struct flip_grid *g,
     }
     rmax = total_of(p, rm, 1);
     int done = rmax <= goal; /* the guess is good enough already */
-    if (!done) {
+    for (int restart = 0; !done; restart++) {
+      /* z = M^-1 r, s = z */
 #pragma omp for schedule(static)
       for (int b = 0; b < NB; b++) apply_block(p, g, b, buf, 0, 0.0);
 #pragma omp for schedule(static)
       for (size_t c = 0; c < np; c++) p->s[c] = p->z[c];
       sigma = total_of(p, rz, 0);
-    }
-    while (!done) {
-      /* q = A s; alpha = sigma / (s . q) */
+      while (!done) {
+        /* q = A s; alpha = sigma / (s . q) */
 #pragma omp for schedule(static)
-      for (int b = 0; b < NB; b++) {
-        uint32_t q0, q1;
-        block_rows(p, b, &q0, &q1);
-        for (uint32_t q = q0; q < q1; q++)
-          sq[p->rows[q]] = matvec_row(p, p->rows[q], p->rowpad[q]);
+        for (int b = 0; b < NB; b++) {
+          uint32_t q0, q1;
+          block_rows(p, b, &q0, &q1);
+          for (uint32_t q = q0; q < q1; q++)
+            sq[p->rows[q]] = matvec_row(p, p->rows[q], p->rowpad[q]);
+        }
+        double sqt = total_of(p, sq, 0);
+        alpha = sigma / sqt;
+        bad = !isfinite(sqt);
+        stall = !bad && !(sqt > 0.0); /* s = 0: nothing left to gain */
+        if (bad || stall) break;
+        /* r -= alpha q, then z = M^-1 r (wasted once, at the end) */
+#pragma omp for schedule(static)
+        for (int b = 0; b < NB; b++) apply_block(p, g, b, buf, 1, alpha);
+        it++;
+        rmax = total_of(p, rm, 1);
+        done = rmax <= goal || it >= o->max_iterations || !isfinite(rmax);
+        double sn = total_of(p, rz, 0);
+        beta = sn / sigma;
+        sigma = sn;
+        /* phi += alpha s with the old s; then s = z + beta s */
+#pragma omp for schedule(static)
+        for (int b = 0; b < NB; b++) {
+          uint32_t q0, q1;
+          block_rows(p, b, &q0, &q1);
+          for (uint32_t q = q0; q < q1; q++) {
+            uint32_t row = p->rows[q];
+            size_t c0 = p->rowpad[q] + p->row_lo[row];
+            size_t n = p->row_hi[row] - p->row_lo[row];
+            double *restrict s = p->s + c0, *restrict phi = p->phi + c0;
+            const double *restrict z = p->z + c0;
+#pragma omp simd
+            for (size_t i = 0; i < n; i++) {
+              phi[i] += alpha * s[i];
+              s[i] = z[i] + beta * s[i];
+            }
+          }
+        }
       }
-      double sqt = total_of(p, sq, 0);
-      alpha = sigma / sqt;
-      bad = !isfinite(sqt);
-      stall = !bad && !(sqt > 0.0); /* s = 0: nothing left to gain */
-      if (bad || stall) break;
-      /* r -= alpha q, then z = M^-1 r (wasted once, at the end) */
-#pragma omp for schedule(static)
-      for (int b = 0; b < NB; b++) apply_block(p, g, b, buf, 1, alpha);
-      it++;
-      rmax = total_of(p, rm, 1);
-      done = rmax <= goal || it >= o->max_iterations || !isfinite(rmax);
-      double sn = total_of(p, rz, 0);
-      beta = sn / sigma;
-      sigma = sn;
-      /* phi += alpha s with the old s; then s = z + beta s */
+      if (bad || stall || it >= o->max_iterations || !isfinite(rmax)) break;
+      /* The recurrence says converged: check the true residual b - A phi
+       * (it is the divergence the projection leaves) and restart from it
+       * if rounding let it drift above the goal. */
 #pragma omp for schedule(static)
       for (int b = 0; b < NB; b++) {
         uint32_t q0, q1;
         block_rows(p, b, &q0, &q1);
         for (uint32_t q = q0; q < q1; q++) {
-          uint32_t row = p->rows[q];
-          size_t c0 = p->rowpad[q] + p->row_lo[row];
-          size_t n = p->row_hi[row] - p->row_lo[row];
-          double *restrict s = p->s + c0, *restrict phi = p->phi + c0;
-          const double *restrict z = p->z + c0;
-#pragma omp simd
-          for (size_t i = 0; i < n; i++) {
-            phi[i] += alpha * s[i];
-            s[i] = z[i] + beta * s[i];
-          }
+          residual_row(p, p->rows[q], p->rowpad[q]);
+          rm[p->rows[q]] = rowmax(p, p->rows[q], p->rowpad[q]);
         }
       }
+      rmax = total_of(p, rm, 1);
+      done = rmax <= goal || restart >= 2;
     }
     if (t == 0) {
       out_it = it;

@@ -1,1 +1,18 @@
 # Helpers shared by several shipped plugins (a libtool convenience library).
+# libmsimplicit: node mapping of particles and meta-particles, node-space
+# 3x3-block assembly, the linearised implicit step, CHOLMOD with symbolic
+# reuse and a matrix-free PCG (plugins/common/implicit.h).
+noinst_LTLIBRARIES += plugins/common/libmsimplicit.la
+plugins_common_libmsimplicit_la_SOURCES = \
+	plugins/common/implicit.h \
+	plugins/common/grow.h \
+	plugins/common/solver_impl.h \
+	plugins/common/nodes.c \
+	plugins/common/topology.c \
+	plugins/common/solver.c \
+	plugins/common/cholmod_backend.c \
+	plugins/common/pcg.c
+plugins_common_libmsimplicit_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS) \
+	-D_POSIX_C_SOURCE=200809L $(CHOLMOD_CFLAGS)
+plugins_common_libmsimplicit_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
+plugins_common_libmsimplicit_la_LIBADD = $(CHOLMOD_LIBS) -lm

@@ -1,0 +1,81 @@
+/* The implicit solver's state (internal to the shared plugin helpers). */
+#ifndef MS_PLUGINS_COMMON_SOLVER_IMPL_H
+#define MS_PLUGINS_COMMON_SOLVER_IMPL_H
+
+#include <stdarg.h>
+#include <time.h>
+
+#include <suitesparse/cholmod.h>
+
+#include "implicit.h"
+
+struct msi_solver {
+  struct msi_topo topo;
+  struct msi_stats stats;
+  char error[320];
+  /* per term: force, stiffness, damping, a D + b K */
+  double *f, *K, *D, *C;
+  size_t cap_terms;
+  /* per node: right-hand side, PCG vectors, block-Jacobi inverses */
+  double *rhs, *px, *pr, *pz, *pp, *pq, *pinv;
+  size_t cap_nodes;
+  /* the last velocity change per particle: PCG's first guess */
+  double *pdv;
+  size_t pdv_np, cap_pdv;
+  int pcg_skip, pcg_misses; /* auto: changed patterns to leave to CHOLMOD */
+  double *partial;          /* chunk sums for deterministic dots */
+  size_t cap_partial;
+  /* CHOLMOD */
+  cholmod_common cc;
+  int cc_started;
+  cholmod_sparse *A;   /* upper triangle, 3 nn x 3 nn */
+  cholmod_factor *L;   /* symbolic + numeric factor */
+  cholmod_dense *B, *X, *Y, *E;
+  int A_ready;         /* A's structure is L's pattern */
+  /* the block pattern L was analysed for */
+  uint32_t *Lbcol, *Lbrow;
+  size_t Lnn, Lnblocks, cap_Lcol, cap_Lrow;
+  uint64_t L_gen;      /* topology generation last compared with L */
+  int L_match;         /* ... and whether it matched */
+  double an_fl, an_lnz; /* flops and nonzeros of L from the analysis */
+  /* fill-reducing order of the particle graph, reused for every node
+   * pattern (ordering MSI_ORDER_REUSE) */
+  SuiteSparse_long *rank, *perm; /* rank: np; perm: 3 nn */
+  uint32_t *bucket;              /* np */
+  size_t rank_np, cap_rank, cap_perm;
+};
+
+#ifndef MSI_CLOCK
+#define MSI_CLOCK CLOCK_MONOTONIC
+#endif
+static inline double msi_now(void) {
+  struct timespec t;
+  clock_gettime(MSI_CLOCK, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int msi_fail(struct msi_solver *S, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* cholmod_backend.c */
+int msi_cholmod_solve(struct msi_solver *S, const struct msi_options *opt,
+                      const struct msi_nodes *N,
+                      const struct msi_terms *terms, const double *d,
+                      double *dv);
+void msi_cholmod_free(struct msi_solver *S);
+/* Nonzero when a factor exists and the current block pattern is the one
+ * it was analysed for. */
+int msi_cholmod_matches(struct msi_solver *S, size_t nn);
+/* Estimated cost [ns] of analysing, factorising and solving the current
+ * pattern, from the last analysis' figures. */
+double msi_cholmod_cost(const struct msi_solver *S);
+
+/* pcg.c: at most maxit iterations; *converged says whether the tolerance
+ * was met (dv holds the last iterate either way). */
+int msi_pcg_solve(struct msi_solver *S, const struct msi_options *opt,
+                  const struct msi_nodes *N, const double *d, int maxit,
+                  int *converged, double *dv);
+/* Estimated cost [ns] of one PCG iteration on the current pattern. */
+double msi_pcg_iteration_cost(const struct msi_solver *S, size_t nn);
+
+#endif

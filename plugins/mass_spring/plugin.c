@@ -1,0 +1,244 @@
+/* mass_spring — cloth and soft bodies: particles joined by springs with
+ * dashpots, integrated implicitly (backward Euler, CHOLMOD) or with a
+ * chosen explicit or trapezoidal scheme.  Colliding particles (of this
+ * system or others) are merged by the core; inside integrate() each
+ * meta-particle is one node of the system (plugins/common/implicit.h).
+ *
+ * Scene keys (system section), SI units:
+ *   cloth = { corner = [x, y, z]; edge_u = [...]; edge_v = [...];
+ *             resolution = [nu, nv]; }
+ *                      a sheet of nu x nv particles: particle (a, b) at
+ *                      corner + a/(nu-1) edge_u + b/(nv-1) edge_v; or
+ *   shape = { ... }    a soft body: the particles of the shape (box, sphere,
+ *   spacing            torus, cylinder, ...) on a lattice of this spacing,
+ *   spring_radius      a spring to every neighbour closer than this
+ *                      (default 1.5 spacing)
+ *   stiffness          spring constant [N/m], > 0 (default 1000);
+ *                      cloth: structural springs
+ *   shear_stiffness    cloth diagonals (default stiffness)
+ *   bend_stiffness     cloth springs over two particles (default
+ *                      stiffness / 10)
+ *   damping            dashpot of every spring [N s/m] (default 0)
+ *   mass_damping       drag on every particle's velocity [1/s] (default 0)
+ *   density            cloth [kg/m^2] (default 0.5), soft body [kg/m^3]
+ *                      (default 1000); or
+ *   mass               per particle [kg]
+ *   radius             collision radius [m] (default half the spacing)
+ *   velocity           initial velocity [m/s]
+ *   pins = ( { corner = "u0v0"; }, { edge = "v1"; },
+ *            { min = [...]; max = [...]; } )
+ *                      fixed particles; a box must hold at least one
+ *   integrator         backward_euler (default), trapezoidal,
+ *                      forward_euler, symplectic_euler, midpoint, rk4
+ *   linear_solver      auto (default: CHOLMOD, PCG on new node patterns
+ *                      when it is cheaper), cholmod or pcg;
+ *                      pcg_tolerance (1e-8), pcg_max_iterations (2000)
+ *   wall_restitution, wall_friction   at the domain walls, [0, 1] (0, 0)
+ * Output fields besides the required ones: stretch (largest strain
+ * (l - L) / L of the particle's springs) and pinned (1 for pinned). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mergesplit/plugin.h>
+
+#include "config.h"
+#include "mass_spring.h"
+
+struct state {
+  const struct ms_host *host;
+  ms_ctx *ctx;
+  struct mss_model M;
+  struct mss_work W;
+  double *x0, *v0; /* start of the step, for rewind */
+  struct msi_stats reported;
+  struct ms_field fields[6];
+};
+
+#define S(inst) ((struct state *)(void *)(inst))
+
+static void destroy(ms_instance *inst) {
+  struct state *s = S(inst);
+  if (!s) return;
+  mss_model_free(&s->M);
+  mss_work_free(&s->W);
+  free(s->x0), free(s->v0);
+  free(s);
+}
+
+static void set_fields(struct state *s) {
+  const size_t v3 = 3 * sizeof(double), v1 = sizeof(double);
+  struct mss_model *M = &s->M;
+  s->fields[0] = (struct ms_field){"position", MS_TYPE_F64, 3, v3, M->x};
+  s->fields[1] = (struct ms_field){"velocity", MS_TYPE_F64, 3, v3, M->v};
+  s->fields[2] = (struct ms_field){"mass", MS_TYPE_F64, 1, v1, M->m};
+  s->fields[3] = (struct ms_field){"radius", MS_TYPE_F64, 1, v1, M->r};
+  s->fields[4] = (struct ms_field){"stretch", MS_TYPE_F64, 1, v1, M->stretch};
+  s->fields[5] = (struct ms_field){"pinned", MS_TYPE_U8, 1, 1, M->pinned};
+}
+
+static int create(const struct ms_host *host, ms_ctx *ctx,
+                  const ms_config *sec, ms_instance **out) {
+  struct state *s = calloc(1, sizeof *s);
+  if (!s) return MS_ENOMEM;
+  s->host = host;
+  s->ctx = ctx;
+  mss_work_init(&s->W);
+  struct mss_reader R = {host, ctx, sec};
+  int rc = mss_config_read(&R, &s->M);
+  if (!rc) {
+    size_t k = s->M.n ? s->M.n : 1;
+    s->x0 = malloc(3 * k * sizeof(double));
+    s->v0 = malloc(3 * k * sizeof(double));
+    if (!s->x0 || !s->v0) rc = MS_ENOMEM;
+  }
+  if (rc) {
+    if (rc == MS_ENOMEM) host->set_error(ctx, rc, "out of memory");
+    destroy((ms_instance *)(void *)s);
+    return rc;
+  }
+  set_fields(s);
+  *out = (ms_instance *)(void *)s;
+  return MS_OK;
+}
+
+static int view(ms_instance *inst, struct ms_view *out) {
+  struct state *s = S(inst);
+  out->count = s->M.n;
+  out->field_count = 6;
+  out->fields = s->fields;
+  return MS_OK;
+}
+
+static int begin_step(ms_instance *inst, const struct ms_step *st) {
+  struct state *s = S(inst);
+  memcpy(s->x0, s->M.x, 3 * s->M.n * sizeof(double));
+  memcpy(s->v0, s->M.v, 3 * s->M.n * sizeof(double));
+  return MS_OK;
+}
+
+static int rewind_step(ms_instance *inst) {
+  struct state *s = S(inst);
+  memcpy(s->M.x, s->x0, 3 * s->M.n * sizeof(double));
+  memcpy(s->M.v, s->v0, 3 * s->M.n * sizeof(double));
+  return MS_OK;
+}
+
+static int integrate(ms_instance *inst, const struct ms_step *st,
+                     const struct ms_metas *metas,
+                     struct ms_meta_result *res) {
+  struct state *s = S(inst);
+  s->M.opt.threads = s->host->thread_count(s->ctx);
+  int rc = mss_step(&s->M, &s->W, st->dt, st->external_force, metas, res);
+  if (rc)
+    return s->host->set_error(s->ctx, rc, "t = %g s, dt = %g s: %s",
+                              st->time, st->dt, s->W.error);
+  return MS_OK;
+}
+
+/* Solver figures of the step, for the run report. */
+static void report(struct state *s) {
+  if (!s->W.solver) return;
+  const struct msi_stats *t = msi_solver_stats(s->W.solver);
+  struct msi_stats *r = &s->reported;
+  const struct ms_host *h = s->host;
+  h->report(s->ctx, "assembly_s", t->t_eval + t->t_assembly -
+                                      r->t_eval - r->t_assembly);
+  h->report(s->ctx, "analysis_s", t->t_analysis - r->t_analysis);
+  h->report(s->ctx, "factor_s", t->t_factor - r->t_factor);
+  h->report(s->ctx, "solve_s", t->t_solve - r->t_solve);
+  h->report(s->ctx, "analyses", (double)(t->analyses - r->analyses));
+  h->report(s->ctx, "factor_gflop", 1e-9 * (t->flops_done - r->flops_done));
+  if (s->M.opt.linear_solver != MSI_CHOLMOD) {
+    h->report(s->ctx, "pcg_solves", (double)(t->pcg_solves - r->pcg_solves));
+    h->report(s->ctx, "pcg_iterations",
+              (double)(t->pcg_iterations - r->pcg_iterations));
+  }
+  *r = *t;
+}
+
+static int end_step(ms_instance *inst, const struct ms_step *st) {
+  struct state *s = S(inst);
+  mss_update_stretch(&s->M, s->host->thread_count(s->ctx));
+  report(s);
+  return MS_OK;
+}
+
+static int max_dt(ms_instance *inst, double *dt) {
+  struct state *s = S(inst);
+  if (s->M.max_dt < *dt) *dt = s->M.max_dt;
+  return MS_OK;
+}
+
+static int filter_pairs(ms_instance *inst, const uint32_t *pairs, size_t count,
+                        uint8_t *keep) {
+  struct state *s = S(inst);
+  mss_filter_pairs(&s->M, pairs, count, keep,
+                   s->host->thread_count(s->ctx));
+  return MS_OK;
+}
+
+static const char magic[8] = "MSSPRNG1";
+
+static int save(ms_instance *inst, const struct ms_stream *out) {
+  struct state *s = S(inst);
+  uint64_t head[2] = {s->M.n, s->M.springs.count};
+  size_t b = 3 * s->M.n * sizeof(double);
+  int rc;
+  if ((rc = out->write(out->opaque, magic, sizeof magic)) ||
+      (rc = out->write(out->opaque, head, sizeof head)) ||
+      (rc = out->write(out->opaque, s->M.x, b)) ||
+      (rc = out->write(out->opaque, s->M.v, b)))
+    return rc;
+  return MS_OK;
+}
+
+static int load(ms_instance *inst, const struct ms_stream *in) {
+  struct state *s = S(inst);
+  char m[8];
+  uint64_t head[2];
+  size_t b = 3 * s->M.n * sizeof(double);
+  int rc;
+  if ((rc = in->read(in->opaque, m, sizeof m)) ||
+      (rc = in->read(in->opaque, head, sizeof head)))
+    return rc;
+  if (memcmp(m, magic, sizeof m))
+    return s->host->set_error(s->ctx, MS_ESTATE, "not a mass_spring state");
+  if (head[0] != s->M.n || head[1] != s->M.springs.count)
+    return s->host->set_error(s->ctx, MS_ESTATE, "saved state holds %llu "
+                              "particles and %llu springs, the scene %zu and "
+                              "%zu", (unsigned long long)head[0],
+                              (unsigned long long)head[1], s->M.n,
+                              s->M.springs.count);
+  if ((rc = in->read(in->opaque, s->M.x, b)) ||
+      (rc = in->read(in->opaque, s->M.v, b)))
+    return rc;
+  mss_update_stretch(&s->M, 1);
+  return MS_OK;
+}
+
+static const struct ms_plugin mass_spring = {
+    MS_PLUGIN_HEADER_INIT,
+    .flags = MS_PLUGIN_SELF_COLLISION,
+    .id = "mass_spring",
+    .name = "Mass-spring cloth and soft bodies",
+    .version = PACKAGE_VERSION,
+    .license = "MIT",
+    .description = "springs with dashpots; backward Euler over CHOLMOD, or "
+                   "trapezoidal, forward/symplectic Euler, midpoint, RK4",
+    .create = create,
+    .destroy = destroy,
+    .view = view,
+    .begin_step = begin_step,
+    .integrate = integrate,
+    .rewind = rewind_step,
+    .end_step = end_step,
+    .max_dt = max_dt,
+    .filter_pairs = filter_pairs,
+    .save = save,
+    .load = load,
+};
+
+MS_PLUGIN_EXPORT const struct ms_plugin *mergesplit_plugin(uint32_t index) {
+  return index == 0 ? &mass_spring : NULL;
+}

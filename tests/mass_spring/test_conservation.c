@@ -1,0 +1,119 @@
+/* Conservation and equilibrium: momentum without gravity and pins for
+ * every integrator; a cloth pinned at two corners settles symmetrically. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mstest.h"
+#include "suites.h"
+
+/* An 8 x 8 free cloth in zero gravity, random velocities, 1000 steps. */
+static void momentum_case(const char *integrator) {
+  ms_sim *S = mt_open(
+      1,
+      "scene = { duration = 1.0; fps = 10.0; gravity = [0.0, 0.0, 0.0]; };\n"
+      "coupling = { max_dt = 1e-3; };\n"
+      "systems = ( { name = \"c\"; solver = \"mass_spring\";\n"
+      "  self_collision = false;\n"
+      "  cloth = { corner = [0.0, 0.0, 0.0]; edge_u = [1.0, 0.0, 0.0];\n"
+      "            edge_v = [0.0, 0.2, 1.0]; resolution = [8, 8]; };\n"
+      "  mass = 0.1; stiffness = 10.0; shear_stiffness = 10.0;\n"
+      "  bend_stiffness = 1.0; damping = 0.05; integrator = \"%s\"; } );\n",
+      integrator);
+  struct ms__system *y = st_system(S, "c");
+  uint64_t seed = 7;
+  double p0[3], p[3], ke0, ke;
+  for (size_t i = 0; i < y->view.count; i++) {
+    double *v = mt_v(y, i);
+    v[0] = 0.5 + mt_random(&seed), v[1] = 0.2 + mt_random(&seed);
+    v[2] = -0.3 + mt_random(&seed);
+  }
+  mt_totals(y, p0, &ke0);
+  double v5 = mt_v(y, 5)[0];
+  while (S->frame < S->frames_total) ck_assert_int_eq(ms_sim_frame(S), 0);
+  ck_assert_uint_eq(S->step, 1000);
+  mt_totals(y, p, &ke);
+  double n0 = sqrt(p0[0] * p0[0] + p0[1] * p0[1] + p0[2] * p0[2]);
+  double dp = sqrt(pow(p[0] - p0[0], 2) + pow(p[1] - p0[1], 2) +
+                   pow(p[2] - p0[2], 2));
+  ck_assert_msg(dp <= 1e-12 * n0, "%s: momentum drifted by %.3g relative",
+                integrator, dp / n0);
+  /* the springs did act: velocities changed */
+  ck_assert_msg(fabs(mt_v(y, 5)[0] - v5) > 1e-2, "%s: nothing moved",
+                integrator);
+  st_close(S);
+}
+
+START_TEST(momentum_backward_euler) { momentum_case("backward_euler"); }
+END_TEST
+START_TEST(momentum_trapezoidal) { momentum_case("trapezoidal"); }
+END_TEST
+START_TEST(momentum_forward_euler) { momentum_case("forward_euler"); }
+END_TEST
+START_TEST(momentum_symplectic_euler) { momentum_case("symplectic_euler"); }
+END_TEST
+START_TEST(momentum_midpoint) { momentum_case("midpoint"); }
+END_TEST
+START_TEST(momentum_rk4) { momentum_case("rk4"); }
+END_TEST
+
+/* A 15 x 15 horizontal cloth pinned at the two corners of one edge swings
+ * down and comes to rest; its shape is mirror-symmetric about the plane
+ * half-way between the pins (x = 0). */
+START_TEST(cloth_settles_symmetric) {
+  const uint32_t n = 15;
+  ms_sim *S = mt_open(
+      1,
+      "scene = { duration = 20.0; fps = 10.0; };\n"
+      "systems = ( { name = \"c\"; solver = \"mass_spring\";\n"
+      "  cloth = { corner = [-0.5, 1.0, -0.5]; edge_u = [1.0, 0.0, 0.0];\n"
+      "            edge_v = [0.0, 0.0, 1.0]; resolution = [%u, %u]; };\n"
+      "  density = 0.5; stiffness = 500.0; shear_stiffness = 200.0;\n"
+      "  bend_stiffness = 5.0; damping = 0.2; mass_damping = 2.0;\n"
+      "  pins = ( { corner = \"u0v0\"; }, { corner = \"u1v0\"; } ); } );\n",
+      n, n);
+  struct ms__system *y = st_system(S, "c");
+  double p[3], ke, peak = 0.0;
+  int settled = 0;
+  while (S->frame < S->frames_total && !settled) {
+    ck_assert_int_eq(ms_sim_frame(S), 0);
+    mt_totals(y, p, &ke);
+    peak = fmax(peak, ke);
+    settled = ke < 1e-6 * peak;
+  }
+  ck_assert_msg(settled, "kinetic energy %.3g, peak %.3g after %g s", ke,
+                peak, ms_sim_time(S));
+  double low = INFINITY, asym = 0.0;
+  for (uint32_t b = 0; b < n; b++)
+    for (uint32_t a = 0; a < n; a++) {
+      const double *q = mt_x(y, b * n + a), *r = mt_x(y, b * n + n - 1 - a);
+      asym = fmax(asym, fabs(q[0] + r[0]));
+      asym = fmax(asym, fmax(fabs(q[1] - r[1]), fabs(q[2] - r[2])));
+      low = fmin(low, q[1]);
+    }
+  ck_assert_msg(asym < 1e-9, "asymmetry %.3g", asym);
+  ck_assert_msg(low < 0.3, "it hangs: lowest point %.3f", low);
+  /* the pins did not move */
+  ck_assert(mt_x(y, 0)[0] == -0.5 && mt_x(y, 0)[1] == 1.0);
+  ck_assert(mt_x(y, n - 1)[0] == 0.5 && mt_x(y, n - 1)[2] == -0.5);
+  st_close(S);
+}
+END_TEST
+
+Suite *suite_conservation(void) {
+  Suite *s = suite_create("conservation");
+  TCase *tc = tcase_create("momentum");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, momentum_backward_euler);
+  tcase_add_test(tc, momentum_trapezoidal);
+  tcase_add_test(tc, momentum_forward_euler);
+  tcase_add_test(tc, momentum_symplectic_euler);
+  tcase_add_test(tc, momentum_midpoint);
+  tcase_add_test(tc, momentum_rk4);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("settle");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, cloth_settles_symmetric);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,259 @@
+/* The shared implicit machinery and the plugin's bookkeeping: symbolic
+ * analysis kept while the node pattern is unchanged, PCG against CHOLMOD,
+ * the contact filter, output fields, save/load. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <suitesparse/cholmod.h>
+
+#include "../../plugins/mass_spring/mass_spring.h"
+#include "mstest.h"
+#include "suites.h"
+
+/* A 10 x 10 cloth model built directly (no host). */
+static void cloth_model(struct mss_model *M, int solver, double tol) {
+  static const double c[3] = {0.0, 1.0, 0.0}, eu[3] = {1.0, 0.0, 0.0},
+                      ev[3] = {0.0, 0.0, 1.0};
+  memset(M, 0, sizeof *M);
+  ck_assert_int_eq(mss_model_alloc(M, 100), 0);
+  ck_assert_int_eq(mss_cloth_build(M, c, eu, ev, 10, 10, 400.0, 100.0, 4.0,
+                                   0.1), 0);
+  for (size_t i = 0; i < M->n; i++) M->m[i] = 0.01, M->r[i] = 0.05;
+  mss_cloth_pin_corner(M, 0, 0);
+  mss_cloth_pin_corner(M, 1, 0);
+  M->gravity[1] = -9.81;
+  for (int a = 0; a < 3; a++) M->lo[a] = -INFINITY, M->hi[a] = INFINITY;
+  M->opt.linear_solver = solver;
+  M->opt.pcg_tolerance = tol;
+  M->opt.pcg_max_iterations = 10000;
+  M->opt.threads = 2;
+  ck_assert_int_eq(mss_model_finish(M), 0);
+}
+
+/* One meta-particle holding particles a and b (velocity: their mean). */
+struct one_meta {
+  uint32_t off[2], mem[2];
+  double mass, own, pos[3], vel[3], rv[3], rd[3];
+  uint8_t con;
+  struct ms_metas m;
+  struct ms_meta_result r;
+};
+
+static void make_meta(struct one_meta *q, const struct mss_model *M,
+                      uint32_t a, uint32_t b) {
+  q->off[0] = 0, q->off[1] = 2, q->mem[0] = a, q->mem[1] = b;
+  q->own = M->m[a] + M->m[b], q->mass = q->own + 0.05;
+  for (int k = 0; k < 3; k++) {
+    q->pos[k] = 0.5 * (M->x[3 * a + k] + M->x[3 * b + k]);
+    q->vel[k] = 0.5 * (M->v[3 * a + k] + M->v[3 * b + k]);
+  }
+  q->m = (struct ms_metas){sizeof q->m, 1, q->off, q->mem, &q->mass, &q->own,
+                           q->pos, q->vel};
+  q->r = (struct ms_meta_result){sizeof q->r, 1, q->rv, q->rd, &q->con};
+}
+
+static uint64_t analyses(const struct mss_work *W) {
+  return msi_solver_stats(W->solver)->analyses;
+}
+
+START_TEST(analysis_reused_while_pattern_unchanged) {
+  struct mss_model M;
+  struct mss_work W;
+  struct one_meta q;
+  cloth_model(&M, MSI_CHOLMOD, 0.0);
+  mss_work_init(&W);
+  for (int s = 0; s < 5; s++)
+    ck_assert_int_eq(mss_step(&M, &W, 1e-3, NULL, NULL, NULL), 0);
+  ck_assert_uint_eq(analyses(&W), 1);
+  ck_assert_uint_eq(msi_solver_stats(W.solver)->factorizations, 5);
+  /* a meta-particle changes the pattern: analysed once, then reused */
+  make_meta(&q, &M, 44, 45);
+  ck_assert_int_eq(mss_step(&M, &W, 1e-3, NULL, &q.m, &q.r), 0);
+  ck_assert_uint_eq(analyses(&W), 2);
+  make_meta(&q, &M, 44, 45);
+  ck_assert_int_eq(mss_step(&M, &W, 1e-3, NULL, &q.m, &q.r), 0);
+  ck_assert_uint_eq(analyses(&W), 2);
+  /* same sizes (node and block counts), another pattern: analysed */
+  make_meta(&q, &M, 54, 55);
+  ck_assert_int_eq(mss_step(&M, &W, 1e-3, NULL, &q.m, &q.r), 0);
+  ck_assert_uint_eq(analyses(&W), 3);
+  /* back to no meta-particle: a change again */
+  ck_assert_int_eq(mss_step(&M, &W, 1e-3, NULL, NULL, NULL), 0);
+  ck_assert_uint_eq(analyses(&W), 4);
+  ck_assert_int_eq(mss_step(&M, &W, 1e-3, NULL, NULL, NULL), 0);
+  ck_assert_uint_eq(analyses(&W), 4);
+  mss_work_free(&W);
+  mss_model_free(&M);
+}
+END_TEST
+
+/* The node pattern of metas {44, 45} and {54, 55} has equal sizes: the
+ * comparison must be of the pattern itself. */
+START_TEST(pattern_compared_not_sizes) {
+  struct mss_model M;
+  struct mss_work W;
+  struct one_meta q;
+  cloth_model(&M, MSI_CHOLMOD, 0.0);
+  mss_work_init(&W);
+  make_meta(&q, &M, 44, 45);
+  ck_assert_int_eq(mss_step(&M, &W, 1e-3, NULL, &q.m, &q.r), 0);
+  const cholmod_sparse *A = msi_solver_matrix(W.solver);
+  size_t nn = W.nodes.nn, nz = A->nzmax, cols = A->ncol;
+  ck_assert_uint_eq(analyses(&W), 1);
+  make_meta(&q, &M, 54, 55);
+  ck_assert_int_eq(mss_step(&M, &W, 1e-3, NULL, &q.m, &q.r), 0);
+  A = msi_solver_matrix(W.solver);
+  ck_assert_uint_eq(W.nodes.nn, nn);
+  ck_assert_uint_eq(A->nzmax, nz);
+  ck_assert_uint_eq(A->ncol, cols);
+  ck_assert_uint_eq(analyses(&W), 2);
+  mss_work_free(&W);
+  mss_model_free(&M);
+}
+END_TEST
+
+START_TEST(pcg_matches_cholmod) {
+  struct mss_model A, B;
+  struct mss_work WA, WB;
+  struct one_meta qa, qb;
+  cloth_model(&A, MSI_CHOLMOD, 0.0);
+  cloth_model(&B, MSI_PCG, 1e-12);
+  mss_work_init(&WA), mss_work_init(&WB);
+  for (int s = 0; s < 40; s++) {
+    if (s % 3 == 0) {
+      make_meta(&qa, &A, 33, 43), make_meta(&qb, &B, 33, 43);
+      ck_assert_int_eq(mss_step(&A, &WA, 2e-3, NULL, &qa.m, &qa.r), 0);
+      ck_assert_int_eq(mss_step(&B, &WB, 2e-3, NULL, &qb.m, &qb.r), 0);
+    } else {
+      ck_assert_int_eq(mss_step(&A, &WA, 2e-3, NULL, NULL, NULL), 0);
+      ck_assert_int_eq(mss_step(&B, &WB, 2e-3, NULL, NULL, NULL), 0);
+    }
+  }
+  double worst = 0.0, moved = 0.0;
+  for (size_t i = 0; i < 3 * A.n; i++) {
+    worst = fmax(worst, fabs(A.x[i] - B.x[i]));
+    worst = fmax(worst, 1e-2 * fabs(A.v[i] - B.v[i]));
+  }
+  for (size_t i = 0; i < A.n; i++) moved = fmax(moved, 1.0 - A.x[3 * i + 1]);
+  ck_assert_msg(worst < 1e-9, "PCG and CHOLMOD differ by %.3g", worst);
+  ck_assert(moved > 0.01);
+  ck_assert_uint_gt(msi_solver_stats(WB.solver)->pcg_iterations, 40);
+  mss_work_free(&WA), mss_work_free(&WB);
+  mss_model_free(&A), mss_model_free(&B);
+}
+END_TEST
+
+START_TEST(filter_drops_spring_pairs) {
+  struct mss_model M;
+  cloth_model(&M, MSI_CHOLMOD, 0.0);
+  /* structural, shear, bending neighbours of 44; then unconnected pairs */
+  uint32_t pairs[] = {44, 45, 34, 44, 44, 55, 43, 54, 44, 46, 24, 44,
+                      44, 47, 44, 66, 0, 99, 12, 34};
+  uint8_t keep[10], want[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+  memset(keep, 1, sizeof keep);
+  mss_filter_pairs(&M, pairs, 10, keep, 2);
+  for (int k = 0; k < 10; k++)
+    ck_assert_msg(keep[k] == want[k], "pair %u-%u", pairs[2 * k],
+                  pairs[2 * k + 1]);
+  mss_model_free(&M);
+}
+END_TEST
+
+/* save -> load into a fresh instance reproduces the state bitwise, and
+ * both continue identically. */
+struct mem {
+  unsigned char *buf;
+  size_t len, cap, pos;
+};
+
+static int mem_write(void *o, const void *d, size_t n) {
+  struct mem *m = o;
+  if (m->len + n > m->cap) {
+    m->cap = 2 * (m->len + n);
+    m->buf = realloc(m->buf, m->cap);
+  }
+  memcpy(m->buf + m->len, d, n);
+  m->len += n;
+  return 0;
+}
+
+static int mem_read(void *o, void *d, size_t n) {
+  struct mem *m = o;
+  if (m->pos + n > m->len) return MS_ESTATE;
+  memcpy(d, m->buf + m->pos, n);
+  m->pos += n;
+  return 0;
+}
+
+static const char *swing =
+    "scene = { duration = 1.0; fps = 20.0; };\n"
+    "systems = ( { name = \"c\"; solver = \"mass_spring\";\n"
+    "  cloth = { corner = [-0.3, 1.0, -0.3]; edge_u = [0.6, 0.0, 0.0];\n"
+    "            edge_v = [0.0, 0.0, 0.6]; resolution = [12, 12]; };\n"
+    "  stiffness = 300.0; pins = ( { edge = \"v0\"; } ); } );\n";
+
+START_TEST(save_load_round_trip) {
+  ms_sim *A = st_open_text(swing, 1), *B = st_open_text(swing, 1);
+  struct ms__system *a = st_system(A, "c"), *b = st_system(B, "c");
+  for (int f = 0; f < 4; f++) ck_assert_int_eq(ms_sim_frame(A), 0);
+  struct mem m = {0};
+  struct ms_stream out = {&m, mem_write, mem_read};
+  ck_assert_int_eq(a->plugin->desc.save(a->inst, &out), 0);
+  ck_assert_int_eq(b->plugin->desc.load(b->inst, &out), 0);
+  ck_assert_int_eq(ms__system_view(B, 0), 0);
+  for (size_t i = 0; i < a->view.count; i++)
+    ck_assert(!memcmp(mt_x(a, i), mt_x(b, i), 3 * sizeof(double)) &&
+              !memcmp(mt_v(a, i), mt_v(b, i), 3 * sizeof(double)));
+  B->time = A->time, B->frame = A->frame, B->step = A->step;
+  for (int f = 0; f < 4; f++) {
+    ck_assert_int_eq(ms_sim_frame(A), 0);
+    ck_assert_int_eq(ms_sim_frame(B), 0);
+  }
+  for (size_t i = 0; i < a->view.count; i++)
+    ck_assert(!memcmp(mt_x(a, i), mt_x(b, i), 3 * sizeof(double)));
+  /* a truncated or foreign stream is refused */
+  struct mem bad = {.buf = m.buf, .len = 20};
+  struct ms_stream in = {&bad, mem_write, mem_read};
+  ck_assert_int_eq(b->plugin->desc.load(b->inst, &in), MS_ESTATE);
+  free(m.buf);
+  st_close(A), st_close(B);
+}
+END_TEST
+
+START_TEST(output_fields) {
+  ms_sim *S = st_open_text(swing, 1);
+  struct ms__system *y = st_system(S, "c");
+  const struct ms_field *pin = mt_field(y, "pinned");
+  const struct ms_field *st = mt_field(y, "stretch");
+  ck_assert_int_eq(pin->type, MS_TYPE_U8);
+  ck_assert_int_eq(st->type, MS_TYPE_F64);
+  size_t npin = 0;
+  for (size_t i = 0; i < y->view.count; i++)
+    npin += ((const uint8_t *)pin->data)[i];
+  ck_assert_uint_eq(npin, 12); /* the edge v = 0 */
+  for (size_t i = 0; i < y->view.count; i++)
+    ck_assert(fabs(((const double *)st->data)[i]) < 1e-12);
+  for (int f = 0; f < 6; f++) ck_assert_int_eq(ms_sim_frame(S), 0);
+  st = mt_field(y, "stretch");
+  double top = 0.0; /* the row under the pinned edge carries the cloth */
+  for (size_t i = 0; i < y->view.count; i++)
+    top = fmax(top, ((const double *)st->data)[i]);
+  ck_assert(top > 1e-3 && top < 0.5);
+  st_close(S);
+}
+END_TEST
+
+Suite *suite_solver(void) {
+  Suite *s = suite_create("solver");
+  TCase *tc = tcase_create("machinery");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, analysis_reused_while_pattern_unchanged);
+  tcase_add_test(tc, pattern_compared_not_sizes);
+  tcase_add_test(tc, pcg_matches_cholmod);
+  tcase_add_test(tc, filter_drops_spring_pairs);
+  tcase_add_test(tc, save_load_round_trip);
+  tcase_add_test(tc, output_fields);
+  suite_add_tcase(s, tc);
+  return s;
+}

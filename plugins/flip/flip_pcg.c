@@ -19,8 +19,10 @@
  * same way on any thread, and dot products are summed per row, then over
  * rows in a fixed order by every thread: the solve is bitwise the same for
  * any thread count. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -223,6 +225,30 @@ static void apply_block(struct flip_poisson *p, const struct flip_grid *g,
   }
 }
 
+/* A spinning barrier.  OpenMP's own barriers put waiting threads to sleep
+ * after a short spin, and waking them costs milliseconds on some virtual
+ * machines, many times the work between two barriers of an iteration.
+ * This one spins, yielding the processor after a while so that a loaded
+ * machine's other threads can run. */
+struct spin_barrier {
+  atomic_uint count, gen;
+  unsigned n;
+};
+
+static void barrier_wait(struct spin_barrier *b) {
+  if (b->n < 2) return;
+  unsigned gen = atomic_load_explicit(&b->gen, memory_order_acquire);
+  if (atomic_fetch_add_explicit(&b->count, 1, memory_order_acq_rel) + 1 ==
+      b->n) {
+    atomic_store_explicit(&b->count, 0, memory_order_relaxed);
+    atomic_fetch_add_explicit(&b->gen, 1, memory_order_acq_rel);
+    return;
+  }
+  for (unsigned spins = 0;
+       atomic_load_explicit(&b->gen, memory_order_acquire) == gen;)
+    if (++spins > 2048) thrd_yield();
+}
+
 static int reserve(struct flip_poisson *p, const struct flip_grid *g, int T) {
   if (T <= p->cap_threads) return 0;
   double *w = realloc(p->work, (size_t)T * 2 * g->n[0] * sizeof *w);
@@ -230,6 +256,57 @@ static int reserve(struct flip_poisson *p, const struct flip_grid *g, int T) {
   p->work = w;
   p->cap_threads = T;
   return 0;
+}
+
+/* The rows of block b, as a loop over q. */
+#define FOR_BLOCK_ROWS(p, b, q)                                            \
+  for (uint32_t q = (p)->plane_row[(p)->kb[b]];                            \
+       q < (p)->plane_row[(p)->kb[(b) + 1]]; q++)
+
+/* The blocks of thread t of nt. */
+#define FOR_MY_BLOCKS(b) for (int b = t; b < FLIP_PCG_BLOCKS; b += nt)
+
+/* Make the first guess and its residual; returns max |r|. */
+static double start(struct flip_poisson *p, const struct flip_grid *g,
+                    const struct flip_solve_opts *o, int t, int nt,
+                    double *buf, struct spin_barrier *bar) {
+  const size_t np = p->nused, nx = (size_t)g->n[0];
+  const size_t c0 = np * (size_t)t / (size_t)nt, c1 = np * (size_t)(t + 1) / nt;
+  double *rm = p->part + 2 * (p->ncell / nx);
+  /* outside the unknowns every vector the stencils read is 0 */
+  for (size_t c = c0; c < c1; c++) {
+    p->s[c] = p->z[c] = p->phi[c] = 0.0;
+    p->precon[c] = 0.0f;
+  }
+  barrier_wait(bar);
+  FOR_MY_BLOCKS(b) {
+    struct rowctx x = {p, buf, 0, 0};
+    FOR_BLOCK_ROWS(p, b, q) {
+      int k = (int)(p->rows[q] / (uint32_t)g->n[1]);
+      x.zm = k > p->kb[b], x.zp = k + 1 < p->kb[b + 1];
+      precon_row(&x, p->rows[q], p->rowpad[q]);
+    }
+    FOR_BLOCK_ROWS(p, b, q) {
+      uint32_t row = p->rows[q];
+      size_t e0 = p->rowpad[q], lo = e0 + p->row_lo[row];
+      size_t hi = e0 + p->row_hi[row];
+      if (o->guess) { /* phi = the scaled guess at the unknowns */
+        const double *gu = o->guess + (size_t)row * nx;
+        for (size_t c = lo; c < hi; c++)
+          p->phi[c] = p->diag[c] ? o->guess_scale * gu[c - e0] : 0.0;
+      } else {
+        for (size_t c = lo; c < hi; c++) p->r[c] = p->diag[c] ? p->b[c] : 0.0;
+      }
+    }
+  }
+  barrier_wait(bar);
+  /* r = b - A phi (phi of the neighbouring blocks is needed), max |r| */
+  FOR_MY_BLOCKS(b) FOR_BLOCK_ROWS(p, b, q) {
+    if (o->guess) residual_row(p, p->rows[q], p->rowpad[q]);
+    rm[p->rows[q]] = rowmax(p, p->rows[q], p->rowpad[q]);
+  }
+  barrier_wait(bar);
+  return total_of(p, rm, 1);
 }
 
 int flip_pcg_solve(struct flip_poisson *p, const struct flip_grid *g,
@@ -243,91 +320,47 @@ int flip_pcg_solve(struct flip_poisson *p, const struct flip_grid *g,
   double *sq = p->part, *rz = sq + nr, *rm = rz + nr;
   double out_rmax = bmax;
   int out_it = 0, out_bad = 0;
-  const int NB = FLIP_PCG_BLOCKS;
+  struct spin_barrier bar;
+  atomic_init(&bar.count, 0);
+  atomic_init(&bar.gen, 0);
+  bar.n = 1;
 #pragma omp parallel num_threads(T)
   {
-    int t = 0;
+    int t = 0, nt = 1;
 #ifdef _OPENMP
     t = omp_get_thread_num();
+    nt = omp_get_num_threads();
 #endif
+#pragma omp single
+    bar.n = (unsigned)nt;
     double *buf = p->work + (size_t)t * 2 * nx;
+    const size_t c0 = np * (size_t)t / (size_t)nt;
+    const size_t c1 = np * (size_t)(t + 1) / (size_t)nt;
     /* every thread keeps its own copy of the scalars: same values */
-    double sigma = 0.0, alpha = 0.0, beta, rmax;
+    double sigma = 0.0, alpha = 0.0, beta;
     int it = 0, bad = 0, stall = 0;
-    /* outside the unknowns every vector the stencils read is 0 */
-#pragma omp for schedule(static)
-    for (size_t c = 0; c < np; c++) {
-      p->s[c] = p->z[c] = p->phi[c] = 0.0;
-      p->precon[c] = 0.0f;
-    }
-#pragma omp for schedule(static)
-    for (int b = 0; b < NB; b++) {
-      uint32_t q0, q1;
-      struct rowctx x = {p, buf, 0, 0};
-      block_rows(p, b, &q0, &q1);
-      for (uint32_t q = q0; q < q1; q++) {
-        int k = (int)(p->rows[q] / (uint32_t)g->n[1]);
-        x.zm = k > p->kb[b], x.zp = k + 1 < p->kb[b + 1];
-        precon_row(&x, p->rows[q], p->rowpad[q]);
-      }
-      for (uint32_t q = q0; q < q1; q++) {
-        uint32_t row = p->rows[q];
-        size_t e0 = p->rowpad[q], lo = e0 + p->row_lo[row];
-        size_t hi = e0 + p->row_hi[row];
-        if (o->guess) {
-          /* phi = the scaled guess at the unknowns */
-          const double *gu = o->guess + (size_t)row * nx;
-          for (size_t c = lo; c < hi; c++)
-            p->phi[c] = p->diag[c] ? o->guess_scale * gu[c - e0] : 0.0;
-        } else {
-          for (size_t c = lo; c < hi; c++)
-            p->r[c] = p->diag[c] ? p->b[c] : 0.0;
-        }
-      }
-    }
-    if (o->guess) {
-      /* r = b - A phi: phi of the neighbouring blocks is needed */
-#pragma omp for schedule(static)
-      for (int b = 0; b < NB; b++) {
-        uint32_t q0, q1;
-        block_rows(p, b, &q0, &q1);
-        for (uint32_t q = q0; q < q1; q++)
-          residual_row(p, p->rows[q], p->rowpad[q]);
-      }
-    }
-#pragma omp for schedule(static)
-    for (int b = 0; b < NB; b++) {
-      uint32_t q0, q1;
-      block_rows(p, b, &q0, &q1);
-      for (uint32_t q = q0; q < q1; q++)
-        rm[p->rows[q]] = rowmax(p, p->rows[q], p->rowpad[q]);
-    }
-    rmax = total_of(p, rm, 1);
+    double rmax = start(p, g, o, t, nt, buf, &bar);
     int done = rmax <= goal; /* the guess is good enough already */
     for (int restart = 0; !done; restart++) {
       /* z = M^-1 r, s = z */
-#pragma omp for schedule(static)
-      for (int b = 0; b < NB; b++) apply_block(p, g, b, buf, 0, 0.0);
-#pragma omp for schedule(static)
-      for (size_t c = 0; c < np; c++) p->s[c] = p->z[c];
+      FOR_MY_BLOCKS(b) apply_block(p, g, b, buf, 0, 0.0);
+      barrier_wait(&bar);
+      for (size_t c = c0; c < c1; c++) p->s[c] = p->z[c];
       sigma = total_of(p, rz, 0);
+      barrier_wait(&bar);
       while (!done) {
         /* q = A s; alpha = sigma / (s . q) */
-#pragma omp for schedule(static)
-        for (int b = 0; b < NB; b++) {
-          uint32_t q0, q1;
-          block_rows(p, b, &q0, &q1);
-          for (uint32_t q = q0; q < q1; q++)
-            sq[p->rows[q]] = matvec_row(p, p->rows[q], p->rowpad[q]);
-        }
+        FOR_MY_BLOCKS(b) FOR_BLOCK_ROWS(p, b, q)
+          sq[p->rows[q]] = matvec_row(p, p->rows[q], p->rowpad[q]);
+        barrier_wait(&bar);
         double sqt = total_of(p, sq, 0);
         alpha = sigma / sqt;
         bad = !isfinite(sqt);
         stall = !bad && !(sqt > 0.0); /* s = 0: nothing left to gain */
         if (bad || stall) break;
         /* r -= alpha q, then z = M^-1 r (wasted once, at the end) */
-#pragma omp for schedule(static)
-        for (int b = 0; b < NB; b++) apply_block(p, g, b, buf, 1, alpha);
+        FOR_MY_BLOCKS(b) apply_block(p, g, b, buf, 1, alpha);
+        barrier_wait(&bar);
         it++;
         rmax = total_of(p, rm, 1);
         done = rmax <= goal || it >= o->max_iterations || !isfinite(rmax);
@@ -335,37 +368,29 @@ int flip_pcg_solve(struct flip_poisson *p, const struct flip_grid *g,
         beta = sn / sigma;
         sigma = sn;
         /* phi += alpha s with the old s; then s = z + beta s */
-#pragma omp for schedule(static)
-        for (int b = 0; b < NB; b++) {
-          uint32_t q0, q1;
-          block_rows(p, b, &q0, &q1);
-          for (uint32_t q = q0; q < q1; q++) {
-            uint32_t row = p->rows[q];
-            size_t c0 = p->rowpad[q] + p->row_lo[row];
-            size_t n = p->row_hi[row] - p->row_lo[row];
-            double *restrict s = p->s + c0, *restrict phi = p->phi + c0;
-            const double *restrict z = p->z + c0;
+        FOR_MY_BLOCKS(b) FOR_BLOCK_ROWS(p, b, q) {
+          uint32_t row = p->rows[q];
+          size_t e = p->rowpad[q] + p->row_lo[row];
+          size_t n = p->row_hi[row] - p->row_lo[row];
+          double *restrict s = p->s + e, *restrict phi = p->phi + e;
+          const double *restrict z = p->z + e;
 #pragma omp simd
-            for (size_t i = 0; i < n; i++) {
-              phi[i] += alpha * s[i];
-              s[i] = z[i] + beta * s[i];
-            }
+          for (size_t i = 0; i < n; i++) {
+            phi[i] += alpha * s[i];
+            s[i] = z[i] + beta * s[i];
           }
         }
+        barrier_wait(&bar);
       }
       if (bad || stall || it >= o->max_iterations || !isfinite(rmax)) break;
       /* The recurrence says converged: check the true residual b - A phi
        * (it is the divergence the projection leaves) and restart from it
        * if rounding let it drift above the goal. */
-#pragma omp for schedule(static)
-      for (int b = 0; b < NB; b++) {
-        uint32_t q0, q1;
-        block_rows(p, b, &q0, &q1);
-        for (uint32_t q = q0; q < q1; q++) {
-          residual_row(p, p->rows[q], p->rowpad[q]);
-          rm[p->rows[q]] = rowmax(p, p->rows[q], p->rowpad[q]);
-        }
+      FOR_MY_BLOCKS(b) FOR_BLOCK_ROWS(p, b, q) {
+        residual_row(p, p->rows[q], p->rowpad[q]);
+        rm[p->rows[q]] = rowmax(p, p->rows[q], p->rowpad[q]);
       }
+      barrier_wait(&bar);
       rmax = total_of(p, rm, 1);
       done = rmax <= goal || restart >= 2;
     }

@@ -266,10 +266,12 @@ int flip_meta_finish(const struct flip_sim *S, const uint32_t *idx,
 
 /* ---- inline helpers --------------------------------------------------- */
 
-/* Threads worth starting for a loop over `work` cells or particles: small
- * loops run on one (a team costs more than it saves, above all on a
- * loaded machine).  Results never depend on it. */
-#define FLIP_PAR_MIN 16384
+/* Threads worth starting for a loop over `work` particles: small loops
+ * run on one (waking a team costs up to milliseconds on a busy or virtual
+ * machine).  A cell costs about an eighth of a particle.  Results never
+ * depend on it. */
+#define FLIP_PAR_MIN 65536
+#define FLIP_CELL_WORK(ncell) ((ncell) / 8)
 static inline int flip_team(int threads, size_t work) {
   return work < FLIP_PAR_MIN || threads < 1 ? 1 : threads;
 }

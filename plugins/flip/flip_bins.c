@@ -82,7 +82,8 @@ static void sort_slabs(struct flip_bins *b, size_t n, size_t nxy, int nz,
 
 int flip_bins_sort(struct flip_bins *b, const struct flip_grid *g,
                    const double *x, size_t n, int threads) {
-  threads = flip_team(threads, n > g->ncell ? n : g->ncell);
+  size_t cw = FLIP_CELL_WORK(g->ncell);
+  threads = flip_team(threads, n > cw ? n : cw);
   if (n >= UINT32_MAX || reserve(b, g, n, threads)) return -1;
   b->n = n;
   const size_t nxy = (size_t)g->n[0] * g->n[1];

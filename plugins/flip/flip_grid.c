@@ -67,7 +67,7 @@ void flip_grid_add_obstacle(struct flip_grid *g, const struct flip_box *b) {
 }
 
 void flip_mark_reset(struct flip_grid *g, int threads) {
-  threads = flip_team(threads, g->ncell);
+  threads = flip_team(threads, FLIP_CELL_WORK(g->ncell));
   const size_t nc = g->ncell;
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (size_t c = 0; c < nc; c++)
@@ -77,7 +77,7 @@ void flip_mark_reset(struct flip_grid *g, int threads) {
 void flip_mark_bins(struct flip_grid *g, const struct flip_bins *b,
                     int threads) {
   const size_t nc = g->ncell;
-  threads = flip_team(threads, nc);
+  threads = flip_team(threads, FLIP_CELL_WORK(nc));
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (size_t c = 0; c < nc; c++)
     if (b->start[c + 1] > b->start[c] && g->cell[c] != FLIP_SOLID)
@@ -145,7 +145,7 @@ static int extrapolate_face(const struct flip_grid *g, int a, int i, int j,
 /* One layer in two passes (values, then marks) so that the result does not
  * depend on the order faces are visited in. */
 void flip_extrapolate(struct flip_grid *g, int layers, int threads) {
-  threads = flip_team(threads, g->ncell);
+  threads = flip_team(threads, FLIP_CELL_WORK(g->ncell));
   for (int a = 0; a < 3; a++) {
     const int *fn = g->fn[a];
     uint8_t *val = g->valid[a];
@@ -190,7 +190,7 @@ static int face_fluid(const struct flip_grid *g, int a, int i, int j, int k) {
 }
 
 void flip_extrapolate_fluid(struct flip_grid *g, int layers, int threads) {
-  threads = flip_team(threads, g->ncell);
+  threads = flip_team(threads, FLIP_CELL_WORK(g->ncell));
   for (int a = 0; a < 3; a++) {
     const int *fn = g->fn[a];
     size_t sj = (size_t)fn[0], sk = sj * fn[1];
@@ -209,7 +209,7 @@ void flip_extrapolate_fluid(struct flip_grid *g, int layers, int threads) {
 }
 
 void flip_save_old(struct flip_grid *g, int threads) {
-  threads = flip_team(threads, g->ncell);
+  threads = flip_team(threads, FLIP_CELL_WORK(g->ncell));
   for (int a = 0; a < 3; a++) {
     const double *u = g->u[a];
     double *u0 = g->u0[a];
@@ -221,7 +221,7 @@ void flip_save_old(struct flip_grid *g, int threads) {
 
 void flip_add_gravity(struct flip_grid *g, const double gravity[3], double dt,
                       int threads) {
-  threads = flip_team(threads, g->ncell);
+  threads = flip_team(threads, FLIP_CELL_WORK(g->ncell));
   for (int a = 0; a < 3; a++) {
     double du = gravity[a] * dt;
     double *u = g->u[a];
@@ -233,7 +233,7 @@ void flip_add_gravity(struct flip_grid *g, const double gravity[3], double dt,
 }
 
 void flip_solid_bc(struct flip_grid *g, int threads) {
-  threads = flip_team(threads, g->ncell);
+  threads = flip_team(threads, FLIP_CELL_WORK(g->ncell));
   for (int a = 0; a < 3; a++) {
     const int *fn = g->fn[a];
     double *u = g->u[a];

@@ -192,7 +192,7 @@ int flip_poisson_build(struct flip_grid *g, struct flip_poisson *p,
                        int threads, struct flip_solve_stats *st) {
   memset(st, 0, sizeof *st);
   if (reserve(p, g)) return -1;
-  threads = flip_team(threads, g->ncell);
+  threads = flip_team(threads, FLIP_CELL_WORK(g->ncell));
   const int nx = g->n[0], ny = g->n[1], nz = g->n[2];
   fluid_box(g, p, threads);
   memset(p->mask, 0, p->nused);
@@ -313,7 +313,7 @@ int flip_poisson_solve(struct flip_poisson *p, const struct flip_grid *g,
 
 void flip_poisson_finish(struct flip_grid *g, struct flip_poisson *p,
                          int threads) {
-  apply_gradient(g, p, flip_team(threads, g->ncell));
+  apply_gradient(g, p, flip_team(threads, FLIP_CELL_WORK(g->ncell)));
 }
 
 int flip_project(struct flip_grid *g, struct flip_poisson *p,

@@ -33,7 +33,8 @@ static inline void scatter(struct flip_grid *g, const double *x,
 void flip_p2g(struct flip_grid *g, const struct flip_bins *b,
               const double *x, const double *v, const double *pm,
               int threads) {
-  threads = flip_team(threads, b->n > g->ncell ? b->n : g->ncell);
+  size_t cw = FLIP_CELL_WORK(g->ncell);
+  threads = flip_team(threads, b->n > cw ? b->n : cw);
   for (int a = 0; a < 3; a++) {
     const size_t nf = g->nface[a];
     double *u = g->u[a], *w = g->wsum[a];

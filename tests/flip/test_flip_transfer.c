@@ -122,7 +122,7 @@ START_TEST(binning_and_transfer_thread_independent) {
   all_cells(g, FLIP_FLUID);
   double *x;
   size_t n = fx_lattice(g, FLIP_FLUID, 0.9, &r, &x);
-  ck_assert_uint_ge(n, 4 * FLIP_PAR_MIN); /* big enough to run parallel */
+  ck_assert_uint_ge(n, FLIP_PAR_MIN); /* big enough to run parallel */
   /* shuffle so the index order is not the cell order */
   for (size_t p = n - 1; p > 0; p--) {
     size_t q = (size_t)fx_uniform(&r, 0.0, (double)p + 1.0);

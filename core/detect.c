@@ -1,4 +1,5 @@
 /* Collision detection over all systems: uniform grid + counting sort. */
+#include "parallel.h"
 #include "detect.h"
 
 #include <math.h>
@@ -53,7 +54,7 @@ static size_t bounds(const double *x, size_t stride, size_t n, double *lo,
   size_t bad = n;
   const char *base = (const char *)x;
 #pragma omp parallel for reduction(min : l0, l1, l2, bad) \
-    reduction(max : h0, h1, h2) schedule(static)
+    reduction(max : h0, h1, h2) schedule(static) if (n > MS__PAR_MIN)
   for (size_t i = 0; i < n; i++) {
     const double *p = (const double *)(base + i * stride);
     if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]))) {
@@ -127,7 +128,7 @@ int ms__grid_build(struct ms__grid *g, const double *x, size_t stride,
     g->cap_cells = cap;
   }
   uint32_t d1 = g->dim[1], d2 = g->dim[2];
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > MS__PAR_MIN)
   for (size_t i = 0; i < n; i++) {
     const double *p = (const double *)(base + i * stride);
     g->cell_of[i] = (cell_coord(g, p[0], 0) * d1 + cell_coord(g, p[1], 1)) *
@@ -142,7 +143,7 @@ int ms__grid_build(struct ms__grid *g, const double *x, size_t stride,
   for (size_t i = 0; i < n; i++) g->order[start[g->cell_of[i] + 1]++] = (uint32_t)i;
   /* Gather in slot order: random reads overlap well across threads, where
    * scattering six arrays would mean six random writes per point. */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > MS__PAR_MIN)
   for (size_t s = 0; s < n; s++) {
     uint32_t i = g->order[s];
     const double *p = (const double *)(base + i * stride);
@@ -297,7 +298,7 @@ int ms__detect_pairs(struct ms__detect *d, const struct ms__detect_input *in,
 
   int nt = 1;
 #ifdef _OPENMP
-  nt = omp_get_max_threads();
+  nt = in->n > MS__PAR_MIN ? omp_get_max_threads() : 1;
 #endif
   /* A fixed block count (independent of the thread count) keeps the output
    * order identical for any number of threads. */

@@ -234,6 +234,7 @@ void ms__ctx_init(struct ms_sim *S, uint32_t index) {
   memcpy(c->info.domain_min, sc->domain_min, sizeof c->info.domain_min);
   memcpy(c->info.domain_max, sc->domain_max, sizeof c->info.domain_max);
   c->info.seed = sc->seed;
+  c->info.scale = sc->scale;
 }
 
 void ms__ctx_free(struct ms_ctx *ctx) {

@@ -25,6 +25,7 @@ core_libmscore_la_SOURCES = \
 	core/metas.c core/metas.h \
 	core/neighbors.c core/neighbors.h \
 	core/output.c core/output.h core/output_ply.c core/output_vtp.c \
+	core/parallel.h \
 	core/preview.c core/preview.h \
 	core/render.c core/render.h \
 	core/render_dir.c \

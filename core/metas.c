@@ -1,4 +1,5 @@
 /* Building the meta-particle set of a step and its per-system pieces. */
+#include "parallel.h"
 #include "metas.h"
 
 #include <stdlib.h>
@@ -98,7 +99,7 @@ int ms__metaset_build(struct ms__metaset *M, const struct ms__groups *G,
   M->nslots = ns;
   memcpy(M->offset, G->offset, (nm + 1) * sizeof *M->offset);
   memcpy(M->member, G->member, ns * sizeof *M->member);
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, 64) if (nm > MS__PAR_MIN_METAS)
   for (uint32_t k = 0; k < nm; k++) {
     uint32_t o = M->offset[k], K = M->offset[k + 1] - o;
     for (uint32_t s = o; s < o + K; s++) {

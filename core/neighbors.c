@@ -1,4 +1,5 @@
 /* Neighbour lists on the detection grid: count, prefix-sum, fill. */
+#include "parallel.h"
 #include "neighbors.h"
 
 #include <math.h>
@@ -70,7 +71,7 @@ int ms__neighbors_build(const double *xyz, size_t stride, size_t count,
   double r2 = radius * radius;
   /* Rows are stored in input order; neighbours of a point in grid order
    * (deterministic, independent of the thread count). */
-#pragma omp parallel for schedule(dynamic, 1024)
+#pragma omp parallel for schedule(dynamic, 1024) if (count > MS__PAR_MIN)
   for (size_t s = 0; s < count; s++)
     st->offset[g->order[s] + 1] = visit(g, (uint32_t)s, r2, NULL);
   st->offset[0] = 0;
@@ -85,7 +86,7 @@ int ms__neighbors_build(const double *xyz, size_t stride, size_t count,
     if (ms__grow((void **)&st->index, c, sizeof(uint32_t))) return MS_ENOMEM;
     st->cap_idx = c;
   }
-#pragma omp parallel for schedule(dynamic, 1024)
+#pragma omp parallel for schedule(dynamic, 1024) if (count > MS__PAR_MIN)
   for (size_t s = 0; s < count; s++)
     visit(g, (uint32_t)s, r2, st->index + st->offset[g->order[s]]);
   nb->count = count;

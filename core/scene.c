@@ -29,6 +29,10 @@ static int parse_scene(struct ms__scene *sc, config_setting_t *root,
   TRY(ms__cfg_double(g, "fps", 30.0, &sc->fps, err));
   TRY(ms__cfg_int(g, "seed", 1, &seed, err));
   TRY(ms__cfg_vec3(g, "gravity", g0, sc->gravity, err));
+  TRY(ms__cfg_double(g, "scale", 1.0, &sc->scale, err));
+  if (!(sc->scale > 0.0 && sc->scale <= 1e6))
+    return ms__cfg_fail(err, g, "scale", "must be in (0, 1e6] (got %g)",
+                        sc->scale);
   if (!(sc->duration > 0.0))
     return ms__cfg_fail(err, g, "duration", "must be > 0 (got %g)",
                         sc->duration);

@@ -32,7 +32,7 @@ struct ms__scene {
   config_t cfg;
   int loaded;
   /* scene */
-  double duration, fps;
+  double duration, fps, scale;
   int64_t frames;
   uint64_t seed;
   double gravity[3], domain_min[3], domain_max[3];

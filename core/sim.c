@@ -69,6 +69,7 @@ static int apply_overrides(ms_sim *S) {
     S->scene.method = m;
   }
   if (S->opt.stiffness_scale > 0.0) S->scene.stiffness *= S->opt.stiffness_scale;
+  if (S->opt.scale > 0.0) S->scene.scale = S->opt.scale;
   return MS_OK;
 }
 

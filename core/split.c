@@ -8,6 +8,7 @@
  * is no real root and the closest point on the sphere (Eqs. 15-16) is
  * u = -s w / |w|.  Computing the discriminant as s^2 - |w|^2 (rather than
  * (n^.d)^2 - |d|^2 + s^2) avoids cancellation. */
+#include "parallel.h"
 #include "split.h"
 
 #include "metas.h"
@@ -101,7 +102,8 @@ uint32_t ms__split_chain(uint32_t K, const double *m, const double *v,
 
 void ms__metaset_split(struct ms__metaset *M, double alpha, double beta,
                        struct ms__ledger *L) {
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, 64) \
+    if (M->count > MS__PAR_MIN_METAS)
   for (uint32_t k = 0; k < M->count; k++) {
     uint32_t o = M->offset[k], K = M->offset[k + 1] - o;
     double rest = 0.0, de = 0.0;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parallel.h"
 #include "baselines.h"
 #include "sim.h"
 #include "vec3.h"
@@ -48,7 +49,7 @@ static int gather(struct ms_sim *S, double *vmax, double *rmin) {
     const struct ms__system *y = &S->sys[s];
     size_t off = y->offset, n = y->view.count, bad = n;
 #pragma omp parallel for reduction(max : v2max) reduction(min : rm, bad) \
-    schedule(static)
+    schedule(static) if (n > MS__PAR_MIN)
     for (size_t i = 0; i < n; i++) {
       size_t g = off + i;
       const double *x = ms__at(&y->x, i), *v = ms__at(&y->v, i);
@@ -310,7 +311,7 @@ static int stage_two(struct ms_sim *S, struct ms_step *st) {
 /* Write W1: final positions and velocities of every meta-particle member. */
 static void write_back(struct ms_sim *S) {
   const struct ms__metaset *M = &S->metas;
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, 64) if (M->count > MS__PAR_MIN_METAS)
   for (uint32_t k = 0; k < M->count; k++)
     for (uint32_t q = M->offset[k]; q < M->offset[k + 1]; q++) {
       uint32_t g = M->member[q];

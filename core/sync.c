@@ -1,4 +1,5 @@
 /* Velocity synchronisation across systems (paper Eqs. 17-19). */
+#include "parallel.h"
 #include "sync.h"
 
 #include "metas.h"
@@ -48,7 +49,7 @@ static void constrained_result(const struct ms__metaset *M, uint32_t e0,
 
 void ms__metaset_sync(struct ms__metaset *M, double dt,
                       struct ms__ledger *L) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (M->count > MS__PAR_MIN_METAS)
   for (uint32_t k = 0; k < M->count; k++) {
     uint32_t e0 = M->eoff[k], ne = M->eoff[k + 1] - e0;
     int con = 0;

@@ -21,6 +21,7 @@ struct args {
   const char *paths[MAX_PATHS + 1];
   int npaths, threads, no_output, quiet;
   long long frames;
+  double scale; /* --scale: 0 = the scene's */
   /* render */
   long long frame;
   int width, height, movie;

@@ -11,15 +11,16 @@
 #include "cli.h"
 
 static const char *usage_text =
-    "usage: mergesplit run SCENE [-o DIR] [--frames N] [--threads N]\n"
+    "usage: mergesplit run SCENE [-o DIR] [--frames N] [--threads N] [--scale S]\n"
     "                      [--plugin-path DIR]... [--report FILE.json]\n"
     "                      [--resume CHECKPOINT] [--no-output] [--quiet]\n"
-    "       mergesplit check SCENE [--plugin-path DIR]...\n"
+    "       mergesplit check SCENE [--scale S] [--plugin-path DIR]...\n"
     "       mergesplit render OUTDIR [--frame N] [--camera SPEC] [--size WxH]\n"
     "                      [--color-by FIELD] [--range MIN,MAX] [-o DIR]\n"
     "                      [--movie] [--threads N] [--quiet]\n"
     "       mergesplit plugins [--plugin-path DIR]...\n"
-    "       mergesplit compare SCENE [--methods LIST] [--frames N] [--threads N]\n"
+    "       mergesplit compare SCENE [--methods LIST] [--frames N] [--scale S]\n"
+    "                      [--threads N]\n"
     "                      [--plugin-path DIR]...\n"
     "       mergesplit conformance PLUGIN_ID [--scene SCENE [--system NAME]]\n"
     "                      [--plugin-path DIR]...\n"
@@ -44,6 +45,8 @@ static const char *help_text =
     "  -o, --output DIR      write frames to DIR (default: output.dir)\n"
     "  -n, --frames N        simulate N frames (default: duration * fps)\n"
     "  -j, --threads N       OpenMP threads (default: OMP_NUM_THREADS or all)\n"
+    "      --scale S         overrides scene.scale (about S times as many\n"
+    "                        particles; also for compare)\n"
     "  -P, --plugin-path DIR also search DIR for plugins (repeatable)\n"
     "  -r, --report FILE     write a JSON report (per-frame totals, timing)\n"
     "      --resume FILE     continue the run saved in checkpoint FILE\n"
@@ -141,14 +144,14 @@ static int parse_range(const char *s, double *r) {
   return 0;
 }
 
-enum { OPT_NO_OUTPUT = 256, OPT_RESUME, OPT_FRAME, OPT_CAMERA, OPT_SIZE,
+enum { OPT_NO_OUTPUT = 256, OPT_SCALE, OPT_RESUME, OPT_FRAME, OPT_CAMERA, OPT_SIZE,
        OPT_COLOR, OPT_RANGE, OPT_MOVIE, OPT_SCENE, OPT_SYSTEM, OPT_METHODS };
 
 /* Options that belong to some commands only: the commands' letters
  * (r run/check, d render, k conformance, m compare); NULL: any command. */
 static const char *owner(int c) {
   switch (c) {
-  case 'n': return "rm";
+  case 'n': case OPT_SCALE: return "rm";
   case 'r': case OPT_RESUME: case OPT_NO_OUTPUT: return "r";
   case OPT_FRAME: case OPT_CAMERA: case OPT_SIZE: case OPT_COLOR:
   case OPT_RANGE: case OPT_MOVIE: return "d";
@@ -172,6 +175,14 @@ static int parse_one(int c, struct args *a) {
   case OPT_SCENE: a->conf_scene = optarg; break;
   case OPT_SYSTEM: a->conf_system = optarg; break;
   case OPT_METHODS: a->methods = optarg; break;
+  case OPT_SCALE: {
+    char *end;
+    a->scale = strtod(optarg, &end);
+    if (end == optarg || *end || !(a->scale > 0.0) || a->scale > 1e6)
+      return cli_usage_error("--scale needs a number in (0, 1e6], not '%s'",
+                             optarg);
+    break;
+  }
   case 'n':
     if (parse_count(optarg, 1, &v))
       return cli_usage_error("--frames needs a positive integer, not '%s'",
@@ -230,6 +241,7 @@ static int parse_args(int argc, char **argv, char cmd, struct args *a) {
       {"scene", required_argument, NULL, OPT_SCENE},
       {"system", required_argument, NULL, OPT_SYSTEM},
       {"methods", required_argument, NULL, OPT_METHODS},
+      {"scale", required_argument, NULL, OPT_SCALE},
       {NULL, 0, NULL, 0}};
   int c, idx;
   optind = 1;

@@ -47,6 +47,7 @@ int cli_run(struct args *a, int check_only) {
   o.struct_size = sizeof o;
   o.threads = a->threads;
   o.frames = a->frames;
+  o.scale = a->scale;
   o.plugin_paths = a->paths;
   o.output_dir = a->output;
   o.report_path = check_only ? NULL : a->report;

@@ -76,3 +76,24 @@ size_t mss_pin_box(struct mss_model *M, const double lo[3],
   }
   return n;
 }
+
+void mss_cloth_normals(struct mss_model *M) {
+  uint32_t nu = M->nu, nv = M->nv;
+  if (!nu || !nv) return;
+  for (uint32_t b = 0; b < nv; b++)
+    for (uint32_t a = 0; a < nu; a++) {
+      const double *x = M->x;
+      uint32_t a0 = a ? a - 1 : a, a1 = a + 1 < nu ? a + 1 : a;
+      uint32_t b0 = b ? b - 1 : b, b1 = b + 1 < nv ? b + 1 : b;
+      double tu[3], tv[3], *n = M->normal + 3 * ((size_t)b * nu + a);
+      for (int k = 0; k < 3; k++) {
+        tu[k] = x[3 * ((size_t)b * nu + a1) + k] - x[3 * ((size_t)b * nu + a0) + k];
+        tv[k] = x[3 * ((size_t)b1 * nu + a) + k] - x[3 * ((size_t)b0 * nu + a) + k];
+      }
+      n[0] = tu[1] * tv[2] - tu[2] * tv[1];
+      n[1] = tu[2] * tv[0] - tu[0] * tv[2];
+      n[2] = tu[0] * tv[1] - tu[1] * tv[0];
+      double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+      for (int k = 0; k < 3; k++) n[k] = l > 0.0 ? n[k] / l : 0.0;
+    }
+}

@@ -56,5 +56,4 @@ AM_TESTS_ENVIRONMENT += \
 	export MS_MASS_SPRING_DATA;
 
 # ---- scenes ------------------------------------------------------------
-dist_configs_DATA += configs/cloth_swing.cfg configs/soft_trampoline.cfg \
-	configs/ball_on_cloth.cfg
+dist_configs_DATA += configs/cloth_swing.cfg configs/soft_trampoline.cfg

@@ -46,6 +46,7 @@ struct mss_model {
   size_t n;
   double *x, *v, *m, *r; /* particles; x, v: 3 each */
   double *stretch;       /* max strain (l - L) / L of the particle's springs */
+  double *normal;        /* cloth: unit surface normal, 3 per particle */
   uint8_t *pinned;
   struct mss_springs springs;
   uint64_t serial;       /* bumped when the spring list changes */
@@ -94,6 +95,9 @@ int mss_cloth_build(struct mss_model *M, const double corner[3],
                     const double eu[3], const double ev[3], uint32_t nu,
                     uint32_t nv, double k_struct, double k_shear,
                     double k_bend, double damping);
+/* Unit normals of a cloth (nu > 0) from its grid: edge_u x edge_v
+ * oriented, central differences inside, one-sided at the borders. */
+void mss_cloth_normals(struct mss_model *M);
 /* Pin a corner (ua, vb in {0, 1}) or an edge (axis 0: u = side, 1: v =
  * side).  Returns the number of particles pinned. */
 size_t mss_cloth_pin_corner(struct mss_model *M, int u1, int v1);

@@ -52,7 +52,7 @@ struct state {
   struct mss_work W;
   double *x0, *v0; /* start of the step, for rewind */
   struct msi_stats reported;
-  struct ms_field fields[6];
+  struct ms_field fields[7];
 };
 
 #define S(inst) ((struct state *)(void *)(inst))
@@ -75,6 +75,9 @@ static void set_fields(struct state *s) {
   s->fields[3] = (struct ms_field){"radius", MS_TYPE_F64, 1, v1, M->r};
   s->fields[4] = (struct ms_field){"stretch", MS_TYPE_F64, 1, v1, M->stretch};
   s->fields[5] = (struct ms_field){"pinned", MS_TYPE_U8, 1, 1, M->pinned};
+  /* A cloth shows its surface normal: the core then treats it as a sheet
+   * (penetration metrics). */
+  s->fields[6] = (struct ms_field){"normal", MS_TYPE_F64, 3, v3, M->normal};
 }
 
 static int create(const struct ms_host *host, ms_ctx *ctx,
@@ -97,6 +100,7 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
     destroy((ms_instance *)(void *)s);
     return rc;
   }
+  mss_cloth_normals(&s->M);
   set_fields(s);
   *out = (ms_instance *)(void *)s;
   return MS_OK;
@@ -105,7 +109,7 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
 static int view(ms_instance *inst, struct ms_view *out) {
   struct state *s = S(inst);
   out->count = s->M.n;
-  out->field_count = 6;
+  out->field_count = s->M.nu ? 7 : 6;
   out->fields = s->fields;
   return MS_OK;
 }
@@ -160,6 +164,7 @@ static void report(struct state *s) {
 static int end_step(ms_instance *inst, const struct ms_step *st) {
   struct state *s = S(inst);
   mss_update_stretch(&s->M, s->host->thread_count(s->ctx));
+  mss_cloth_normals(&s->M);
   report(s);
   return MS_OK;
 }
@@ -214,6 +219,7 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
       (rc = in->read(in->opaque, s->M.v, b)))
     return rc;
   mss_update_stretch(&s->M, 1);
+  mss_cloth_normals(&s->M);
   return MS_OK;
 }
 

@@ -12,6 +12,8 @@
  *                    spacing^3 (or (2 radius)^3 for points)
  *   mass             per-particle mass [kg]; instead of density
  *   velocity         initial velocity [m/s], default [0, 0, 0]
+ * scene.scale = s refines the lattice: spacing and radius / s^(1/3), an
+ * explicit per-particle mass / s (same volume, same total mass).
  *   drag             linear drag rate [1/s], default 0
  *   wall_restitution normal restitution at the domain walls, [0, 1], 0.5
  *   wall_friction    fraction of tangential speed lost at a wall hit, 0
@@ -59,6 +61,14 @@ static int alloc_arrays(struct state *s, size_t n) {
              : MS_ENOMEM;
 }
 
+/* Is the shape an explicit point list (which scene.scale cannot refine)? */
+static int is_points(const struct ms_host *h, ms_ctx *c,
+                     const ms_config *shape) {
+  const char *type = NULL;
+  return h->cfg_string(c, shape, "type", NULL, &type) == MS_OK && type &&
+         !strcmp(type, "points");
+}
+
 /* Read and check the section's keys; all are read so the host can flag the
  * rest as unknown. */
 struct params {
@@ -101,6 +111,16 @@ static int read_params(struct state *s, const ms_config *sec,
   if (!isnan(p->density) && !(p->density > 0.0))
     return h->cfg_error(c, sec, "density", "must be > 0 (got %g)",
                         p->density);
+  /* scene.scale: about `scale` times as many particles in the same
+   * volume and mass (explicit points are taken as they are) */
+  const struct ms_scene_info *info = h->scene(c);
+  double scale = MS_SCENE_HAS(info, scale) ? info->scale : 1.0;
+  if (scale != 1.0 && !is_points(h, c, p->shape)) {
+    double f = cbrt(scale);
+    if (!isnan(p->spacing)) p->spacing /= f;
+    p->radius /= f;
+    if (!isnan(p->mass)) p->mass /= scale;
+  }
   if (isnan(p->mass)) {
     double d = isnan(p->density) ? 1000.0 : p->density;
     double h3 = isnan(p->spacing) ? 2.0 * p->radius : p->spacing;

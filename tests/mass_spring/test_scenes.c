@@ -62,7 +62,7 @@ static void through_sheet(const char *scene, const char *cloth_name,
 }
 
 START_TEST(ball_on_cloth_no_penetration) {
-  through_sheet("ball_on_cloth.cfg", "cloth", 32, 32, "ball", 0);
+  through_sheet("default.cfg", "cloth", 32, 32, "ball", 0);
 }
 END_TEST
 
@@ -130,7 +130,7 @@ START_TEST(thread_count_independent) {
   double *x[2];
   size_t n = 0;
   for (int t = 1; t <= 2; t++) {
-    ms_sim *S = st_open_file("ball_on_cloth.cfg", t, 12);
+    ms_sim *S = st_open_file("default.cfg", t, 12);
     struct ms__system *c = st_system(S, "cloth");
     while (S->frame < S->frames_total)
       ck_assert_msg(ms_sim_frame(S) == 0, "%s", ms_sim_error(S));

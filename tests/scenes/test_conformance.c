@@ -23,7 +23,7 @@ static void collect(void *o, const char *check, int passed, const char *detail) 
 }
 
 static int run_kit(const char *id, struct tally *t) {
-  const char *paths[] = {getenv("MS_FIXTURES"), NULL};
+  const char *paths[] = {getenv("MS_FIXTURES"), NULL}; /* + the plugins */
   struct ms_conformance_options o = {.struct_size = sizeof o,
                                      .plugin_paths = paths};
   char err[1024];
@@ -33,9 +33,13 @@ static int run_kit(const char *id, struct tally *t) {
   return n;
 }
 
-START_TEST(shipped_particles_plugin_conforms) {
+/* Every shipped plugin, on the kit's built-in scene. */
+static const char *const shipped[] = {"particles", "mass_spring"};
+
+START_TEST(shipped_plugin_conforms) {
   struct tally t;
-  ck_assert_msg(run_kit("particles", &t) == 0, "failed: %s", t.failures);
+  ck_assert_msg(run_kit(shipped[_i], &t) == 0, "%s failed: %s", shipped[_i],
+                t.failures);
 }
 END_TEST
 
@@ -72,7 +76,8 @@ static Suite *suite_conformance(void) {
   Suite *s = suite_create("conformance");
   TCase *tc = tcase_create("kit");
   tcase_set_timeout(tc, 120);
-  tcase_add_test(tc, shipped_particles_plugin_conforms);
+  tcase_add_loop_test(tc, shipped_plugin_conforms, 0,
+                      (int)(sizeof shipped / sizeof *shipped));
   tcase_add_test(tc, good_fixture_conforms);
   tcase_add_loop_test(tc, broken_fixture_fails_its_check, 0,
                       (int)(sizeof broken / sizeof *broken));

@@ -105,7 +105,7 @@ END_TEST
 /* The default scene: two balls of grains (two systems) collide in zero
  * gravity with alpha = beta = 1. */
 START_TEST(two_balls_conserve_momentum_and_energy) {
-  ms_sim *S = st_open_file("default.cfg", 0, 0);
+  ms_sim *S = st_open_file("two_balls.cfg", 0, 0);
   double p0[3], k0, p[3], k;
   st_totals(S, p0, &k0);
   ck_assert_int_eq(ms_sim_run(S), 0);
@@ -125,7 +125,7 @@ START_TEST(two_balls_conserve_momentum_and_energy) {
 END_TEST
 
 static double *final_positions(int threads, size_t *n) {
-  ms_sim *S = st_open_file("default.cfg", threads, 12);
+  ms_sim *S = st_open_file("two_balls.cfg", threads, 12);
   ck_assert_int_eq(ms_sim_run(S), 0);
   *n = S->sys[0].view.count + S->sys[1].view.count;
   double *x = malloc(3 * *n * sizeof *x), *q = x;
@@ -144,6 +144,32 @@ START_TEST(same_result_for_threads_and_runs) {
   ck_assert(memcmp(a, b, 3 * n1 * sizeof *a) == 0); /* 1 vs 2 threads */
   ck_assert(memcmp(b, c, 3 * n1 * sizeof *a) == 0); /* repeated run */
   free(a), free(b), free(c);
+}
+END_TEST
+
+/* scene.scale = 8 halves the spacing: a lattice ball of radius 5 spacings
+ * (515 points) becomes one of radius 10 (4169), with the same mass. */
+START_TEST(scale_refines_the_lattice) {
+  char path[4096], err[1024];
+  snprintf(path, sizeof path, "%s/two_balls.cfg", getenv("MS_CONFIGS"));
+  double mass[2] = {0, 0};
+  size_t count[2];
+  for (int k = 0; k < 2; k++) {
+    struct ms_sim_options o = {.struct_size = sizeof o, .no_output = 1,
+                               .verbosity = MS_SINK_ERROR,
+                               .scale = k ? 8.0 : 0.0};
+    ms_sim *S;
+    ck_assert_msg(ms_sim_open(path, &o, &S, err, sizeof err) == 0, "%s", err);
+    struct ms__system *y = st_system(S, "left");
+    count[k] = y->view.count;
+    for (size_t i = 0; i < count[k]; i++) mass[k] += *ms__at(&y->m, i);
+    ck_assert(fabs(*ms__at(&y->r, 0) - (k ? 0.0145 / 2 : 0.0145)) < 1e-15);
+    ms_sim_close(S);
+  }
+  ck_assert_uint_eq(count[0], 515);
+  ck_assert_uint_eq(count[1], 4169);
+  ck_assert_msg(fabs(mass[1] / mass[0] - 1.0) < 0.02, "mass %g -> %g",
+                mass[0], mass[1]);
 }
 END_TEST
 
@@ -193,6 +219,7 @@ Suite *suite_core_scenes(void) {
   tcase_add_test(tc, head_on_partial_restitution);
   tcase_add_test(tc, two_balls_conserve_momentum_and_energy);
   tcase_add_test(tc, same_result_for_threads_and_runs);
+  tcase_add_test(tc, scale_refines_the_lattice);
   tcase_add_test(tc, nan_from_a_solver_stops_the_run);
   tcase_add_test(tc, view_without_radius_refused);
   suite_add_tcase(s, tc);

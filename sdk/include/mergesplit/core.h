@@ -116,6 +116,9 @@ struct ms_sim_options {
   const char *method;
   /* > 0: multiplies coupling.stiffness (penalty, sph_force); 0: 1. */
   double stiffness_scale;
+  /* > 0: overrides scene.scale (the plugins' resolution knob); 0: the
+   * scene's. */
+  double scale;
 };
 
 /* Load and validate the scene, load its plugins, create every system.

@@ -56,6 +56,11 @@ struct ms_scene_info {
   double domain_min[3];    /* axis-aligned domain walls [m] */
   double domain_max[3];
   uint64_t seed;           /* the scene's seed */
+  /* The scene's resolution knob (scene.scale, default 1): a plugin SHOULD
+   * multiply its particle count by about this much (finer spacing, finer
+   * cloth grid, radii scaled with the spacing), keeping the physical
+   * sizes.  Read it only if struct_size covers it. */
+  double scale;
 };
 
 /* Points sampled by sample_shape(); xyz holds 3*count doubles and is
@@ -176,6 +181,11 @@ struct ms_host {
   void (*report)(ms_ctx *ctx, const char *name, double value);
 };
 
+/* Nonzero when struct ms_scene_info `info` holds `member`. */
+#define MS_SCENE_HAS(info, member) \
+  ((info)->struct_size >= offsetof(struct ms_scene_info, member) + \
+                              sizeof((info)->member))
+
 /* Nonzero when the host provides `member` (added after ABI 1.0). */
 #define MS_HOST_HAS(host, member)                          \
   ((host)->struct_size >= offsetof(struct ms_host, member) + \
@@ -193,7 +203,7 @@ _Static_assert(offsetof(struct ms_host, report) == 184, "ms_host v1 layout");
 _Static_assert(sizeof(struct ms_host) == 192, "ms_host v1 size");
 _Static_assert(offsetof(struct ms_scene_info, gravity) == 24,
                "ms_scene_info v1 layout");
-_Static_assert(sizeof(struct ms_scene_info) == 104, "ms_scene_info v1 size");
+_Static_assert(sizeof(struct ms_scene_info) == 112, "ms_scene_info v1 size");
 #endif
 
 #endif /* MERGESPLIT_HOST_H */

@@ -1,0 +1,10 @@
+/* When the core's loops go parallel.  Below these sizes a loop runs on the
+ * calling thread: waking a team costs more than the work, and far more on a
+ * loaded machine (a thread that has to be scheduled in). */
+#ifndef MS_CORE_PARALLEL_H
+#define MS_CORE_PARALLEL_H
+
+#define MS__PAR_MIN 4096       /* per-particle loops */
+#define MS__PAR_MIN_METAS 256  /* per-meta-particle loops */
+
+#endif

@@ -154,27 +154,34 @@ static int read_shapes(const struct ms_host *h, ms_ctx *c,
 static int read_particles(const struct ms_host *h, ms_ctx *c,
                           const ms_config *sec, struct flip_params *p) {
   static const double zero[3] = {0.0, 0.0, 0.0};
-  double scale;
+  const struct ms_scene_info *info = h->scene(c);
+  double scale = MS_SCENE_HAS(info, scale) ? info->scale : 1.0;
   int rc;
   if ((rc = read_shapes(h, c, sec, p)) ||
       (rc = h->cfg_double(c, sec, "spacing", NAN, &p->spacing)) ||
       (rc = h->cfg_double(c, sec, "cell_size", NAN, &p->cell_size)) ||
       (rc = h->cfg_double(c, sec, "radius", NAN, &p->radius)) ||
       (rc = h->cfg_double(c, sec, "density", 1000.0, &p->density)) ||
-      (rc = h->cfg_vec3(c, sec, "velocity", zero, p->velocity)) ||
-      (rc = h->cfg_double(c, sec, "scale", 1.0, &scale)))
+      (rc = h->cfg_vec3(c, sec, "velocity", zero, p->velocity)))
     return rc;
   if (isnan(p->spacing))
     return h->cfg_error(c, sec, "spacing", "is required (particle spacing; "
                         "the cell size defaults to twice it)");
   if ((rc = positive(h, c, sec, "spacing", p->spacing))) return rc;
-  if (!(scale >= 0.125 && scale <= 64.0))
-    return h->cfg_error(c, sec, "scale", "must be in [0.125, 64] (got %g)",
-                        scale);
   if (isnan(p->cell_size)) p->cell_size = FLIP_DEFAULT_PER_AXIS * p->spacing;
-  p->spacing /= scale;
-  p->cell_size /= scale;
-  if (!isnan(p->radius)) p->radius /= scale;
+  /* scene.scale: about `scale` times the particles.  Cells must still tile
+   * the tank, so spacing, cell size and radius shrink by a whole factor,
+   * the nearest to scale^(1/3). */
+  p->refine = (int)floor(cbrt(scale) + 0.5);
+  if (p->refine < 1) p->refine = 1;
+  if (p->refine > 16) p->refine = 16;
+  p->spacing /= p->refine;
+  p->cell_size /= p->refine;
+  if (!isnan(p->radius)) p->radius /= p->refine;
+  if (scale != 1.0)
+    h->log(c, MS_LOG_INFO, "scene.scale %g: spacing and cells %d x finer "
+           "(%d x the particles)", scale, p->refine,
+           p->refine * p->refine * p->refine);
   if ((rc = positive(h, c, sec, "cell_size", p->cell_size))) return rc;
   if (p->cell_size < p->spacing)
     return h->cfg_error(c, sec, "cell_size", "must not be below the spacing "

@@ -22,6 +22,7 @@ struct flip_params {
                                      shape jitters itself */
   int nshapes;
   double spacing, cell_size, radius, density, velocity[3];
+  int refine;           /* scene.scale: spacing and cells this much finer */
   double flip_ratio;
   double tol, cfl;
   int64_t max_iterations;

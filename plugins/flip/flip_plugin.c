@@ -28,10 +28,11 @@
  *   pressure_tolerance    max |div| after / before, default 1e-6
  *   pressure_max_iterations  PCG limit, default 1000
  *   pressure_warm_start   PCG starts from the last step's pressure, true
- *   scale                 divides spacing, cell_size and radius (finer
- *                         runs toward the paper's particle counts), 1
  *   cfl                   grid cells a particle may cross per step, 1
  *   couple_cells          other systems' particles fill cells, true
+ *
+ * scene.scale (the scene's resolution knob) makes spacing, cell size and
+ * radius k times finer, k the whole number nearest to scale^(1/3).
  *
  * Output fields: position, velocity, mass, radius, pressure [Pa] (grid
  * pressure interpolated at the particle's start-of-step position). */

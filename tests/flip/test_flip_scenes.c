@@ -134,7 +134,7 @@ START_TEST(same_result_any_thread_count) {
         "              max = [1.0, 0.3, 0.1]; },\n"
         "            { type = \"box\"; min = [0.0, 0.3, 0.0];\n"
         "              max = [0.4, 0.6, 0.1]; } );\n"
-        "  spacing = 0.0125; scale = 1.5; } );\n",
+        "  spacing = 0.008333333333333333; } );\n",
         t);
     struct ms__system *w = st_system(S, "water");
     ck_assert_uint_ge(w->view.count, FLIP_PAR_MIN); /* parallel loops run */
@@ -238,28 +238,32 @@ START_TEST(ball_slowed_by_water) {
 }
 END_TEST
 
-/* `scale` refines spacing and cells together: 8x the particles at 2,
- * still 8 per cell; `cell_size` alone changes the particles per cell. */
+/* scene.scale refines spacing and cells together: 8x the particles at
+ * scale 8 (twice finer), still 8 per cell; scale 2 is nearer to no
+ * refinement than to twice finer; `cell_size` alone changes the particles
+ * per cell. */
 START_TEST(scale_and_cell_size) {
-  static const char *const extra[] = {"", "scale = 2.0;", "cell_size = 0.1;"};
-  const size_t want[] = {4096, 32768, 4096};
-  for (int c = 0; c < 3; c++) {
+  static const char *const scale[] = {"1.0", "8.0", "1.0", "2.0"};
+  static const char *const extra[] = {"", "", "cell_size = 0.1;", ""};
+  const size_t want[] = {4096, 32768, 4096, 4096};
+  const double cells[] = {512.0, 4096.0, 64.0, 512.0};
+  for (int c = 0; c < 4; c++) {
     char text[1024];
     snprintf(text, sizeof text,
-             "scene = { duration = 0.1;\n"
+             "scene = { duration = 0.1; scale = %s;\n"
              "  domain = { min = [0.0, 0.0, 0.0];\n"
              "             max = [0.4, 0.4, 0.4]; }; };\n"
              "systems = ( { name = \"w\"; solver = \"flip\"; spacing = 0.025;\n"
              "  shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"
-             "            max = [0.4, 0.4, 0.4]; }; %s } );\n", extra[c]);
+             "            max = [0.4, 0.4, 0.4]; }; %s } );\n", scale[c],
+             extra[c]);
     ms_sim *S = st_open_text(text, 1);
     struct ms__system *w = st_system(S, "w");
     ck_assert_uint_eq(w->view.count, want[c]);
     st_step(S);
     /* a full closed tank: every cell is fluid */
-    double cells = stat_of(w, "fluid_cells");
-    ck_assert_msg(cells == (c == 1 ? 4096.0 : c == 2 ? 64.0 : 512.0),
-                  "case %d: %g cells", c, cells);
+    double n = stat_of(w, "fluid_cells");
+    ck_assert_msg(n == cells[c], "case %d: %g cells", c, n);
     st_close(S);
   }
 }

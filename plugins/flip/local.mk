@@ -1,2 +1,58 @@
 # Plugin `flip` — its module, tests, benchmark and scenes.
-# (Filled in by the issue that builds it.)
+#
+# The solver lives in a convenience library shared by the module, the
+# tests (which check the grid operations directly) and the benchmark.
+noinst_LTLIBRARIES += plugins/flip/libflip.la
+plugins_flip_libflip_la_SOURCES = plugins/flip/flip.h \
+	plugins/flip/flip_grid.c plugins/flip/flip_bins.c \
+	plugins/flip/flip_transfer.c plugins/flip/flip_advect.c \
+	plugins/flip/flip_poisson.c plugins/flip/flip_pcg.c \
+	plugins/flip/flip_cholmod.c plugins/flip/flip_sim.c
+plugins_flip_libflip_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS) $(CHOLMOD_CFLAGS)
+plugins_flip_libflip_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
+plugins_flip_libflip_la_LIBADD = $(CHOLMOD_LIBS) -lm
+
+plugin_LTLIBRARIES += plugins/flip.la
+plugins_flip_la_SOURCES = plugins/flip/flip_plugin.c \
+	plugins/flip/flip_config.c plugins/flip/flip_config.h
+plugins_flip_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS) $(CHOLMOD_CFLAGS)
+plugins_flip_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
+plugins_flip_la_LDFLAGS = $(MS_PLUGIN_LDFLAGS)
+plugins_flip_la_LIBADD = plugins/flip/libflip.la $(CHOLMOD_LIBS) -lm
+
+# ---- tests ------------------------------------------------------------------
+check_PROGRAMS += tests/flip/run-flip
+tests_flip_run_flip_SOURCES = tests/flip/runner.c tests/flip/suites.h \
+	tests/flip/flip_fixture.c tests/flip/flip_fixture.h \
+	tests/flip/test_flip_transfer.c tests/flip/test_flip_pressure.c \
+	tests/flip/test_flip_scenes.c tests/flip/test_flip_config.c
+tests_flip_run_flip_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE \
+	-I$(top_srcdir)/plugins/flip $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
+tests_flip_run_flip_LDADD = plugins/flip/libflip.la \
+	tests/scenes/libsimtest.la core/libmscore.la \
+	$(CHECK_LIBS) $(LIBCONFIG_LIBS) $(CHOLMOD_LIBS) -lm
+tests_flip_run_flip_LDFLAGS = $(OPENMP_CFLAGS)
+TESTS += tests/flip/run-flip
+
+# the core's conformance kit on the plugin (its own program: the kit forks)
+check_PROGRAMS += tests/flip/run-flip-conformance
+tests_flip_run_flip_conformance_SOURCES = tests/flip/conformance.c
+tests_flip_run_flip_conformance_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAGS)
+tests_flip_run_flip_conformance_LDADD = core/libmscore.la $(CHECK_LIBS) \
+	$(LIBCONFIG_LIBS)
+tests_flip_run_flip_conformance_LDFLAGS = $(OPENMP_CFLAGS)
+TESTS += tests/flip/run-flip-conformance
+
+# ---- benchmark --------------------------------------------------------------
+EXTRA_PROGRAMS += tests/bench/bench-flip
+MS_BENCHES += tests/bench/bench-flip
+tests_bench_bench_flip_SOURCES = tests/bench/bench_flip.c
+tests_bench_bench_flip_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/flip
+tests_bench_bench_flip_LDADD = plugins/flip/libflip.la $(CHOLMOD_LIBS) -lm
+tests_bench_bench_flip_LDFLAGS = $(OPENMP_CFLAGS)
+
+EXTRA_DIST += plugins/flip/README.md
+
+# ---- scenes -----------------------------------------------------------------
+dist_configs_DATA += configs/flip_dam_break.cfg configs/flip_cloth.cfg \
+	configs/flip_peridynamics_wall.cfg

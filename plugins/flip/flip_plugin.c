@@ -1,0 +1,455 @@
+/* flip — FLIP fluid (Zhu & Bridson 2005) coupled through merging-and-
+ * splitting (Truong et al. 2021, Sec. 6.2).
+ *
+ * Per step: particles to a MAC grid (trilinear, mass-weighted), gravity,
+ * solid walls and static box obstacles, pressure projection (MIC(0)-PCG or
+ * CHOLMOD), grid to particles with a PIC/FLIP blend, midpoint advection
+ * through the grid velocity, particles pushed out of the solids.  Fluid
+ * particles carry mass (density x spacing^3) so they can couple.  Cells
+ * holding particles of any system count as fluid in the projection.
+ *
+ * Scene keys (system section):
+ *   shape                 required: the fluid's initial volume, a shape
+ *                         group or a list of them (not overlapping); a
+ *                         shape's `jitter` defaults to 0.25 here (0: a
+ *                         lattice)
+ *   spacing               particle spacing [m], required
+ *   cell_size             grid cell [m], default 2 spacings (8 per cell);
+ *                         the tank's extents must be multiples of it
+ *   radius                collision radius [m], default spacing / 2
+ *   density               [kg/m^3], default 1000
+ *   velocity              initial velocity [m/s], default [0, 0, 0]
+ *   flip_ratio            FLIP share of the PIC/FLIP blend, [0, 1], 0.97
+ *   tank                  { min; max; } the solid walls; default: the
+ *                         domain, or without one the water's bounding box
+ *                         grown by 4 cells
+ *   obstacles             ( { min; max; }, ... ) static solid boxes
+ *   pressure_solver       "pcg" (MIC(0), default) or "cholmod"
+ *   pressure_tolerance    max |div| after / before, default 1e-6
+ *   pressure_max_iterations  PCG limit, default 1000
+ *   pressure_warm_start   PCG starts from the last step's pressure, true
+ *   cfl                   grid cells a particle may cross per step, 1
+ *   couple_cells          other systems' particles fill cells, true
+ *
+ * scene.scale (the scene's resolution knob) makes spacing, cell size and
+ * radius k times finer, k the whole number nearest to scale^(1/3).
+ *
+ * Output fields: position, velocity, mass, radius, pressure [Pa] (grid
+ * pressure interpolated at the particle's start-of-step position). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <mergesplit/plugin.h>
+
+#include "flip.h"
+#include "flip_config.h"
+
+struct state {
+  const struct ms_host *host;
+  ms_ctx *ctx;
+  struct flip_sim sim;
+  size_t n;
+  double *x, *v, *m, *r, *pres; /* the view */
+  double *x0, *v0, *pres0;      /* start of step, for rewind */
+  double *phi0, dt0;            /* ... and the solver's warm start */
+  double *pm;                   /* transfer mass */
+  int32_t *meta;                /* meta-particle of each particle, or -1 */
+  double gravity[3], flip_ratio, density, cfl;
+  int couple_cells;
+  struct ms_field fields[5];
+};
+
+#define S(inst) ((struct state *)(void *)(inst))
+
+static void destroy(ms_instance *inst) {
+  struct state *s = S(inst);
+  if (!s) return;
+  flip_sim_free(&s->sim);
+  free(s->x), free(s->v), free(s->m), free(s->r), free(s->pres);
+  free(s->x0), free(s->v0), free(s->pres0), free(s->pm), free(s->meta);
+  free(s->phi0);
+  free(s);
+}
+
+static int alloc_arrays(struct state *s, size_t n) {
+  size_t k = n ? n : 1;
+  s->n = n;
+  s->x = malloc(3 * k * sizeof(double));
+  s->v = malloc(3 * k * sizeof(double));
+  s->x0 = malloc(3 * k * sizeof(double));
+  s->v0 = malloc(3 * k * sizeof(double));
+  s->m = malloc(k * sizeof(double));
+  s->r = malloc(k * sizeof(double));
+  s->pres = calloc(k, sizeof(double));
+  s->pres0 = calloc(k, sizeof(double));
+  s->pm = malloc(k * sizeof(double));
+  s->meta = malloc(k * sizeof(int32_t));
+  return s->x && s->v && s->x0 && s->v0 && s->m && s->r && s->pres &&
+                 s->pres0 &&
+                 s->pm && s->meta
+             ? MS_OK
+             : MS_ENOMEM;
+}
+
+static int inside_tank(const struct flip_grid *g, const double *x) {
+  for (int a = 0; a < 3; a++)
+    if (!(x[a] >= g->lo[a] && x[a] <= g->lo[a] + g->n[a] * g->h)) return 0;
+  return 1;
+}
+
+static int inside_obstacle(const struct flip_params *p, const double *x) {
+  for (int o = 0; o < p->nobst; o++) {
+    int in = 1;
+    for (int a = 0; a < 3; a++)
+      in = in && x[a] >= p->obst[o].lo[a] && x[a] <= p->obst[o].hi[a];
+    if (in) return 1;
+  }
+  return 0;
+}
+
+/* Append shape i's particles to *buf: the shape's lattice, jittered
+ * unless the shape jitters itself. */
+static int seed_shape(struct state *s, const struct flip_params *p, int i,
+                      double **buf, size_t *n) {
+  const struct ms_host *h = s->host;
+  struct ms_points pts = {NULL, 0};
+  int rc = h->sample_shape(s->ctx, p->shape[i], p->spacing, &pts);
+  if (rc) return rc;
+  if (!isnan(p->jitter[i]))
+    for (size_t q = 0; q < 3 * pts.count; q++)
+      pts.xyz[q] += p->spacing * p->jitter[i] *
+                    (2.0 * h->rng_uniform(s->ctx) - 1.0);
+  double *b = realloc(*buf, 3 * (*n + pts.count) * sizeof(double));
+  if (b) {
+    *buf = b;
+    memcpy(b + 3 * *n, pts.xyz, 3 * pts.count * sizeof(double));
+    *n += pts.count;
+  }
+  h->free(pts.xyz);
+  return b ? MS_OK : MS_ENOMEM;
+}
+
+/* No domain and no tank: the tank is the water's bounding box on the
+ * cell lattice, grown by FLIP_AUTO_TANK_MARGIN cells on every side. */
+static int fit_tank(struct state *s, const ms_config *sec,
+                    struct flip_params *p, const double *xyz, size_t n) {
+  const double h = p->cell_size;
+  for (int a = 0; a < 3; a++) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+      lo = fmin(lo, xyz[3 * i + a]);
+      hi = fmax(hi, xyz[3 * i + a]);
+    }
+    double c0 = floor(lo / h) - FLIP_AUTO_TANK_MARGIN;
+    double c1 = floor(hi / h) + 1.0 + FLIP_AUTO_TANK_MARGIN;
+    if (!(c1 - c0 <= 4096.0))
+      return s->host->cfg_error(s->ctx, sec, "tank", "the water spans too "
+                                "many cells for a tank fitted around it; "
+                                "give a tank or a domain");
+    p->lo[a] = c0 * h;
+    p->n[a] = (int)(c1 - c0);
+  }
+  s->host->log(s->ctx, MS_LOG_INFO, "no domain and no tank: the tank is "
+               "[%g, %g] x [%g, %g] x [%g, %g] around the water", p->lo[0],
+               p->lo[0] + p->n[0] * h, p->lo[1], p->lo[1] + p->n[1] * h,
+               p->lo[2], p->lo[2] + p->n[2] * h);
+  return MS_OK;
+}
+
+/* Seed the particles (dropping those outside the tank or inside an
+ * obstacle) and set up the grid. */
+static int seed(struct state *s, const ms_config *sec,
+                struct flip_params *p) {
+  const struct ms_host *h = s->host;
+  double *xyz = NULL;
+  size_t n = 0, keep = 0;
+  int rc = MS_OK;
+  for (int i = 0; i < p->nshapes && !rc; i++)
+    rc = seed_shape(s, p, i, &xyz, &n);
+  if (!rc && p->auto_tank) rc = fit_tank(s, sec, p, xyz, n);
+  if (!rc && flip_sim_init(&s->sim, p->lo, p->n, p->cell_size, p->obst,
+                           p->nobst))
+    rc = h->set_error(s->ctx, MS_ENOMEM, "out of memory for a %d x %d x %d "
+                      "grid", p->n[0], p->n[1], p->n[2]);
+  for (size_t i = 0; !rc && i < n; i++) {
+    const double *x = xyz + 3 * i;
+    if (inside_tank(&s->sim.g, x) && !inside_obstacle(p, x))
+      memmove(xyz + 3 * keep++, x, 3 * sizeof(double));
+  }
+  if (!rc && keep == 0)
+    rc = h->cfg_error(s->ctx, sec, "shape", "holds no particle inside the "
+                      "tank and outside the obstacles");
+  if (!rc && keep < n)
+    h->log(s->ctx, MS_LOG_INFO, "%zu seeded particles lie outside the tank "
+           "or inside an obstacle and were dropped", n - keep);
+  if (!rc) rc = alloc_arrays(s, keep);
+  if (rc) {
+    free(xyz);
+    return rc;
+  }
+  memcpy(s->x, xyz, 3 * keep * sizeof(double));
+  free(xyz);
+  const double mass = p->density * p->spacing * p->spacing * p->spacing;
+  for (size_t i = 0; i < keep; i++) {
+    memcpy(s->v + 3 * i, p->velocity, 3 * sizeof(double));
+    s->m[i] = mass;
+    s->r[i] = p->radius;
+  }
+  return MS_OK;
+}
+
+static void set_fields(struct state *s) {
+  const size_t v3 = 3 * sizeof(double), v1 = sizeof(double);
+  s->fields[0] = (struct ms_field){"position", MS_TYPE_F64, 3, v3, s->x};
+  s->fields[1] = (struct ms_field){"velocity", MS_TYPE_F64, 3, v3, s->v};
+  s->fields[2] = (struct ms_field){"mass", MS_TYPE_F64, 1, v1, s->m};
+  s->fields[3] = (struct ms_field){"radius", MS_TYPE_F64, 1, v1, s->r};
+  s->fields[4] = (struct ms_field){"pressure", MS_TYPE_F64, 1, v1, s->pres};
+}
+
+static int create(const struct ms_host *host, ms_ctx *ctx,
+                  const ms_config *sec, ms_instance **out) {
+  struct state *s = calloc(1, sizeof *s);
+  struct flip_params p;
+  int rc;
+  if (!s) return MS_ENOMEM;
+  s->host = host;
+  s->ctx = ctx;
+  memcpy(s->gravity, host->scene(ctx)->gravity, sizeof s->gravity);
+  if ((rc = flip_read_params(host, ctx, sec, &p))) {
+    destroy((ms_instance *)(void *)s);
+    return rc;
+  }
+  if ((rc = seed(s, sec, &p))) goto fail;
+  s->sim.solve.method = p.solver;
+  s->sim.solve.tolerance = p.tol;
+  s->sim.solve.max_iterations = (int)p.max_iterations;
+  s->sim.warm_start = p.warm_start;
+  s->phi0 = malloc(s->sim.g.ncell * sizeof *s->phi0);
+  if (!s->phi0) {
+    rc = host->set_error(ctx, MS_ENOMEM, "out of memory");
+    goto fail;
+  }
+  s->flip_ratio = p.flip_ratio;
+  s->density = p.density;
+  s->cfl = p.cfl;
+  s->couple_cells = p.couple_cells;
+  set_fields(s);
+  flip_params_free(&p);
+  *out = (ms_instance *)(void *)s;
+  return MS_OK;
+fail:
+  flip_params_free(&p);
+  destroy((ms_instance *)(void *)s);
+  return rc;
+}
+
+static int view(ms_instance *inst, struct ms_view *out) {
+  struct state *s = S(inst);
+  out->count = s->n;
+  out->field_count = 5;
+  out->fields = s->fields;
+  return MS_OK;
+}
+
+static int begin_step(ms_instance *inst, const struct ms_step *st) {
+  struct state *s = S(inst);
+  memcpy(s->x0, s->x, 3 * s->n * sizeof(double));
+  memcpy(s->v0, s->v, 3 * s->n * sizeof(double));
+  memcpy(s->pres0, s->pres, s->n * sizeof(double));
+  memcpy(s->phi0, s->sim.phi_prev, s->sim.g.ncell * sizeof(double));
+  s->dt0 = s->sim.dt_prev;
+  return MS_OK;
+}
+
+static int rewind_step(ms_instance *inst) {
+  struct state *s = S(inst);
+  memcpy(s->x, s->x0, 3 * s->n * sizeof(double));
+  memcpy(s->v, s->v0, 3 * s->n * sizeof(double));
+  memcpy(s->pres, s->pres0, s->n * sizeof(double));
+  memcpy(s->sim.phi_prev, s->phi0, s->sim.g.ncell * sizeof(double));
+  s->sim.dt_prev = s->dt0;
+  return MS_OK;
+}
+
+/* Start velocities and transfer masses: a member of a meta-particle
+ * carries the meta-particle's velocity (plus the external force on all its
+ * members over the whole mass) and its share of the whole mass. */
+static void prepare(struct state *s, const struct ms_step *st,
+                    const struct ms_metas *metas) {
+  const double dt = st->dt, *F = st->external_force;
+  for (size_t i = 0; i < s->n; i++) {
+    s->meta[i] = -1;
+    s->pm[i] = s->m[i];
+    for (int a = 0; F && a < 3; a++)
+      s->v[3 * i + a] += dt * F[3 * i + a] / s->m[i];
+  }
+  for (uint32_t k = 0; k < metas->count; k++) {
+    uint32_t q0 = metas->member_offset[k], q1 = metas->member_offset[k + 1];
+    double V[3], f[3] = {0.0, 0.0, 0.0};
+    double share = metas->mass[k] / metas->own_mass[k];
+    for (uint32_t q = q0; F && q < q1; q++)
+      for (int a = 0; a < 3; a++) f[a] += F[3 * (size_t)metas->member[q] + a];
+    for (int a = 0; a < 3; a++)
+      V[a] = metas->velocity[3 * k + a] + dt * f[a] / metas->mass[k];
+    for (uint32_t q = q0; q < q1; q++) {
+      uint32_t i = metas->member[q];
+      s->meta[i] = (int32_t)k;
+      s->pm[i] = s->m[i] * share;
+      memcpy(s->v + 3 * (size_t)i, V, sizeof V);
+    }
+  }
+}
+
+/* Each meta-particle: mass-weighted mean of its members after grid-to-
+ * particle, one rigid displacement, kept out of the solids. */
+static void finish_metas(struct state *s, double dt,
+                         const struct ms_metas *metas,
+                         struct ms_meta_result *res) {
+  for (uint32_t k = 0; k < metas->count; k++) {
+    uint32_t q0 = metas->member_offset[k], q1 = metas->member_offset[k + 1];
+    res->constrained[k] = (uint8_t)flip_meta_finish(
+        &s->sim, metas->member + q0, q1 - q0, s->m, s->r, s->x0, s->x, s->v,
+        dt, res->velocity + 3 * k, res->displacement + 3 * k);
+  }
+}
+
+/* Cells holding other systems' particles count as fluid (Sec. 6.2). */
+static int mark_others(struct state *s) {
+  const struct ms_scene_info *info = s->host->scene(s->ctx);
+  for (uint32_t y = 0; y < info->system_count; y++) {
+    const double *xyz, *rad;
+    size_t cnt;
+    if (y == info->system_index) continue;
+    int rc = s->host->system_particles(s->ctx, y, &xyz, &rad, &cnt);
+    if (rc) return rc;
+    flip_mark_points(&s->sim.g, xyz, cnt);
+  }
+  return MS_OK;
+}
+
+static int integrate(ms_instance *inst, const struct ms_step *st,
+                     const struct ms_metas *metas,
+                     struct ms_meta_result *res) {
+  struct state *s = S(inst);
+  struct flip_sim *F = &s->sim;
+  struct flip_solve_stats ss;
+  const double dt = st->dt;
+  int rc;
+  F->threads = s->host->thread_count(s->ctx);
+  if (F->threads < 1) F->threads = 1;
+  prepare(s, st, metas);
+  if (flip_sim_to_grid(F, s->x, s->v, s->pm, s->n))
+    return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory (binning "
+                              "%zu particles)", s->n);
+  if (s->couple_cells && (rc = mark_others(s))) return rc;
+  rc = flip_sim_project(F, s->gravity, dt, &ss);
+  if (rc == -1)
+    return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory (pressure "
+                              "solve)");
+  if (rc)
+    return s->host->set_error(s->ctx, MS_ENUMERIC, "the pressure solve broke "
+                              "down at t = %g s (%zu fluid cells, %d "
+                              "iterations)", st->time, ss.unknowns,
+                              ss.iterations);
+  if (!ss.converged)
+    s->host->log(s->ctx, MS_LOG_WARN, "pressure solve stopped at relative "
+                 "residual %.3g after %d iterations (t = %g s)", ss.residual,
+                 ss.iterations, st->time);
+  s->host->report(s->ctx, "pressure_iterations", ss.iterations);
+  s->host->report(s->ctx, "fluid_cells", (double)ss.unknowns);
+  flip_g2p(&F->g, s->x, s->v, s->n, s->flip_ratio, F->threads);
+  flip_advect(&F->g, s->x, s->n, dt, s->meta, F->threads);
+  flip_push_out(&F->g, F->obst, F->nobst, s->x, s->v, s->r, s->n, s->meta,
+                F->threads);
+  finish_metas(s, dt, metas, res);
+  flip_sample_cells(&F->g, F->poisson.pressure, s->x0, s->pres, s->n,
+                    s->density * F->g.h / dt, F->threads);
+  return MS_OK;
+}
+
+static int end_step(ms_instance *inst, const struct ms_step *st) {
+  return MS_OK;
+}
+
+/* The grid may be crossed by at most `cfl` cells per step (with the speed
+ * gravity adds within the step). */
+static int max_dt(ms_instance *inst, double *dt) {
+  struct state *s = S(inst);
+  const double *u = s->v;
+  const size_t n = s->n;
+  double v2 = 0.0;
+#pragma omp parallel for schedule(static) reduction(max : v2) \
+    num_threads(flip_team(s->host->thread_count(s->ctx), n))
+  for (size_t i = 0; i < n; i++) {
+    double w = u[3 * i] * u[3 * i] + u[3 * i + 1] * u[3 * i + 1] +
+               u[3 * i + 2] * u[3 * i + 2];
+    v2 = w > v2 ? w : v2;
+  }
+  double v = sqrt(v2), c = s->cfl * s->sim.g.h;
+  const double *G = s->gravity;
+  double g = sqrt(G[0] * G[0] + G[1] * G[1] + G[2] * G[2]);
+  if (v > 0.0 || g > 0.0)
+    *dt = fmin(*dt, 2.0 * c / (v + sqrt(v * v + 4.0 * g * c)));
+  return MS_OK;
+}
+
+static int save(ms_instance *inst, const struct ms_stream *out) {
+  struct state *s = S(inst);
+  uint64_t n[2] = {s->n, s->sim.g.ncell};
+  int rc;
+  if ((rc = out->write(out->opaque, n, sizeof n)) ||
+      (rc = out->write(out->opaque, s->x, 3 * s->n * sizeof(double))) ||
+      (rc = out->write(out->opaque, s->v, 3 * s->n * sizeof(double))) ||
+      (rc = out->write(out->opaque, s->pres, s->n * sizeof(double))) ||
+      (rc = out->write(out->opaque, &s->sim.dt_prev, sizeof(double))) ||
+      (rc = out->write(out->opaque, s->sim.phi_prev,
+                       s->sim.g.ncell * sizeof(double))))
+    return rc;
+  return MS_OK;
+}
+
+static int load(ms_instance *inst, const struct ms_stream *in) {
+  struct state *s = S(inst);
+  uint64_t n[2];
+  int rc = in->read(in->opaque, n, sizeof n);
+  if (rc) return rc;
+  if (n[0] != s->n || n[1] != s->sim.g.ncell)
+    return s->host->set_error(s->ctx, MS_ESTATE, "saved state holds %llu "
+                              "particles and %llu cells, the scene %zu and "
+                              "%zu", (unsigned long long)n[0],
+                              (unsigned long long)n[1], s->n,
+                              s->sim.g.ncell);
+  if ((rc = in->read(in->opaque, s->x, 3 * s->n * sizeof(double))) ||
+      (rc = in->read(in->opaque, s->v, 3 * s->n * sizeof(double))) ||
+      (rc = in->read(in->opaque, s->pres, s->n * sizeof(double))) ||
+      (rc = in->read(in->opaque, &s->sim.dt_prev, sizeof(double))) ||
+      (rc = in->read(in->opaque, s->sim.phi_prev,
+                     s->sim.g.ncell * sizeof(double))))
+    return rc;
+  return MS_OK;
+}
+
+static const struct ms_plugin flip = {
+    MS_PLUGIN_HEADER_INIT,
+    .flags = 0, /* fluid: particles interact through the grid */
+    .id = "flip",
+    .name = "FLIP fluid",
+    .version = PACKAGE_VERSION,
+    .license = "MIT",
+    .description = "FLIP/PIC on a MAC grid, MIC(0)-PCG pressure projection",
+    .create = create,
+    .destroy = destroy,
+    .view = view,
+    .begin_step = begin_step,
+    .integrate = integrate,
+    .rewind = rewind_step,
+    .end_step = end_step,
+    .max_dt = max_dt,
+    .save = save,
+    .load = load,
+};
+
+MS_PLUGIN_EXPORT const struct ms_plugin *mergesplit_plugin(uint32_t index) {
+  return index == 0 ? &flip : NULL;
+}

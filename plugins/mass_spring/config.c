@@ -16,6 +16,7 @@ struct keys {
   const ms_config *cloth, *shape, *pins;
   double k, k_shear, k_bend, damping, density, mass, radius, spacing;
   double spring_radius, vel[3];
+  double scale; /* scene.scale: about this many times the particles */
 };
 
 static int non_negative(struct mss_reader *R, const char *key, double v) {
@@ -64,6 +65,24 @@ static int read_solver(struct mss_reader *R, struct mss_model *M) {
   return MS_OK;
 }
 
+/* scene.scale = s refines every lattice by f = s^(1/3) so that a cloth
+ * keeps its spacing matched to the 3D bodies it meets: lengths shrink by
+ * f, a soft body's given particle mass by s; a cloth's resolution grows
+ * by f per edge and its given particle mass shrinks to keep its total. */
+static void scene_scale(struct mss_reader *R, struct keys *k) {
+  const struct ms_scene_info *info = R->host->scene(R->ctx);
+  k->scale = MS_SCENE_HAS(info, scale) ? info->scale : 1.0;
+  if (k->scale == 1.0) return;
+  double f = cbrt(k->scale);
+  k->spacing /= f, k->spring_radius /= f, k->radius /= f;
+  if (k->shape) k->mass /= k->scale;
+}
+
+static uint32_t refine(uint32_t n, double f) {
+  double m = floor((n - 1) * f + 0.5) + 1.0;
+  return m > 100000.0 ? 100000u : (uint32_t)m;
+}
+
 static int read_keys(struct mss_reader *R, struct mss_model *M,
                      struct keys *k) {
   const struct ms_host *h = R->host;
@@ -93,6 +112,7 @@ static int read_keys(struct mss_reader *R, struct mss_model *M,
   TRY(h->cfg_vec3(c, s, "velocity", zero, k->vel));
   TRY(h->cfg_double(c, s, "wall_restitution", 0.0, &M->restitution));
   TRY(h->cfg_double(c, s, "wall_friction", 0.0, &M->friction));
+  scene_scale(R, k);
   if (!(k->k > 0.0))
     return h->cfg_error(c, s, "stiffness", "must be > 0 (got %g)", k->k);
   if (k->shape && (!isnan(k->k_shear) || !isnan(k->k_bend)))
@@ -173,6 +193,11 @@ static int build_cloth(struct mss_reader *R, struct mss_model *M,
   TRY(need_vec3(R, cl, "edge_u", eu));
   TRY(need_vec3(R, cl, "edge_v", ev));
   TRY(read_resolution(R, cl, &nu, &nv));
+  if (k->scale != 1.0) {
+    uint32_t nu0 = nu, nv0 = nv;
+    nu = refine(nu, cbrt(k->scale)), nv = refine(nv, cbrt(k->scale));
+    k->mass *= (double)nu0 * nv0 / ((double)nu * nv);
+  }
   double n[3] = {eu[1] * ev[2] - eu[2] * ev[1], eu[2] * ev[0] - eu[0] * ev[2],
                  eu[0] * ev[1] - eu[1] * ev[0]};
   double area = norm3(n);

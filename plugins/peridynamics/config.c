@@ -73,6 +73,17 @@ static int read_solver(struct reader *R, struct pd_model *M) {
   return MS_OK;
 }
 
+/* scene.scale = s: about s times the particles in the same body.  Every
+ * length shrinks by s^(1/3) (the horizon too, so a particle keeps its
+ * bond count) and a given particle mass by s (same total mass). */
+static void scene_scale(struct reader *R, struct keys *k) {
+  const struct ms_scene_info *info = R->h->scene(R->c);
+  double s = MS_SCENE_HAS(info, scale) ? info->scale : 1.0;
+  if (s == 1.0) return;
+  double f = cbrt(s);
+  k->spacing /= f, k->radius /= f, k->horizon /= f, k->mass /= s;
+}
+
 static int read_keys(struct reader *R, struct pd_model *M, struct keys *k) {
   const struct ms_host *h = R->h;
   ms_ctx *c = R->c;
@@ -103,6 +114,7 @@ static int read_keys(struct reader *R, struct pd_model *M, struct keys *k) {
   TRY(h->cfg_double(c, s, "wall_restitution", 0.0, &M->restitution));
   TRY(h->cfg_double(c, s, "wall_friction", 0.0, &M->friction));
   TRY(read_solver(R, M));
+  scene_scale(R, k);
   if (isnan(k->spacing))
     return h->cfg_error(c, s, "spacing", "is required (the lattice spacing "
                         "of shape)");

@@ -63,6 +63,9 @@ static int read_scalars(struct sph_plugin *pl, const ms_config *sec,
       (rc = positive(pl, sec, "scale", *scale)) ||
       (rc = positive(pl, sec, "density", P->rho0)))
     return rc;
+  /* the system's own scale multiplies the scene's resolution knob */
+  const struct ms_scene_info *info = H->scene(C);
+  if (MS_SCENE_HAS(info, scale)) *scale *= info->scale;
   P->spacing /= cbrt(*scale);
   if (isnan(P->radius)) P->radius = 0.5 * P->spacing;
   if (isnan(P->h)) P->h = P->spacing;

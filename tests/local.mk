@@ -66,7 +66,7 @@ tests_scenes_libsimtest_la_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAG
 check_PROGRAMS += tests/scenes/run-scenes
 tests_scenes_run_scenes_SOURCES = tests/scenes/runner.c tests/scenes/scene_list.h \
 	tests/scenes/test_core_scenes.c tests/scenes/test_baselines.c \
-	tests/scenes/test_metrics.c
+	tests/scenes/test_metrics.c tests/scenes/test_scale.c
 tests_scenes_run_scenes_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_scenes_run_scenes_LDADD = tests/scenes/libsimtest.la core/libmscore.la \
 	$(CHECK_LIBS) $(LIBCONFIG_LIBS)

@@ -34,7 +34,8 @@ static int run_kit(const char *id, struct tally *t) {
 }
 
 /* Every shipped plugin, on the kit's built-in scene. */
-static const char *const shipped[] = {"particles", "mass_spring"};
+static const char *const shipped[] = {"particles", "mass_spring", "peridynamics",
+                                      "sph", "flip"};
 
 START_TEST(shipped_plugin_conforms) {
   struct tally t;

@@ -2,3 +2,31 @@
 configsdir = $(pkgdatadir)/configs
 dist_configs_DATA = \
 	configs/default.cfg configs/two_balls.cfg
+
+# The paper's experiments (README: "Reproducing the paper"); the *.systems
+# files are included by several scenes.
+paperdir = $(configsdir)/paper
+dist_paper_DATA = \
+	configs/paper/fig03_ball_on_cloth_low.cfg \
+	configs/paper/fig03_ball_on_cloth_high.cfg \
+	configs/paper/column_on_cloth.systems \
+	configs/paper/fig04_column_on_cloth.cfg \
+	configs/paper/fig05_brittle_wall.cfg \
+	configs/paper/fig07_mass_ratio_1.cfg \
+	configs/paper/fig07_mass_ratio_10.cfg \
+	configs/paper/fig07_mass_ratio_100.cfg \
+	configs/paper/fig08_cloth_tori.cfg \
+	configs/paper/fig08_dam_break_wall.cfg \
+	configs/paper/fig08_bowl_into_water.cfg \
+	configs/paper/fig09_flip_cloth.cfg \
+	configs/paper/fig09_flip_wall.cfg \
+	configs/paper/fig10a_alpha0_beta0.cfg \
+	configs/paper/fig10b_alpha1_beta0.cfg \
+	configs/paper/fig10c_alpha1_beta1.cfg \
+	configs/paper/block_on_cloth.systems \
+	configs/paper/fig11_nmin_nmax_unlimited.cfg \
+	configs/paper/fig11_nmin_nmax_32_64.cfg \
+	configs/paper/fig11_nmin_nmax_16_32.cfg \
+	configs/paper/fig11_nmin_nmax_8_16.cfg \
+	configs/paper/fig11_nmin_nmax_8_64.cfg \
+	configs/paper/fig11_nmin_nmax_4_8.cfg

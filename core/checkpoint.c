@@ -109,6 +109,7 @@ static int counts_io(struct io *io, struct ms__counts *c, int w) {
       w ? (int (*)(void *, void *, size_t))io_write : io_read;
   uint64_t *u[] = {&c->steps, &c->stage2_steps, &c->pairs, &c->approaching,
                    &c->marked, &c->metas, &c->members, &c->meta_max,
+                   &c->members_sq,
                    &c->ledger.merges, &c->ledger.splits, &c->ledger.ortho,
                    &c->pen.crossings, &c->pen.through, &c->pen.inside,
                    &c->pen.max_pen};

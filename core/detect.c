@@ -28,6 +28,7 @@ void ms__grid_free(struct ms__grid *g) {
   free(g->sz);
   free(g->sr);
   free(g->skey);
+  free(g->ctag);
   memset(g, 0, sizeof *g);
 }
 
@@ -177,6 +178,7 @@ void ms__detect_free(struct ms__detect *d) {
  * scanned only past i. */
 struct ranges {
   uint32_t lo[5], hi[5];
+  uint32_t c0[5], c1[5]; /* the cells of each range, inclusive */
   int n;
 };
 
@@ -190,6 +192,7 @@ static void forward_ranges(const struct ms__grid *g, uint32_t c,
   R->n = 0;
   R->lo[0] = st[c];
   R->hi[0] = st[c + 1 + zhi];
+  R->c0[0] = c, R->c1[0] = c + zhi;
   R->n = 1;
   /* rows (dx, dy) in {(0,1), (1,-1), (1,0), (1,1)} */
   static const int rows[4][2] = {{0, 1}, {1, -1}, {1, 0}, {1, 1}};
@@ -201,6 +204,7 @@ static void forward_ranges(const struct ms__grid *g, uint32_t c,
     if (a < b) {
       R->lo[R->n] = a;
       R->hi[R->n] = b;
+      R->c0[R->n] = cc - zlo, R->c1[R->n] = cc + zhi;
       R->n++;
     }
   }
@@ -237,19 +241,45 @@ static inline size_t scan(const struct ms__grid *g, uint32_t i, uint32_t lo,
   return m;
 }
 
+/* Do cells [c0, c1] hold only points of key t (or none)? */
+static int only_key(const struct ms__grid *g, uint32_t c0, uint32_t c1,
+                    uint32_t t) {
+  for (uint32_t c = c0; c <= c1; c++)
+    if (g->ctag[c] != t && g->ctag[c] != MS__CTAG_EMPTY) return 0;
+  return 1;
+}
+
 static int cell_pairs(const struct ms__grid *g, uint32_t c,
                       struct ms__pairbuf *buf) {
   uint32_t a = g->cell_start[c], b = g->cell_start[c + 1];
   if (a == b) return MS_OK;
   struct ranges R;
   forward_ranges(g, c, &R);
+  /* A cell of one system that ignores its own pairs meets only the
+   * ranges holding something else. */
+  uint32_t t = g->ctag[c];
+  if (t < MS__CTAG_MIXED) {
+    int m = 0, keep0 = !only_key(g, R.c0[0], R.c1[0], t);
+    for (int k = 0; k < R.n; k++)
+      if ((k == 0 && keep0) ||
+          (k > 0 && !only_key(g, R.c0[k], R.c1[k], t))) {
+        R.lo[m] = R.lo[k], R.hi[m] = R.hi[k];
+        m++;
+      }
+    if (m == 0) return MS_OK;
+    if (!keep0) { /* range 0 is the one scanned past i: keep it empty */
+      for (int k = m; k > 0; k--) R.lo[k] = R.lo[k - 1], R.hi[k] = R.hi[k - 1];
+      R.lo[0] = R.hi[0] = 0, m++;
+    }
+    R.n = m;
+  }
   size_t span = 0;
   for (int k = 0; k < R.n; k++) span += R.hi[k] - R.lo[k];
   if (buf_reserve(buf, (size_t)(b - a) * span)) return MS_ENOMEM;
   uint32_t *out = buf->p + 2 * buf->n;
   size_t m = 0;
   for (uint32_t i = a; i < b; i++) {
-    m += scan(g, i, i + 1, R.hi[0], out + 2 * m);
+    if (R.hi[0] > i + 1) m += scan(g, i, i + 1, R.hi[0], out + 2 * m);
     for (int k = 1; k < R.n; k++) m += scan(g, i, R.lo[k], R.hi[k], out + 2 * m);
   }
   buf->n += m;
@@ -270,6 +300,27 @@ static int ensure_threads(struct ms__detect *d, int nt, size_t nblocks) {
         ms__grow((void **)&d->blk_cnt, nblocks, sizeof(size_t)))
       return MS_ENOMEM;
     d->nblocks_cap = nblocks;
+  }
+  return MS_OK;
+}
+
+static int tag_cells(struct ms__grid *g) {
+  if (g->ncells > g->cap_tags) {
+    size_t cap = g->ncells + g->ncells / 4 + 2;
+    if (ms__grow((void **)&g->ctag, cap, sizeof(uint32_t))) return MS_ENOMEM;
+    g->cap_tags = cap;
+  }
+  const uint32_t *st = g->cell_start, *key = g->skey;
+  const size_t nc = g->ncells;
+#pragma omp parallel for schedule(static) if (g->n > MS__PAR_MIN)
+  for (size_t c = 0; c < nc; c++) {
+    uint32_t a = st[c], b = st[c + 1], t = MS__CTAG_EMPTY;
+    if (a < b) {
+      t = (key[a] & SELF_BIT) ? MS__CTAG_MIXED : key[a];
+      for (uint32_t s = a + 1; s < b && t != MS__CTAG_MIXED; s++)
+        if (key[s] != t) t = MS__CTAG_MIXED;
+    }
+    g->ctag[c] = t;
   }
   return MS_OK;
 }
@@ -295,6 +346,7 @@ int ms__detect_pairs(struct ms__detect *d, const struct ms__detect_input *in,
                           2.0 * rmax + skin, in->sys, in->self, bad);
   g->skin = skin;
   if (rc) return rc;
+  if ((rc = tag_cells(g))) return rc;
 
   int nt = 1;
 #ifdef _OPENMP

@@ -34,7 +34,14 @@ struct ms__grid {
   uint32_t *order;      /* n: sorted slot -> input index */
   double *sx, *sy, *sz, *sr; /* n: sorted positions and radii */
   uint32_t *skey;       /* n: sorted system key (bit 31: self-collision) */
+  /* detection only, ncells: the key all of a cell's points share when
+   * their system does not collide with itself, else MS__CTAG_MIXED (or
+   * MS__CTAG_EMPTY) -- lets a fluid's bulk skip its own pairs by cell */
+  uint32_t *ctag;
+  size_t cap_tags;
 };
+#define MS__CTAG_MIXED 0xfffffffeu
+#define MS__CTAG_EMPTY 0xffffffffu
 
 struct ms__pairbuf {
   uint32_t *p;

@@ -119,6 +119,8 @@ static void counts(FILE *f, const struct ms__counts *c) {
           (unsigned long long)c->pairs, (unsigned long long)c->approaching,
           (unsigned long long)c->marked, (unsigned long long)c->metas);
   num(f, c->metas ? (double)c->members / (double)c->metas : 0.0);
+  fprintf(f, ", \"meta_size_weighted\": ");
+  num(f, c->members ? (double)c->members_sq / (double)c->members : 0.0);
   fprintf(f, ", \"meta_size_max\": %llu, \"ledger\": ",
           (unsigned long long)c->meta_max);
   ledger(f, &c->ledger);

@@ -12,6 +12,16 @@ static char mark_token; /* a setting's hook points here once it was read */
 
 int ms__cfg_load(config_t *cfg, const char *path, struct ms__err *err) {
   config_init(cfg);
+  /* @include "x" names x relative to the scene file, wherever we run */
+  char dir[4096];
+  const char *slash = strrchr(path, '/');
+  size_t n = slash ? (size_t)(slash - path) : 0;
+  if (slash && n < sizeof dir) {
+    memcpy(dir, path, n ? n : 1);
+    dir[n ? n : 1] = '\0';
+    config_set_include_dir(cfg, dir);
+  } else if (!slash)
+    config_set_include_dir(cfg, ".");
   if (config_read_file(cfg, path) == CONFIG_TRUE) return MS_OK;
   if (config_error_type(cfg) == CONFIG_ERR_FILE_IO)
     return ms__errf(err, MS_ECONFIG, "%s: cannot read the scene file: %s",

@@ -26,6 +26,7 @@ static void counts_add(struct ms__counts *a, const struct ms__counts *b) {
   a->marked += b->marked;
   a->metas += b->metas;
   a->members += b->members;
+  a->members_sq += b->members_sq;
   if (b->meta_max > a->meta_max) a->meta_max = b->meta_max;
   a->ledger.stored += b->ledger.stored;
   a->ledger.restored += b->ledger.restored;
@@ -187,13 +188,17 @@ void ms_sim_print_timing(const ms_sim *S, void *file) {
   fprintf(f, "%-12s %12.4f %14.4f %7.2f%%\n", "total", total,
           steps ? 1e3 * total / (double)steps : 0.0, 100.0);
   fprintf(f, "steps %llu, stage-2 steps %llu, meta-particles %llu (mean "
-             "size %.2f, max %llu), splits %llu (%llu orthogonal)\n",
+             "size %.2f, per merged particle %.2f, max %llu), splits %llu "
+             "(%llu orthogonal)\n",
           (unsigned long long)steps,
           (unsigned long long)S->run_counts.stage2_steps,
           (unsigned long long)S->run_counts.metas,
           S->run_counts.metas ? (double)S->run_counts.members /
                                     (double)S->run_counts.metas
                               : 0.0,
+          S->run_counts.members ? (double)S->run_counts.members_sq /
+                                      (double)S->run_counts.members
+                                : 0.0,
           (unsigned long long)S->run_counts.meta_max,
           (unsigned long long)S->run_counts.ledger.splits,
           (unsigned long long)S->run_counts.ledger.ortho);
@@ -252,6 +257,8 @@ int ms_sim_metrics(const ms_sim *S, struct ms_metrics *out) {
   m.metas = c->metas;
   m.meta_size_mean = c->metas ? (double)c->members / (double)c->metas : 0.0;
   m.meta_size_max = c->meta_max;
+  m.meta_size_weighted =
+      c->members ? (double)c->members_sq / (double)c->members : 0.0;
   size_t n = out->struct_size && out->struct_size < sizeof m ? out->struct_size
                                                               : sizeof m;
   memcpy(out, &m, n);

@@ -61,6 +61,7 @@ struct ms__counts {
   uint64_t steps, stage2_steps;
   uint64_t pairs, approaching, marked; /* summed over steps */
   uint64_t metas, members, meta_max;   /* final stage of each step */
+  uint64_t members_sq;                 /* sum of squared meta sizes */
   struct ms__ledger ledger;
   struct ms__penetration pen;          /* metrics.h */
 };

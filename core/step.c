@@ -333,6 +333,7 @@ static void count_metas(struct ms_sim *S) {
   for (uint32_t k = 0; k < M->count; k++) {
     uint64_t sz = M->offset[k + 1] - M->offset[k];
     if (sz > c->meta_max) c->meta_max = sz;
+    c->members_sq += sz * sz;
   }
 }
 

@@ -72,10 +72,18 @@ tests_scenes_run_scenes_LDADD = tests/scenes/libsimtest.la core/libmscore.la \
 	$(CHECK_LIBS) $(LIBCONFIG_LIBS)
 tests_scenes_run_scenes_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/scenes/run-scenes
+check_PROGRAMS += tests/scenes/run-paper
+tests_scenes_run_paper_SOURCES = tests/scenes/runner.c tests/scenes/scene_list.h \
+	tests/scenes/test_paper.c
+tests_scenes_run_paper_CPPFLAGS = $(tests_scenes_run_scenes_CPPFLAGS) \
+	-DMS_RUN_SUITES=MS_PAPER_SUITES
+tests_scenes_run_paper_LDADD = $(tests_scenes_run_scenes_LDADD)
+tests_scenes_run_paper_LDFLAGS = $(OPENMP_CFLAGS)
+TESTS += tests/scenes/run-paper
 
 # ---- command-line tests (TAP shell scripts) ----------------------------------
 TESTS += tests/cli.test tests/sdk.test
-EXTRA_DIST += tests/cli.test tests/sdk.test
+EXTRA_DIST += tests/cli.test tests/sdk.test tests/bench/paper_table.py
 
 # ---- core benchmarks ------------------------------------------------------------
 EXTRA_PROGRAMS += tests/bench/bench-detect tests/bench/bench-mergesplit

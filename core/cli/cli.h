@@ -31,6 +31,7 @@ struct args {
   const char *conf_scene, *conf_system;
   /* compare */
   const char *methods;
+  const char *method; /* run --method */
 };
 
 int cli_exit_code(int status);
@@ -43,5 +44,9 @@ int cli_run(struct args *a, int check_only);
 int cli_render(struct args *a);
 int cli_conformance(struct args *a);
 int cli_compare(struct args *a);
+/* "penalty:strong" -> method "penalty", stiffness scale 10; -1 if the
+ * spec is not a method[:weak|medium|strong]. */
+int cli_parse_method(const char *spec, char *method, size_t len,
+                     double *scale);
 
 #endif

@@ -21,9 +21,8 @@ struct outcome {
   struct ms_metrics m;
 };
 
-/* "penalty:strong" -> method "penalty", scale 10. */
-static int parse_method(const char *spec, char *method, size_t len,
-                        double *scale) {
+int cli_parse_method(const char *spec, char *method, size_t len,
+                     double *scale) {
   const char *colon = strchr(spec, ':');
   size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
   if (n == 0 || n >= len) return -1;
@@ -49,7 +48,7 @@ static void run_one(struct args *a, const char *spec, struct outcome *r) {
   double scale;
   memset(r, 0, sizeof *r);
   snprintf(r->label, sizeof r->label, "%s", spec);
-  if (parse_method(spec, method, sizeof method, &scale)) {
+  if (cli_parse_method(spec, method, sizeof method, &scale)) {
     r->status = MS_EINVAL;
     snprintf(r->error, sizeof r->error, "unknown method '%s'", spec);
     return;

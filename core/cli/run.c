@@ -48,6 +48,13 @@ int cli_run(struct args *a, int check_only) {
   o.threads = a->threads;
   o.frames = a->frames;
   o.scale = a->scale;
+  char method[32];
+  if (a->method) {
+    if (cli_parse_method(a->method, method, sizeof method,
+                         &o.stiffness_scale))
+      return cli_usage_error("unknown method '%s'", a->method);
+    o.method = method;
+  }
   o.plugin_paths = a->paths;
   o.output_dir = a->output;
   o.report_path = check_only ? NULL : a->report;

@@ -54,5 +54,4 @@ tests_bench_bench_flip_LDFLAGS = $(OPENMP_CFLAGS)
 EXTRA_DIST += plugins/flip/README.md
 
 # ---- scenes -----------------------------------------------------------------
-dist_configs_DATA += configs/flip_dam_break.cfg configs/flip_cloth.cfg \
-	configs/flip_peridynamics_wall.cfg
+dist_configs_DATA += configs/flip_dam_break.cfg

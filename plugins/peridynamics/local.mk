@@ -65,5 +65,3 @@ tests_peridynamics_run_pd_conformance_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/peridynamics/run-pd-conformance
 
 # ---- scenes ----------------------------------------------------------------
-dist_configs_DATA += configs/brittle_wall.cfg \
-	configs/pd_ball_on_cloth_low.cfg configs/pd_ball_on_cloth_high.cfg

@@ -42,6 +42,5 @@ tests_bench_bench_sph_LDADD = plugins/sph/libsphsolver.la core/libmscore.la \
 tests_bench_bench_sph_LDFLAGS = $(OPENMP_CFLAGS)
 
 # Scenes.
-dist_configs_DATA += configs/sph_dam_break.cfg configs/sph_column_cloth.cfg \
-	configs/sph_block_cloth.cfg
+dist_configs_DATA += configs/sph_dam_break.cfg
 EXTRA_DIST += plugins/sph/README.md

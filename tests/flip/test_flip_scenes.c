@@ -357,7 +357,7 @@ static void no_log(void *opaque, int level, const char *line) {
   (void)opaque, (void)level, (void)line;
 }
 
-/* FLIP water poured onto a mass_spring cloth (configs/flip_cloth.cfg,
+/* FLIP water poured onto a mass_spring cloth (configs/paper/fig09_flip_cloth.cfg,
  * paper Fig. 9): with merging-and-splitting no water particle passes
  * through the sheet over the scene's 1.5 s and nothing becomes NaN;
  * without coupling the same count finds the water below the cloth. */
@@ -366,7 +366,7 @@ START_TEST(water_stays_on_cloth) {
   const double gap = 0.8 / 23 / 2 + 0.02; /* cloth + water radius */
   for (int couple = 1; couple >= 0; couple--) {
     char path[4096], err[1024];
-    snprintf(path, sizeof path, "%s/flip_cloth.cfg", getenv("MS_CONFIGS"));
+    snprintf(path, sizeof path, "%s/paper/fig09_flip_cloth.cfg", getenv("MS_CONFIGS"));
     struct ms_sim_options o = {.struct_size = sizeof o, .threads = 1,
                                .no_output = 1, .log = no_log,
                                .method = couple ? NULL : "none"};

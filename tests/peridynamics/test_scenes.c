@@ -44,7 +44,7 @@ static double overlap_with_intact(struct ms__system *ball,
 /* 0.06 s: the ball (r 0.05, 10 m/s, 20x heavier particles) goes through
  * the wall (0.4 x 0.4 x 0.08) and leaves a crater. */
 START_TEST(brittle_wall_breaks_where_hit) {
-  ms_sim *S = st_open_file("brittle_wall.cfg", 1, 6);
+  ms_sim *S = st_open_file("paper/fig05_brittle_wall.cfg", 1, 6);
   struct ms__system *wall = st_system(S, "wall");
   struct ms__system *ball = st_system(S, "ball");
   size_t nw = wall->view.count, nb = ball->view.count;
@@ -126,10 +126,10 @@ static void ball_on_cloth(const char *scene) {
   st_close(S);
 }
 
-START_TEST(ball_on_cloth_low) { ball_on_cloth("pd_ball_on_cloth_low.cfg"); }
+START_TEST(ball_on_cloth_low) { ball_on_cloth("paper/fig03_ball_on_cloth_low.cfg"); }
 END_TEST
 
-START_TEST(ball_on_cloth_high) { ball_on_cloth("pd_ball_on_cloth_high.cfg"); }
+START_TEST(ball_on_cloth_high) { ball_on_cloth("paper/fig03_ball_on_cloth_high.cfg"); }
 END_TEST
 
 Suite *suite_scenes(void) {

@@ -63,8 +63,16 @@ static size_t brute(const struct cloud *c, double skin, const uint8_t *self,
   return m;
 }
 
-static void check_against_brute(uint64_t seed, double skin, const uint8_t *self) {
-  struct cloud c = make_cloud(seed, 3000, 1.0);
+/* layered: a dense 0.3 m box of near-equal radii where system 1 fills
+ * x < 0.18 (whole cells of it, as a fluid's bulk), with a few grains of
+ * system 0 inside; systems 0 and 2 share the rest. */
+static void check_against_brute(uint64_t seed, double skin, const uint8_t *self,
+                                int layered) {
+  struct cloud c = make_cloud(seed, 3000, layered ? 0.3 : 1.0);
+  for (size_t i = 0; layered && i < c.n; i++) {
+    c.r[i] = 0.01 + 0.001 * (double)(i % 7);
+    c.sys[i] = c.x[3 * i] < 0.18 ? (i % 97 ? 1u : 0u) : (uint32_t)(i % 2) * 2u;
+  }
   struct ms__detect d;
   ms__detect_init(&d);
   struct ms__detect_input in = {c.n, c.x, c.r, c.sys, self, skin};
@@ -76,20 +84,33 @@ static void check_against_brute(uint64_t seed, double skin, const uint8_t *self)
   ck_assert_uint_eq(d.npairs, nref);
   qsort(d.pairs, d.npairs, 2 * sizeof(uint32_t), cmp_pair);
   ck_assert(memcmp(d.pairs, ref, 2 * nref * sizeof(uint32_t)) == 0);
+  size_t uniform = 0; /* cells of the fluid alone: the skipping was tried */
+  for (size_t k = 0; k < d.grid.ncells; k++)
+    uniform += d.grid.ctag[k] == 1u;
+  ck_assert(!layered || uniform > 100);
   free(ref);
   ms__detect_free(&d);
   free_cloud(&c);
 }
 
-START_TEST(exact_pair_set) { check_against_brute(11, 0.0, NULL); }
+START_TEST(exact_pair_set) { check_against_brute(11, 0.0, NULL, 0); }
 END_TEST
 
-START_TEST(exact_pair_set_with_skin) { check_against_brute(12, 0.013, NULL); }
+START_TEST(exact_pair_set_with_skin) { check_against_brute(12, 0.013, NULL, 0); }
 END_TEST
 
 START_TEST(self_collision_filter) {
   const uint8_t self[3] = {1, 0, 1}; /* system 1 is a fluid */
-  check_against_brute(13, 0.0, self);
+  check_against_brute(13, 0.0, self, 0);
+}
+END_TEST
+
+/* Cells holding only the fluid skip their own pairs wholesale: the pairs
+ * at the fluid's border and around the grains inside it must stay. */
+START_TEST(fluid_bulk_keeps_its_border_pairs) {
+  const uint8_t self[3] = {1, 0, 1};
+  check_against_brute(14, 0.0, self, 1);
+  check_against_brute(15, 0.013, self, 1);
 }
 END_TEST
 
@@ -165,6 +186,7 @@ Suite *suite_detect(void) {
   tcase_add_test(tc, exact_pair_set);
   tcase_add_test(tc, exact_pair_set_with_skin);
   tcase_add_test(tc, self_collision_filter);
+  tcase_add_test(tc, fluid_bulk_keeps_its_border_pairs);
   tcase_add_test(tc, same_order_for_any_thread_count);
   tcase_add_test(tc, non_finite_input_refused);
   tcase_add_test(tc, neighbor_lists_match_brute_force);

@@ -157,8 +157,11 @@ struct ms_metrics {
   uint64_t max_penetrations;    /* the largest such count seen */
   uint64_t through_sheet, inside_solid, sheet_crossings;
   uint64_t metas;               /* meta-particles, summed over steps */
-  double meta_size_mean;
+  double meta_size_mean;        /* members per meta-particle */
   uint64_t meta_size_max;
+  /* The size of a merged particle's meta-particle, averaged over merged
+   * particles (sum of size^2 / sum of size): what rigidifies. */
+  double meta_size_weighted;
 };
 MS_API int ms_sim_metrics(const ms_sim *sim, struct ms_metrics *out);
 /* Print the per-phase timing table (paper Table I) to a stdio FILE *. */

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Run the paper's scenes (configs/paper/) and write the table of the
+README's "Reproducing the paper" section.
+
+For every scene: merging-and-splitting at scale 1 and then at doubling
+scales while the next run is predicted to finish within the time budget
+(default 10 minutes on this machine's cores); for the scenes of Figs. 3, 4
+and 5 also the baselines at scale 1.  Each run writes a JSON report
+(`mergesplit run --report`); the table gives particles, steps,
+penetrations (largest count seen, and crossings of a sheet), the largest
+speed, the meta-particles' mean size (per meta-particle, and per merged
+particle), ms per step, the share of detection + merging + splitting in
+the step, and stage 2 / stage 1 time.
+
+    paper_table.py [--mergesplit PATH] [--configs DIR] [--budget SECONDS]
+                   [--max-scale S] [--threads N] [--out FILE] [SCENE ...]
+
+SCENE names files of configs/paper (default: all *.cfg there).  The table
+goes to stdout and, with --out, to FILE.
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+BASELINES = ["penalty:weak", "penalty:medium", "penalty:strong",
+             "sph_force:weak", "impulse"]
+COMPARED = ("fig03_", "fig04_", "fig05_")
+
+
+def run(args, scene, method, scale, tmp):
+    report = os.path.join(tmp, "report.json")
+    if os.path.exists(report):
+        os.remove(report)
+    cmd = [args.mergesplit, "run", scene, "--no-output", "--quiet",
+           "--report", report, "--scale", repr(scale),
+           "--threads", str(args.threads)]
+    if method:
+        cmd += ["--method", method]
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - t0
+    if not os.path.exists(report):
+        return {"error": p.stderr.strip() or "exit %d" % p.returncode,
+                "wall": wall}
+    with open(report) as f:
+        r = json.load(f)
+    r["wall"] = wall
+    return r
+
+
+def row(name, method, scale, r):
+    if "totals" not in r:
+        return "| %s | %s | %g | — | — | — | — | — | — | — | — | %s |" % (
+            name, method, scale, r.get("error", "failed"))
+    t, tim = r["totals"], r["timing"]
+    ph = {p["phase"]: p for p in tim["phases"]}
+    steps = max(tim["steps"], 1)
+    total = tim["total_seconds"]
+    core = sum(ph[k]["seconds"] for k in ("detection", "merging",
+                                          "splitting"))
+    s1, s2 = ph["stage1"]["seconds"], ph["stage2"]["seconds"]
+    particles = sum(s["particles"] for s in r["systems"])
+    pen = t["penetration"]
+    status = "ok" if r["status"] == "ok" else r.get("error", "error")
+    return ("| %s | %s | %g | %d | %d | %d (%d) | %.3g | %.2f / %.1f | "
+            "%.1f | %.1f %% | %s | %s |" % (
+                name, method, scale, particles, t["steps"], pen["max"],
+                pen["crossings"], t["max_speed"], t["meta_size_mean"],
+                t["meta_size_weighted"], 1e3 * total / steps,
+                100.0 * core / total if total > 0 else 0.0,
+                "%.2f" % (s2 / s1) if s1 > 0 else "—", status))
+
+
+HEADER = ("| scene | method | scale | particles | steps | penetrations "
+          "(crossings) | max speed [m/s] | meta size: mean / per particle "
+          "| ms/step | detect+merge+split | stage 2 / stage 1 | status |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|")
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    top = os.path.normpath(os.path.join(here, "..", ".."))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--mergesplit", default="mergesplit")
+    ap.add_argument("--configs", default=os.path.join(top, "configs",
+                                                      "paper"))
+    ap.add_argument("--budget", type=float, default=600.0,
+                    help="seconds a scaled-up run may take")
+    ap.add_argument("--max-scale", type=float, default=1024.0)
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--out")
+    ap.add_argument("scenes", nargs="*")
+    args = ap.parse_args()
+    names = args.scenes or sorted(
+        os.path.basename(p) for p in glob.glob(os.path.join(args.configs,
+                                                            "*.cfg")))
+    lines = [HEADER]
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            scene = os.path.join(args.configs, name)
+            label = name[:-4] if name.endswith(".cfg") else name
+            r = run(args, scene, None, 1.0, tmp)
+            lines.append(row(label, "merge-split", 1.0, r))
+            print(lines[-1], flush=True)
+            if name.startswith(COMPARED):
+                for m in BASELINES:
+                    b = run(args, scene, m, 1.0, tmp)
+                    lines.append(row(label, m, 1.0, b))
+                    print(lines[-1], flush=True)
+            # grow while the next run should fit the budget: twice the
+            # particles, and the finer lattice takes 2^(1/3) more steps
+            scale, wall = 1.0, r["wall"]
+            while ("totals" in r and r["status"] == "ok"
+                   and 2.0 * scale <= args.max_scale
+                   and wall * 2.6 <= args.budget):
+                scale *= 2.0
+                r = run(args, scene, None, scale, tmp)
+                wall = r["wall"]
+                if wall > args.budget:
+                    break
+                lines.append(row(label, "merge-split", scale, r))
+                print(lines[-1], flush=True)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

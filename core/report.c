@@ -14,7 +14,8 @@ struct ms__report {
 };
 
 const char *const ms__phase_names[MS__PH_COUNT] = {
-    "detection", "merging", "stage1", "stage2", "sync", "splitting", "other"};
+    "detection", "merging", "stage1", "stage2", "sync", "splitting",
+    "metrics", "other"};
 
 static void num(FILE *f, double v) {
   if (isfinite(v))

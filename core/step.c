@@ -391,6 +391,7 @@ int ms__step(struct ms_sim *S, double t_end) {
     if (ms__detect_pairs(&S->det, &in, &bad))
       return ms__errf(&S->err, MS_ENOMEM, "collision detection: out of memory");
   }
+  double tm = ms__now();
   if (detect) TRY(ms__metrics_step(S, vmax, &S->frame_counts.pen));
   double t2 = ms__now();
   TRY(filter_classify(S));
@@ -428,7 +429,8 @@ int ms__step(struct ms_sim *S, double t_end) {
   }
   double t10 = ms__now();
   S->phase[MS__PH_OTHER] += (t1 - t0) + (t4 - t3) + (t10 - t9);
-  S->phase[MS__PH_DETECT] += t2 - t1;
+  S->phase[MS__PH_DETECT] += tm - t1;
+  S->phase[MS__PH_METRICS] += t2 - tm;
   S->phase[MS__PH_MERGE] += (t3 - t2) + (t5 - t4);
   S->phase[MS__PH_STAGE1] += t6 - t5;
   S->phase[MS__PH_STAGE2] += t7 - t6;

@@ -11,7 +11,8 @@ enum ms__phase {
   MS__PH_STAGE2,  /* rewind + regroup + integration, stage 2 */
   MS__PH_SYNC,    /* velocity synchronisation */
   MS__PH_SPLIT,   /* splitting and write-back */
-  MS__PH_OTHER,   /* gathering state, dt, begin/end step */
+  MS__PH_METRICS, /* penetration and speed measurements (not the method) */
+  MS__PH_OTHER,   /* gathering state, dt, the plugins' begin/end step */
   MS__PH_COUNT
 };
 

@@ -259,19 +259,13 @@ static int cell_pairs(const struct ms__grid *g, uint32_t c,
    * ranges holding something else. */
   uint32_t t = g->ctag[c];
   if (t < MS__CTAG_MIXED) {
-    int m = 0, keep0 = !only_key(g, R.c0[0], R.c1[0], t);
-    for (int k = 0; k < R.n; k++)
-      if ((k == 0 && keep0) ||
-          (k > 0 && !only_key(g, R.c0[k], R.c1[k], t))) {
-        R.lo[m] = R.lo[k], R.hi[m] = R.hi[k];
-        m++;
-      }
-    if (m == 0) return MS_OK;
-    if (!keep0) { /* range 0 is the one scanned past i: keep it empty */
-      for (int k = m; k > 0; k--) R.lo[k] = R.lo[k - 1], R.hi[k] = R.hi[k - 1];
-      R.lo[0] = R.hi[0] = 0, m++;
+    int left = 0;
+    for (int k = 0; k < R.n; k++) {
+      if (only_key(g, R.c0[k], R.c1[k], t))
+        R.hi[k] = R.lo[k]; /* empty; range 0 (scanned past i) too */
+      left += R.hi[k] > R.lo[k];
     }
-    R.n = m;
+    if (!left) return MS_OK;
   }
   size_t span = 0;
   for (int k = 0; k < R.n; k++) span += R.hi[k] - R.lo[k];
@@ -279,7 +273,7 @@ static int cell_pairs(const struct ms__grid *g, uint32_t c,
   uint32_t *out = buf->p + 2 * buf->n;
   size_t m = 0;
   for (uint32_t i = a; i < b; i++) {
-    if (R.hi[0] > i + 1) m += scan(g, i, i + 1, R.hi[0], out + 2 * m);
+    m += scan(g, i, i + 1, R.hi[0], out + 2 * m);
     for (int k = 1; k < R.n; k++) m += scan(g, i, R.lo[k], R.hi[k], out + 2 * m);
   }
   buf->n += m;

@@ -34,15 +34,6 @@ tests_flip_run_flip_LDADD = plugins/flip/libflip.la \
 tests_flip_run_flip_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/flip/run-flip
 
-# the core's conformance kit on the plugin (its own program: the kit forks)
-check_PROGRAMS += tests/flip/run-flip-conformance
-tests_flip_run_flip_conformance_SOURCES = tests/flip/conformance.c
-tests_flip_run_flip_conformance_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAGS)
-tests_flip_run_flip_conformance_LDADD = core/libmscore.la $(CHECK_LIBS) \
-	$(LIBCONFIG_LIBS)
-tests_flip_run_flip_conformance_LDFLAGS = $(OPENMP_CFLAGS)
-TESTS += tests/flip/run-flip-conformance
-
 # ---- benchmark --------------------------------------------------------------
 EXTRA_PROGRAMS += tests/bench/bench-flip
 MS_BENCHES += tests/bench/bench-flip

@@ -53,15 +53,4 @@ tests_peridynamics_run_peridynamics_LDADD = tests/scenes/libsimtest.la \
 tests_peridynamics_run_peridynamics_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/peridynamics/run-peridynamics
 
-# The conformance kit forks: its own program, no OpenMP threads started.
-check_PROGRAMS += tests/peridynamics/run-pd-conformance
-tests_peridynamics_run_pd_conformance_SOURCES = \
-	tests/peridynamics/conformance.c
-tests_peridynamics_run_pd_conformance_CPPFLAGS = $(AM_CPPFLAGS) \
-	-D_GNU_SOURCE $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
-tests_peridynamics_run_pd_conformance_LDADD = core/libmscore.la \
-	$(CHECK_LIBS) $(LIBCONFIG_LIBS)
-tests_peridynamics_run_pd_conformance_LDFLAGS = $(OPENMP_CFLAGS)
-TESTS += tests/peridynamics/run-pd-conformance
-
 # ---- scenes ----------------------------------------------------------------

@@ -57,12 +57,17 @@ static int sync_dir(const char *path) {
   return rc;
 }
 
-int ms__afile_commit(struct ms__afile *a, int sync, struct ms__err *err) {
+int ms__afile_commit(struct ms__afile *a, unsigned flags,
+                     struct ms__err *err) {
+  int sync = flags & MS__AFILE_SYNC;
   int bad = fflush(a->f) != 0 || ferror(a->f);
   int e = errno;
   if (!bad && sync && fsync(fileno(a->f))) bad = 1, e = errno;
   if (fclose(a->f) && !bad) bad = 1, e = errno;
   a->f = NULL;
+  if (!bad && (flags & MS__AFILE_DROP_OLD) && unlink(a->path) &&
+      errno != ENOENT)
+    bad = 1, e = errno;
   if (!bad && rename(a->tmp, a->path)) bad = 1, e = errno;
   if (bad) {
     remove(a->tmp);

@@ -17,10 +17,21 @@ struct ms__afile {
 /* Create the temporary file for `path` (its directory must exist). */
 int ms__afile_open(struct ms__afile *a, const char *path,
                    struct ms__err *err);
-/* Flush, optionally fsync (file and directory: crash-safe against power
- * loss too), and rename into place.  On failure the temporary is removed.
- * Always releases `a`. */
-int ms__afile_commit(struct ms__afile *a, int sync, struct ms__err *err);
+/* Flags of ms__afile_commit. */
+enum {
+  /* fsync file and directory: crash-safe against power loss too */
+  MS__AFILE_SYNC = 1,
+  /* Unlink a file already under the final name before the rename.  A
+   * rename that replaces a file makes ext4 (auto_da_alloc) write the new
+   * file's data back at once: 40-60 ms for a 100 MB frame.  Frames left by
+   * an earlier run are stale anyway, and a crash in between leaves the name
+   * absent, never half-written. */
+  MS__AFILE_DROP_OLD = 2
+};
+/* Flush and rename into place, as `flags` say.  On failure the temporary
+ * is removed.  Always releases `a`. */
+int ms__afile_commit(struct ms__afile *a, unsigned flags,
+                     struct ms__err *err);
 /* Give up: remove the temporary file, release `a`. */
 void ms__afile_abort(struct ms__afile *a);
 

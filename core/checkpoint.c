@@ -258,7 +258,7 @@ int ms__checkpoint_write(struct ms_sim *S, const char *path,
     return err->status ? err->status
                        : ms__errf(err, rc, "%s: %s", path, ms_strerror(rc));
   }
-  return ms__afile_commit(&a, 1, err);
+  return ms__afile_commit(&a, MS__AFILE_SYNC, err);
 }
 
 /* ---- reading --------------------------------------------------------- */

@@ -27,6 +27,7 @@ struct ms__output {
   int32_t *sysid;          /* the value of each system's "system" field */
   struct ms_field *fields; /* workspace: a view's fields + the core's */
   uint32_t cap_fields;
+  struct ms__vtp_scratch vtp; /* reused by every frame's VTP files */
 };
 
 static const int32_t no_meta = -1;
@@ -143,7 +144,7 @@ static int write_system(struct ms__output *o, uint32_t i, int64_t frame,
   if (!(o->formats & MS__FMT_VTP)) return MS_OK;
   snprintf(path, sizeof path, "%s/%s_%06lld.vtp", o->dir, s->name,
            (long long)frame);
-  if ((rc = ms__vtp_write(path, v, t, err))) return rc;
+  if ((rc = ms__vtp_write(path, v, t, &o->vtp, err))) return rc;
   if (add_to_series(s, frame, t))
     return ms__errf(err, MS_ENOMEM, "out of memory");
   snprintf(path, sizeof path, "%s/%s.pvd", o->dir, s->name);
@@ -226,5 +227,6 @@ void ms__output_close(struct ms__output *o) {
   free(o->sysid);
   free(o->fields);
   free(o->dir);
+  ms__vtp_scratch_free(&o->vtp);
   free(o);
 }

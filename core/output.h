@@ -32,9 +32,19 @@ int ms__output_load(struct ms__output *o, const struct ms_stream *s,
                     struct ms__err *err);
 void ms__output_close(struct ms__output *o);
 
-/* The writers: one view (fields as given; "position" required). */
+/* Buffers the VTP writer keeps from frame to frame (strided fields packed,
+ * the vertex cells' indices); zero-initialise. */
+struct ms__vtp_scratch {
+  char *pack, *cells;
+  size_t cap, cells_cap, cells_n;
+  int cells_wide;
+};
+void ms__vtp_scratch_free(struct ms__vtp_scratch *s);
+
+/* The writers: one view (fields as given; "position" required).  scratch:
+ * NULL, or buffers reused across calls (borrowed). */
 int ms__vtp_write(const char *path, const struct ms_view *v, double t,
-                  struct ms__err *err);
+                  struct ms__vtp_scratch *scratch, struct ms__err *err);
 int ms__ply_write(const char *path, const struct ms_view *v,
                   const char *comment, struct ms__err *err);
 

@@ -122,5 +122,5 @@ int ms__ply_write(const char *path, const struct ms_view *v,
     ms__afile_abort(&a);
     return ms__errf(err, MS_EIO, "%s: cannot write: %s", path, strerror(e));
   }
-  return ms__afile_commit(&a, 0, err);
+  return ms__afile_commit(&a, MS__AFILE_DROP_OLD, err);
 }

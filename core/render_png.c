@@ -110,5 +110,5 @@ int ms__png_write(const char *path, const uint8_t *rgb, int w, int h,
     return ms__errf(err, MS_EIO, "%s: cannot write the PNG: %s", path,
                     cairo_status_to_string(st));
   }
-  return ms__afile_commit(&a, 0, err);
+  return ms__afile_commit(&a, MS__AFILE_DROP_OLD, err);
 }

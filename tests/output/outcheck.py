@@ -70,6 +70,14 @@ def read_vtp(path):
     if o.GetNumberOfVerts() != o.GetNumberOfPoints():
         raise RuntimeError("%s: %d vertex cells for %d points" %
                            (path, o.GetNumberOfVerts(), o.GetNumberOfPoints()))
+    # vertex cell k holds exactly point k
+    vc = o.GetVerts()
+    n = o.GetNumberOfPoints()
+    if not (np.array_equal(vtk_to_numpy(vc.GetConnectivityArray()),
+                           np.arange(n)) and
+            np.array_equal(vtk_to_numpy(vc.GetOffsetsArray()),
+                           np.arange(n + 1))):
+        raise RuntimeError("%s: vertex cells are not 0..%d" % (path, n - 1))
     return points, arrays, fields
 
 

@@ -95,7 +95,7 @@ START_TEST(writers_need_positions) {
   struct ms__err err = {0};
   char path[128];
   snprintf(path, sizeof path, "%s/x.vtp", dir);
-  ck_assert_int_eq(ms__vtp_write(path, &v, 0, &err), MS_EINVAL);
+  ck_assert_int_eq(ms__vtp_write(path, &v, 0, NULL, &err), MS_EINVAL);
   ck_assert_ptr_nonnull(strstr(err.msg, "no 3-component position field"));
   snprintf(path, sizeof path, "%s/x.ply", dir);
   ck_assert_int_eq(ms__ply_write(path, &v, NULL, &err), MS_EINVAL);

@@ -2,8 +2,10 @@
  * contiguous fields, through the core's VTP and PLY writers, so that
  * types.py can read them back with VTK and its own PLY parser.
  *
- *   write-views DIR N      -> DIR/types.vtp, DIR/types.ply
- * Values: particle i, component c: position (i, 2i, c ... see below). */
+ *   write-views DIR N      -> DIR/types.vtp, DIR/types.ply, DIR/third.vtp
+ * Values: particle i, component c: position (i, 2i, c ... see below).
+ * third.vtp (the first N/3 particles) and then types.vtp go through one
+ * scratch, as a run's frames do: buffers grown, cells rebuilt. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,10 +46,15 @@ int main(int argc, char **argv) {
       {"u32", MS_TYPE_U32, 1, sizeof(uint32_t), u32},
       {"d5", MS_TYPE_F64, 5, 5 * sizeof(double), d5}};
   struct ms_view v = {sizeof v, sizeof f / sizeof *f, n, f};
+  struct ms_view third = {sizeof v, sizeof f / sizeof *f, n / 3, f};
+  struct ms__vtp_scratch scratch = {0};
   struct ms__err err = {0};
   char path[4096];
+  snprintf(path, sizeof path, "%s/third.vtp", argv[1]);
+  int rc = ms__vtp_write(path, &third, 1.25, &scratch, &err);
   snprintf(path, sizeof path, "%s/types.vtp", argv[1]);
-  int rc = ms__vtp_write(path, &v, 1.25, &err);
+  if (!rc) rc = ms__vtp_write(path, &v, 1.25, &scratch, &err);
+  ms__vtp_scratch_free(&scratch);
   snprintf(path, sizeof path, "%s/types.ply", argv[1]);
   if (!rc) rc = ms__ply_write(path, &v, "synthetic", &err);
   if (rc) fprintf(stderr, "write-views: %s\n", err.msg);

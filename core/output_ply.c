@@ -14,6 +14,7 @@
 #include "afile.h"
 
 #define ROWS 65536 /* rows packed per write */
+#define BLOCK 2048 /* rows packed by one thread at a time */
 
 static const char *ply_type(uint32_t t) {
   switch (t) {
@@ -72,10 +73,14 @@ static int write_rows(FILE *f, const struct ms_field *const *order,
   int bad = 0;
   for (size_t i = 0; !bad && i < n; i += ROWS) {
     size_t m = n - i < ROWS ? n - i : ROWS;
-    size_t col = 0;
-    for (uint32_t k = 0; k < nf; k++) {
-      pack(order[k], i, m, rows, rowsz, col);
-      col += out_size(order[k]->type) * order[k]->components;
+    /* Interleaving the rows is most of the cost: both threads share it. */
+#pragma omp parallel for schedule(static) if (m >= 4 * BLOCK)
+    for (size_t b = 0; b < m; b += BLOCK) {
+      size_t mb = m - b < BLOCK ? m - b : BLOCK, col = 0;
+      for (uint32_t k = 0; k < nf; k++) {
+        pack(order[k], i + b, mb, rows + b * rowsz, rowsz, col);
+        col += out_size(order[k]->type) * order[k]->components;
+      }
     }
     bad = fwrite(rows, rowsz, m, f) != m;
   }

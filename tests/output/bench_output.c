@@ -1,9 +1,9 @@
 /* The cost of writing one big frame.  N particles (default 1,000,000) in
- * one system with the fields an SPH solver shows (position, velocity,
- * mass, radius, density, pressure) plus the core's system and meta
- * fields; the frame is written through the core's frame output as VTP,
- * as PLY and as both, R times each (default 5), into DIR (default
- * $TMPDIR or /tmp).  Prints the best and the median wall time, the bytes
+ * one system with the view the sph plugin shows (position with its
+ * 4-double stride, velocity, mass, radius, density, pressure, id) plus the
+ * core's system and meta fields; frames 1..R (default 5) are written
+ * through the core's frame output as VTP, as PLY and as both, into DIR
+ * (default $TMPDIR or /tmp), as a run writes them.  Prints the best and the median wall time, the bytes
  * written and the throughput, then the cost of a preview image of the
  * same particles.  Times from the program's monotonic clock; memory from
  * getrusage.
@@ -39,25 +39,29 @@ static off_t one_format(const char *dir, unsigned fmt, const char *label,
   double *t = malloc((size_t)R * sizeof *t);
   struct ms__err err = {0};
   off_t bytes = 0;
+  struct ms__output *o;
+  if (ms__output_open(&o, dir, fmt, 1, names, &err)) {
+    fprintf(stderr, "bench-output: %s\n", err.msg);
+    exit(1);
+  }
   for (int r = 0; r < R; r++) {
-    struct ms__output *o;
-    if (ms__output_open(&o, dir, fmt, 1, names, &err)) {
-      fprintf(stderr, "bench-output: %s\n", err.msg);
-      exit(1);
-    }
     double t0 = ms__now();
-    if (ms__output_frame(o, 1, 0.5, v, metas, &err)) {
+    if (ms__output_frame(o, r + 1, 0.5 * (r + 1), v, metas, &err)) {
       fprintf(stderr, "bench-output: %s\n", err.msg);
       exit(1);
     }
     t[r] = ms__now() - t0;
-    ms__output_close(o);
+  }
+  ms__output_close(o);
+  for (int r = 0; r < R; r++) {
     char path[4096];
     bytes = 0;
-    snprintf(path, sizeof path, "%s/fluid_000001.vtp", dir);
+    snprintf(path, sizeof path, "%s/fluid_%06d.vtp", dir, r + 1);
     bytes += (fmt & MS__FMT_VTP) ? file_size(path) : 0;
-    snprintf(path, sizeof path, "%s/fluid_000001.ply", dir);
+    remove(path);
+    snprintf(path, sizeof path, "%s/fluid_%06d.ply", dir, r + 1);
     bytes += (fmt & MS__FMT_PLY) ? file_size(path) : 0;
+    remove(path);
   }
   qsort(t, (size_t)R, sizeof *t, cmp);
   printf("%-8s best %8.1f ms  median %8.1f ms  %7.1f MB  %7.0f MB/s\n",
@@ -137,27 +141,31 @@ int main(int argc, char **argv) {
   snprintf(dir, sizeof dir, "%s/bench-output.%ld",
            argc > 3 ? argv[3] : tmp ? tmp : "/tmp", (long)getpid());
   if (R < 1) R = 1;
-  double *x = malloc(3 * n * sizeof *x), *v = malloc(3 * n * sizeof *v);
+  double *x = malloc(4 * n * sizeof *x), *v = malloc(3 * n * sizeof *v);
+  uint32_t *id = malloc(n * sizeof *id);
   double *s = malloc(4 * n * sizeof *s); /* mass, radius, density, pressure */
   int32_t *meta = malloc(n * sizeof *meta);
   size_t side = (size_t)ceil(cbrt((double)n));
   for (size_t i = 0; i < n; i++) { /* a block of fluid, 1 cm spacing */
-    x[3 * i] = 0.01 * (double)(i % side);
-    x[3 * i + 1] = 0.01 * (double)(i / side % side);
-    x[3 * i + 2] = 0.01 * (double)(i / (side * side));
+    x[4 * i] = 0.01 * (double)(i % side);
+    x[4 * i + 1] = 0.01 * (double)(i / side % side);
+    x[4 * i + 2] = 0.01 * (double)(i / (side * side));
+    x[4 * i + 3] = 0.0;
+    id[i] = (uint32_t)i;
     for (int a = 0; a < 3; a++) v[3 * i + a] = 0.1 * sin((double)(i + a));
     s[i] = 1e-3, s[n + i] = 0.005, s[2 * n + i] = 1000 + (double)(i % 7);
     s[3 * n + i] = 10.0 * (double)(i % 13);
     meta[i] = i % 10 ? -1 : (int32_t)(i / 10);
   }
-  struct ms_field f[] = {{"position", MS_TYPE_F64, 3, 24, x},
+  struct ms_field f[] = {{"position", MS_TYPE_F64, 3, 32, x},
                          {"velocity", MS_TYPE_F64, 3, 24, v},
                          {"mass", MS_TYPE_F64, 1, 8, s},
                          {"radius", MS_TYPE_F64, 1, 8, s + n},
                          {"density", MS_TYPE_F64, 1, 8, s + 2 * n},
-                         {"pressure", MS_TYPE_F64, 1, 8, s + 3 * n}};
-  struct ms_view view = {sizeof view, 6, n, f};
-  printf("bench-output: one frame of %zu particles (6 fields + system, "
+                         {"pressure", MS_TYPE_F64, 1, 8, s + 3 * n},
+                         {"id", MS_TYPE_U32, 1, 4, id}};
+  struct ms_view view = {sizeof view, 7, n, f};
+  printf("bench-output: one frame of %zu particles (7 fields + system, "
          "meta), %d threads, best of %d, into %s\n", n,
          omp_get_max_threads(), R, dir);
   off_t vtp_bytes = one_format(dir, MS__FMT_VTP, "vtp", &view, meta, R);
@@ -165,8 +173,7 @@ int main(int argc, char **argv) {
   one_format(dir, MS__FMT_VTP | MS__FMT_PLY, "vtp+ply", &view, meta, R);
   floor_cost(dir, vtp_bytes, R);
   preview_cost(dir, &view, R);
-  static const char *const left[] = {"fluid_000001.vtp", "fluid_000001.ply",
-                                     "fluid.pvd", "scene.pvd"};
+  static const char *const left[] = {"fluid.pvd", "scene.pvd"};
   for (size_t k = 0; k < sizeof left / sizeof *left; k++) {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, left[k]);
@@ -176,6 +183,6 @@ int main(int argc, char **argv) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   printf("peak resident memory %.0f MB\n", (double)ru.ru_maxrss / 1024.0);
-  free(x), free(v), free(s), free(meta);
+  free(x), free(v), free(s), free(meta), free(id);
   return 0;
 }

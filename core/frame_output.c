@@ -9,6 +9,7 @@
 #include "preview.h"
 #include "settings.h"
 #include "sim.h"
+#include "timing.h"
 #include "xalloc.h"
 
 static const char **system_names(struct ms_sim *S) {
@@ -99,8 +100,12 @@ int ms__outputs_frame(struct ms_sim *S) {
     views[s] = S->sys[s].view;
     meta[s] = S->sys[s].meta_id;
   }
-  if (!rc)
+  if (!rc) {
+    double t0 = ms__now();
     rc = ms__output_frame(S->out, S->frame, S->time, views, meta, &S->err);
+    S->out_seconds += ms__now() - t0;
+    S->out_frames += !rc;
+  }
   if (!rc && S->preview)
     rc = ms__preview_frame(S->preview, S->frame, S->time, views, names,
                            S->nsys, &S->err);

@@ -197,6 +197,10 @@ int ms__report_close(struct ms__report *r, const struct ms_sim *S,
   }
   fprintf(f, "], \"total_seconds\": ");
   num(f, total);
+  fprintf(f, ", \"frame_files\": {\"frames\": %llu, \"seconds\": ",
+          (unsigned long long)S->out_frames);
+  num(f, S->out_seconds);
+  fputc('}', f);
   fprintf(f, "},\n\"status\": ");
   str(f, error ? "error" : "ok");
   if (error) {

@@ -187,6 +187,14 @@ void ms_sim_print_timing(const ms_sim *S, void *file) {
             total > 0 ? 100.0 * S->phase[p] / total : 0.0);
   fprintf(f, "%-12s %12.4f %14.4f %7.2f%%\n", "total", total,
           steps ? 1e3 * total / (double)steps : 0.0, 100.0);
+  if (S->out_frames)
+    fprintf(f, "frame files: %llu written, %.2f ms each (%.1f%% of a step)\n",
+            (unsigned long long)S->out_frames,
+            1e3 * S->out_seconds / (double)S->out_frames,
+            total > 0 && steps ? 100.0 * S->out_seconds /
+                                     (double)S->out_frames /
+                                     (total / (double)steps)
+                               : 0.0);
   fprintf(f, "steps %llu, stage-2 steps %llu, meta-particles %llu (mean "
              "size %.2f, per merged particle %.2f, max %llu), splits %llu "
              "(%llu orthogonal)\n",

@@ -97,6 +97,8 @@ struct ms_sim {
   struct ms__metaset metas;
   /* statistics */
   double phase[MS__PH_COUNT];
+  double out_seconds;            /* writing frame files (not previews) */
+  uint64_t out_frames;           /* frames written by this process */
   struct ms__counts frame_counts, run_counts;
   struct ms__metrics metrics;
   int method_override;           /* -1: the scene's coupling.method */

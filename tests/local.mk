@@ -83,7 +83,8 @@ TESTS += tests/scenes/run-paper
 
 # ---- command-line tests (TAP shell scripts) ----------------------------------
 TESTS += tests/cli.test tests/sdk.test
-EXTRA_DIST += tests/cli.test tests/sdk.test tests/bench/paper_table.py
+EXTRA_DIST += tests/cli.test tests/sdk.test tests/bench/paper_table.py \
+  tests/bench/dam_break_frames.cfg
 
 # ---- core benchmarks ------------------------------------------------------------
 EXTRA_PROGRAMS += tests/bench/bench-detect tests/bench/bench-mergesplit

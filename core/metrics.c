@@ -19,17 +19,23 @@ void ms__metrics_free(struct ms__metrics *m) {
   free(m->counts);
   free(m->normal);
   free(m->damage);
+  free(m->edge);
   memset(m, 0, sizeof *m);
 }
 
-/* A double field of `comps` components, or NULL. */
-static const struct ms_field *field(const struct ms_view *v, const char *name,
-                                    uint32_t comps) {
+/* A field of `comps` components of type `type`, or NULL. */
+static const struct ms_field *typed(const struct ms_view *v, const char *name,
+                                    uint32_t type, uint32_t comps) {
   for (uint32_t f = 0; f < v->field_count; f++)
-    if (!strcmp(v->fields[f].name, name) && v->fields[f].type == MS_TYPE_F64 &&
+    if (!strcmp(v->fields[f].name, name) && v->fields[f].type == type &&
         v->fields[f].components == comps)
       return &v->fields[f];
   return NULL;
+}
+
+static const struct ms_field *field(const struct ms_view *v, const char *name,
+                                    uint32_t comps) {
+  return typed(v, name, MS_TYPE_F64, comps);
 }
 
 static const double *at(const struct ms_field *f, size_t i) {
@@ -46,7 +52,8 @@ int ms__metrics_prepare(struct ms_sim *S) {
     m->counts = calloc(S->nsys, sizeof *m->counts);
     m->normal = calloc(S->nsys, sizeof *m->normal);
     m->damage = calloc(S->nsys, sizeof *m->damage);
-    if (!m->sheet_of || !m->counts || !m->normal || !m->damage)
+    m->edge = calloc(S->nsys, sizeof *m->edge);
+    if (!m->sheet_of || !m->counts || !m->normal || !m->damage || !m->edge)
       return MS_ENOMEM;
     for (uint32_t s = 0; s < S->nsys; s++)
       m->sheet_of[s] = field(&S->sys[s].view, "normal", 3) ? (int32_t)ns++ : -1;
@@ -55,6 +62,7 @@ int ms__metrics_prepare(struct ms_sim *S) {
   for (uint32_t s = 0; s < S->nsys; s++) {
     m->normal[s] = field(&S->sys[s].view, "normal", 3);
     m->damage[s] = field(&S->sys[s].view, "damage", 1);
+    m->edge[s] = typed(&S->sys[s].view, "edge", MS_TYPE_U8, 1);
     if (m->sheet_of[s] >= 0 && !m->normal[s]) m->sheet_of[s] = -1;
   }
   size_t n = S->ntotal, k = m->nsheets ? m->nsheets : 1;
@@ -110,6 +118,11 @@ static void sides(struct ms_sim *S, struct ms__metrics *m,
   for (size_t e = 0; e < m->n * k; e++) {
     if (!isfinite(m->best_d2[e])) continue;
     uint32_t p = (uint32_t)(e / k), c = m->best_c[e];
+    const struct ms_field *edge = m->edge[P->sys[c]];
+    if (edge && *((const uint8_t *)edge->data + P->local[c] * edge->stride)) {
+      m->first[e] = m->now[e] = 0; /* by the edge: maybe going around it */
+      continue;
+    }
     const double *nc = at(m->normal[P->sys[c]], P->local[c]);
     double d[3];
     ms__sub(d, P->x + 3 * (size_t)p, P->x + 3 * (size_t)c);

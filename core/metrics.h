@@ -9,7 +9,10 @@
  *    |n_c . (x_p - x_c)| > r_p / 4 (a particle grazing the sheet's mid-plane
  *    has no side yet).  From then on, whenever it is near the sheet again,
  *    its side is re-measured; a change is a *crossing*, and a particle on
- *    the other side than its first one is *through* the sheet.
+ *    the other side than its first one is *through* the sheet.  When the
+ *    sheet's view has an "edge" field (UInt8, 1 on the sheet's border) and
+ *    the nearest sheet particle is on the edge, the particle forgets its
+ *    side: going around a sheet's edge is no crossing.
  *  - A *solid* is a system that collides with itself through the core and
  *    is not a sheet.  A particle p of another system is *inside* it when its
  *    centre is within the collision radius r_q of a particle q of the solid
@@ -47,7 +50,7 @@ struct ms__metrics {
   uint32_t *best_c;
   uint32_t *stamp, epoch; /* n: distinct-particle counting */
   size_t *counts;         /* per system: particle count last seen */
-  const struct ms_field **normal, **damage; /* per system, or NULL */
+  const struct ms_field **normal, **damage, **edge; /* per system, or NULL */
 };
 
 void ms__metrics_free(struct ms__metrics *m);

@@ -26,6 +26,7 @@ int mss_cloth_build(struct mss_model *M, const double corner[3],
       double s = (double)a / (double)(nu - 1), t = (double)b / (double)(nv - 1);
       double *x = M->x + 3 * ((size_t)b * nu + a);
       for (int k = 0; k < 3; k++) x[k] = corner[k] + s * eu[k] + t * ev[k];
+      M->edge[(size_t)b * nu + a] = !a || !b || a + 1 == nu || b + 1 == nv;
     }
   int rc = MS_OK;
   for (uint32_t b = 0; b < nv && !rc; b++)

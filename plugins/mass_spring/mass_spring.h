@@ -47,6 +47,7 @@ struct mss_model {
   double *x, *v, *m, *r; /* particles; x, v: 3 each */
   double *stretch;       /* max strain (l - L) / L of the particle's springs */
   double *normal;        /* cloth: unit surface normal, 3 per particle */
+  uint8_t *edge;         /* cloth: 1 on the grid's border */
   uint8_t *pinned;
   struct mss_springs springs;
   uint64_t serial;       /* bumped when the spring list changes */

@@ -20,9 +20,10 @@ int mss_model_alloc(struct mss_model *M, size_t n) {
   M->stretch = calloc(k, sizeof(double));
   M->normal = calloc(3 * k, sizeof(double));
   M->pinned = calloc(k, 1);
+  M->edge = calloc(k, 1);
   M->adj_off = calloc(k + 1, sizeof(uint32_t));
   return M->x && M->v && M->m && M->r && M->stretch && M->normal &&
-                 M->pinned && M->adj_off
+                 M->pinned && M->edge && M->adj_off
              ? MS_OK
              : MS_ENOMEM;
 }
@@ -30,7 +31,7 @@ int mss_model_alloc(struct mss_model *M, size_t n) {
 void mss_model_free(struct mss_model *M) {
   free(M->x), free(M->v), free(M->m), free(M->r), free(M->stretch);
   free(M->normal);
-  free(M->pinned), free(M->adj_off), free(M->adj), free(M->adj_spring);
+  free(M->pinned), free(M->edge), free(M->adj_off), free(M->adj), free(M->adj_spring);
   free(M->springs.pair), free(M->springs.rest), free(M->springs.k);
   free(M->springs.c);
   memset(M, 0, sizeof *M);

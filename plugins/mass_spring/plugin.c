@@ -52,7 +52,7 @@ struct state {
   struct mss_work W;
   double *x0, *v0; /* start of the step, for rewind */
   struct msi_stats reported;
-  struct ms_field fields[7];
+  struct ms_field fields[8];
 };
 
 #define S(inst) ((struct state *)(void *)(inst))
@@ -78,6 +78,8 @@ static void set_fields(struct state *s) {
   /* A cloth shows its surface normal: the core then treats it as a sheet
    * (penetration metrics). */
   s->fields[6] = (struct ms_field){"normal", MS_TYPE_F64, 3, v3, M->normal};
+  /* and its border, where a particle may go around it */
+  s->fields[7] = (struct ms_field){"edge", MS_TYPE_U8, 1, 1, M->edge};
 }
 
 static int create(const struct ms_host *host, ms_ctx *ctx,
@@ -109,7 +111,7 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
 static int view(ms_instance *inst, struct ms_view *out) {
   struct state *s = S(inst);
   out->count = s->M.n;
-  out->field_count = s->M.nu ? 7 : 6;
+  out->field_count = s->M.nu ? 8 : 6;
   out->fields = s->fields;
   return MS_OK;
 }

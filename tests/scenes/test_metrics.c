@@ -9,8 +9,9 @@
 #include "simtest.h"
 
 /* A fixed 8x8 sheet in the plane y = 0 (fixture solver with a normal
- * field) and one particle shot at it from y = 0.2. */
-static ms_sim *sheet_scene(const char *method) {
+ * field; particles at -0.14 .. 0.14 in x and z), with or without an edge
+ * field, and one particle shot at it from y = 0.2 at (x, 0.02). */
+static ms_sim *shot_scene(const char *method, double x, int edge) {
   char text[2048];
   snprintf(text, sizeof text,
            "scene = { duration = 0.4; fps = 20.0; gravity = [0.0, 0.0, 0.0]; };\n"
@@ -18,13 +19,18 @@ static ms_sim *sheet_scene(const char *method) {
            "systems = (\n"
            " { name = \"sheet\"; solver = \"fixture_good\"; count = 64;\n"
            "   spacing = 0.04; fixed = true; normal = [0.0, 1.0, 0.0];\n"
+           "   edge = %s;\n"
            "   shape = { type = \"box\"; min = [-0.16, -0.02, -0.16];\n"
            "             max = [0.16, 0.02, 0.16]; }; },\n"
            " { name = \"shot\"; solver = \"particles\"; radius = 0.02; mass = 1.0;\n"
-           "   shape = { type = \"points\"; points = ( [0.02, 0.2, 0.02] ); };\n"
+           "   shape = { type = \"points\"; points = ( [%.17g, 0.2, 0.02] ); };\n"
            "   velocity = [0.0, -2.0, 0.0]; } );\n",
-           method);
+           method, edge ? "true" : "false", x);
   return st_open_text(text, 1);
+}
+
+static ms_sim *sheet_scene(const char *method) {
+  return shot_scene(method, 0.02, 0);
 }
 
 static struct ms_metrics run_metrics(ms_sim *S) {
@@ -61,6 +67,31 @@ START_TEST(merge_split_shot_bounces_off_the_sheet) {
   ck_assert_uint_eq(m.max_penetrations, 0);
   ck_assert_uint_ge(m.metas, 1);
   st_close(S);
+}
+END_TEST
+
+/* A shot past the sheet's border (x = 0.17, 0.03 beyond the last column:
+ * it touches the edge particles on its way down) changes side: a crossing
+ * unless the sheet marks its edge.  Marked edges leave the crossing of the
+ * interior counted. */
+START_TEST(going_around_an_edge_is_no_crossing) {
+  setenv("MERGESPLIT_PLUGIN_PATH", getenv("MS_PLUGIN_AND_FIXTURES"), 1);
+  static const struct {
+    double x;
+    int edge;
+    uint64_t crossings;
+  } cases[] = {{0.17, 0, 1}, {0.17, 1, 0}, {0.02, 1, 1}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    ms_sim *S = shot_scene("none", cases[k].x, cases[k].edge);
+    struct ms_metrics m = run_metrics(S);
+    ck_assert(ms__at(&st_system(S, "shot")->x, 0)[1] < -0.5); /* flew on */
+    ck_assert_msg(m.sheet_crossings == cases[k].crossings &&
+                      m.through_sheet == cases[k].crossings,
+                  "x = %g, edge %d: %llu crossings, %llu through", cases[k].x,
+                  cases[k].edge, (unsigned long long)m.sheet_crossings,
+                  (unsigned long long)m.through_sheet);
+    st_close(S);
+  }
 }
 END_TEST
 
@@ -104,6 +135,7 @@ Suite *suite_metrics(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, uncoupled_shot_goes_through_the_sheet);
   tcase_add_test(tc, merge_split_shot_bounces_off_the_sheet);
+  tcase_add_test(tc, going_around_an_edge_is_no_crossing);
   tcase_add_test(tc, uncoupled_grain_sinks_into_the_block);
   tcase_add_test(tc, merge_split_grain_stays_out_of_the_block);
   suite_add_tcase(s, tc);

@@ -10,6 +10,10 @@
  *   "radius"    MS_TYPE_F64, 1 component    [m], collision radius, > 0
  * Any other field (e.g. "density", "pressure", "damage", "stretch",
  * "pinned") is optional; every field of the view is written to output frames.
+ * Three optional names feed the core's penetration metrics
+ * (mergesplit.cfg(5)): "normal" (MS_TYPE_F64, 3: unit surface normal; the
+ * system is a sheet), "edge" (MS_TYPE_U8, 1: 1 on a sheet's border) and
+ * "damage" (MS_TYPE_F64, 1: 0 intact .. 1 broken).
  *
  * Ownership: the arrays belong to the plugin.  The core reads every field and
  * writes "position" and "velocity" only at the points the step protocol names

@@ -291,6 +291,7 @@ static void obstacles(struct bsum *B, const double *x) {
 }
 
 double sph_boundary_density(const struct sph_solver *S, const double *x) {
+  if (!sph_boundary_near(S, x)) return 0.0; /* no struct to clear */
   struct bsum B = {.S = S, .want_w = 1};
   walls(&B, x);
   obstacles(&B, x);

@@ -66,6 +66,10 @@ enum sph_timer {
   SPH_T_COUNT
 };
 
+/* Instruction sets of the density pass's kernel sums (wsum.c); all give
+ * the same sums bitwise. */
+enum sph_isa { SPH_ISA_C, SPH_ISA_SSE2, SPH_ISA_AVX, SPH_ISA_COUNT };
+
 /* The neighbour search: the host's neighbors() or a stand-in with the same
  * contract (host.h). */
 typedef int (*sph_neighbors_fn)(void *opaque, const double *xyz,
@@ -99,6 +103,8 @@ struct sph_solver {
   sph_neighbors_fn neighbors;
   void *nb_opaque;
   int threads;
+  int isa;                  /* enum sph_isa of the kernel sums: the widest
+                               the processor has (sph_init_constants) */
   int fresh;                /* lists, rho, p match x */
   int fresh0;               /* ... match the positions of the step start */
   uint64_t steps;           /* steps taken (sorting cadence) */
@@ -155,6 +161,13 @@ void sph_density(struct sph_solver *S);
 /* Equation of state. */
 double sph_pressure(const struct sph_params *P, double rho);
 
+/* wsum.c: out[i] = sum_j sph_w_raw(|x_i - x_j|^2) over the lists
+ * (lidx, loff, lend) for i in [i0, i1), with instruction set S->isa. */
+void sph_wsum(const struct sph_solver *S, size_t i0, size_t i1,
+              double *out);
+/* Whether this build and processor can run instruction set isa. */
+int sph_wsum_isa(int isa);
+
 /* forces.c: accelerations of every fluid particle (pressure, viscosity,
  * walls, obstacles; no gravity) into S->a.  Needs sph_prepare. */
 void sph_forces(struct sph_solver *S);
@@ -177,6 +190,24 @@ void sph_gravity(const struct sph_params *P, double t, double *g);
  * p_b = max(0, pw + G . (x_b - x_i)), G the fluid's pressure gradient Gf
  * along a wall and rho g_now across it. */
 double sph_boundary_density(const struct sph_solver *S, const double *x);
+/* Whether a wall or an obstacle's box grown by R is within reach of x:
+ * only then can the sums above be non-zero (most particles are far from
+ * every boundary; the density pass asks this first, inline). */
+static inline int sph_boundary_near(const struct sph_solver *S,
+                                    const double *x) {
+  const double R = S->kw.R;
+  for (int a = 0; a < 3; a++)
+    if (x[a] - S->P.lo[a] < R || S->P.hi[a] - x[a] < R) return 1;
+  for (size_t b = 0; b < S->nbox; b++) {
+    const struct sph_box *X = &S->box[b];
+    /* the negation of the test that skips a box (NaN: near) */
+    if (!(x[0] < X->lo[0] - R || x[0] > X->hi[0] + R ||
+          x[1] < X->lo[1] - R || x[1] > X->hi[1] + R ||
+          x[2] < X->lo[2] - R || x[2] > X->hi[2] + R))
+      return 1;
+  }
+  return 0;
+}
 /* Tabulate the sums over one wall's virtual lattice (kernels set). */
 int sph_wall_tables(struct sph_solver *S);
 void sph_boundary_force(const struct sph_solver *S, const double *x,

@@ -219,7 +219,7 @@ void sph_boundary_force(const struct sph_solver *S, const double *x,
 int sph_guard(const struct sph_solver *S, const uint32_t *idx, uint32_t cnt,
               double *d, double *v);
 
-/* reorder.c: sort the fluid particles along a Morton curve of cells of
+/* reorder.c: sort the fluid particles in row-major order of cells of
  * size h (neighbours close in memory).  MS_OK or MS_ENOMEM. */
 int sph_sort(struct sph_solver *S);
 

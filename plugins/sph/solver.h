@@ -190,24 +190,18 @@ void sph_gravity(const struct sph_params *P, double t, double *g);
  * p_b = max(0, pw + G . (x_b - x_i)), G the fluid's pressure gradient Gf
  * along a wall and rho g_now across it. */
 double sph_boundary_density(const struct sph_solver *S, const double *x);
-/* Whether a wall or an obstacle's box grown by R is within reach of x:
- * only then can the sums above be non-zero (most particles are far from
- * every boundary; the density pass asks this first, inline). */
+/* Whether a wall is within reach of x, or obstacles exist: otherwise
+ * the sums above are 0 (most particles; the density pass asks this
+ * first, inline). */
 static inline int sph_boundary_near(const struct sph_solver *S,
                                     const double *x) {
   const double R = S->kw.R;
+  int near = S->nbox > 0;
   for (int a = 0; a < 3; a++)
-    if (x[a] - S->P.lo[a] < R || S->P.hi[a] - x[a] < R) return 1;
-  for (size_t b = 0; b < S->nbox; b++) {
-    const struct sph_box *X = &S->box[b];
-    /* the negation of the test that skips a box (NaN: near) */
-    if (!(x[0] < X->lo[0] - R || x[0] > X->hi[0] + R ||
-          x[1] < X->lo[1] - R || x[1] > X->hi[1] + R ||
-          x[2] < X->lo[2] - R || x[2] > X->hi[2] + R))
-      return 1;
-  }
-  return 0;
+    near |= (x[a] - S->P.lo[a] < R) | (S->P.hi[a] - x[a] < R);
+  return near;
 }
+
 /* Tabulate the sums over one wall's virtual lattice (kernels set). */
 int sph_wall_tables(struct sph_solver *S);
 void sph_boundary_force(const struct sph_solver *S, const double *x,

@@ -10,9 +10,9 @@
  * results thus depend neither on the thread count nor on the machine's
  * vector width.
  *
- * Vector paths load each neighbour's whole 32-byte slot (SPH_XS) and
- * transpose four slots into x, y and z vectors: three loads' worth of
- * gathering in four loads and six shuffles. */
+ * The AVX path loads each neighbour's whole 32-byte slot (SPH_XS) and
+ * transposes four slots into x, y and z vectors: four loads and seven
+ * shuffles per four pairs instead of twelve scalar loads. */
 #include "solver.h"
 
 #if defined(__x86_64__) && defined(__SSE2__)
@@ -153,7 +153,7 @@ pair4(const struct sph_kernel *k, int kind, const double *x,
 }
 
 /* The last rem < 4 pairs go through the vector path too (no scalar
- * square roots, no branch on rem): the missing lanes repeat the first
+ * square roots, no loop over them): the missing lanes repeat the first
  * pair and are masked to +0, which leaves their sums unchanged (every
  * raw W is >= +0, so no sum is ever -0). */
 static inline AVX __attribute__((always_inline)) double
@@ -172,7 +172,8 @@ sum_avx(const struct sph_kernel *k, int kind, const double *x,
   if (rem) {
     const uint32_t j[4] = {idx[q], idx[q + (rem > 1)], idx[q + 2 * (rem > 2)],
                            idx[q]};
-    __m256d m = _mm256_loadu_pd((const double *)keep[rem]);
+    __m256d m = _mm256_castsi256_pd(
+        _mm256_loadu_si256((const __m256i *)(const void *)keep[rem]));
     s4 = _mm256_add_pd(s4, _mm256_and_pd(m, pair4(k, kind, x, j, X, Y, Z)));
   }
   double s[4];

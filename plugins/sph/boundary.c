@@ -207,16 +207,23 @@ static void triple(struct bsum *B, const struct wall *t[3]) {
       }
 }
 
-static void walls(struct bsum *B, const double *x) {
-  const struct sph_params *P = &B->S->P;
-  const double R = B->S->kw.R;
-  struct wall W[6];
+/* The walls within reach of x into W; returns their number. */
+static int find_walls(const struct sph_solver *S, const double *x,
+                      struct wall *W) {
+  const struct sph_params *P = &S->P;
+  const double R = S->kw.R;
   int nw = 0;
   for (int a = 0; a < 3; a++) {
     double dl = x[a] - P->lo[a], dh = P->hi[a] - x[a];
     if (dl < R) W[nw++] = (struct wall){a, -1.0, dl};
     if (dh < R) W[nw++] = (struct wall){a, 1.0, dh};
   }
+  return nw;
+}
+
+static void walls(struct bsum *B, const double *x) {
+  struct wall W[6];
+  int nw = find_walls(B->S, x, W);
   for (int i = 0; i < nw; i++) axis_wall(B, &W[i]);
   for (int i = 0; i < nw; i++)
     for (int j = i + 1; j < nw; j++) {
@@ -271,14 +278,19 @@ static void basis(const double *n, double *t1, double *t2) {
   t2[2] = n[0] * t1[1] - n[1] * t1[0];
 }
 
+/* Whether obstacle b can reach x (the test obstacles() skips by). */
+static int box_near(const struct sph_box *b, const double *x, double R) {
+  return !(x[0] < b->lo[0] - R || x[0] > b->hi[0] + R ||
+           x[1] < b->lo[1] - R || x[1] > b->hi[1] + R ||
+           x[2] < b->lo[2] - R || x[2] > b->hi[2] + R);
+}
+
 static void obstacles(struct bsum *B, const double *x) {
   const struct sph_solver *S = B->S;
   const double R = S->kw.R;
   for (size_t b = 0; b < S->nbox; b++) {
     const struct sph_box *X = &S->box[b];
-    if (x[0] < X->lo[0] - R || x[0] > X->hi[0] + R || x[1] < X->lo[1] - R ||
-        x[1] > X->hi[1] + R || x[2] < X->lo[2] - R || x[2] > X->hi[2] + R)
-      continue;
+    if (!box_near(X, x, R)) continue;
     double n[3], t1[3], t2[3], d = box_normal(X, x, n);
     if (d >= R) continue;
     basis(n, t1, t2);
@@ -290,7 +302,18 @@ static void obstacles(struct bsum *B, const double *x) {
   }
 }
 
+/* The common cases skip clearing a struct bsum: nothing within reach,
+ * or one wall alone (what walls() would add to B.w = 0). */
 double sph_boundary_density(const struct sph_solver *S, const double *x) {
+  struct wall W[6];
+  int nw = find_walls(S, x, W), boxes = 0;
+  for (size_t b = 0; b < S->nbox && !boxes; b++)
+    boxes = box_near(&S->box[b], x, S->kw.R);
+  if (!boxes && nw < 2) {
+    double v[4] = {0.0, 0.0, 0.0, 0.0};
+    if (nw) lookup(S, W[0].d, v);
+    return 0.0 + v[0];
+  }
   struct bsum B = {.S = S, .want_w = 1};
   walls(&B, x);
   obstacles(&B, x);

@@ -8,7 +8,9 @@
 
 #include "solver.h"
 
-double sph_pressure(const struct sph_params *P, double rho) {
+/* The Tait equation with clipping; one expression for the pass's loop
+ * and for sph_pressure. */
+static inline double tait(const struct sph_params *P, double rho) {
   double s = rho / P->rho0, t;
   if (P->gamma == 7.0) {
     double s2 = s * s;
@@ -20,44 +22,62 @@ double sph_pressure(const struct sph_params *P, double rho) {
   return P->clamp_pressure && p < 0.0 ? 0.0 : p;
 }
 
-/* Density and pressure of particle i.  Always inlined with a literal
- * kind inside each kernel's own parallel loop (a kind passed into the
- * loop would reach the outlined OpenMP body as a variable). */
-static inline __attribute__((always_inline)) void
-density_one(struct sph_solver *S, size_t i, const int kind) {
-  const struct sph_kernel *k = &S->kw;
-  const double *x = S->x;
-  const uint32_t *idx = S->lidx;
-  const double xi = x[SPH_XS * i], yi = x[SPH_XS * i + 1],
-               zi = x[SPH_XS * i + 2];
-  const uint32_t q0 = S->loff[i], q1 = S->lend[i];
-  double s = 0.0;
-  /* two pairs per instruction (SSE2; positions gathered by index) */
-#pragma omp simd reduction(+ : s)
-  for (uint32_t q = q0; q < q1; q++) {
-    const size_t j = SPH_XS * (size_t)idx[q];
-    double dx = xi - x[j], dy = yi - x[j + 1], dz = zi - x[j + 2];
-    s += sph_w_raw(k, kind, dx * dx + dy * dy + dz * dz);
-  }
-  double wb = sph_boundary_density(S, x + SPH_XS * i);
-  double r = S->P.mass * (k->w0 + sph_w_scale(k, kind) * s + wb);
-  double p = sph_pressure(&S->P, r);
-  S->walled[i] = wb != 0.0;
-  S->rho[i] = r;
-  S->p[i] = p;
-  S->pr[i] = p / (r * r);
+double sph_pressure(const struct sph_params *P, double rho) {
+  return tait(P, rho);
 }
 
-#define DENSITY_PASS(name, kind)                                 \
-  static void name(struct sph_solver *S) {                       \
-    const size_t n = S->n;                                       \
-    _Pragma("omp parallel for schedule(dynamic, 512) \
-            num_threads(sph_team(S, n, SPH_PAIR_MIN))")          \
-    for (size_t i = 0; i < n; i++) density_one(S, i, kind);      \
+/* Pressure and p / rho^2 of particles [i0, i1) from their density.  For
+ * the usual gamma = 7 without pow() or branches: two particles per
+ * instruction. */
+static void pressure_block(struct sph_solver *S, size_t i0, size_t i1) {
+  const struct sph_params *P = &S->P;
+  const double *restrict rho = S->rho;
+  double *restrict p = S->p, *restrict pr = S->pr;
+  if (P->gamma != 7.0) {
+    for (size_t i = i0; i < i1; i++)
+      p[i] = tait(P, rho[i]), pr[i] = p[i] / (rho[i] * rho[i]);
+    return;
   }
-DENSITY_PASS(density_cubic, SPH_CUBIC_SPLINE)
-DENSITY_PASS(density_poly6, SPH_POLY6)
-DENSITY_PASS(density_spiky, SPH_SPIKY)
+  const double rho0 = P->rho0, B = P->B,
+               lo = P->clamp_pressure ? 0.0 : -INFINITY;
+#pragma omp simd
+  for (size_t i = i0; i < i1; i++) {
+    double r = rho[i], s = r / rho0, s2 = s * s;
+    double q = B * (s2 * s2 * s2 * s - 1.0);
+    q = q < lo ? lo : q; /* as tait(): clipped at 0, NaN kept */
+    p[i] = q;
+    pr[i] = q / (r * r);
+  }
+}
+
+/* Density and pressure of particles [i0, i1): the kernel sums (wsum.c)
+ * into rho, then finished while still in cache. */
+static void density_block(struct sph_solver *S, size_t i0, size_t i1) {
+  const struct sph_kernel *k = &S->kw;
+  const double scale = sph_w_scale(k, k->kind), m = S->P.mass;
+  sph_wsum(S, i0, i1, S->rho);
+  for (size_t i = i0; i < i1; i++) {
+    const double *x = S->x + SPH_XS * i;
+    double wb = sph_boundary_near(S, x) ? sph_boundary_density(S, x) : 0.0;
+    S->walled[i] = wb != 0.0;
+    S->rho[i] = m * (k->w0 + scale * S->rho[i] + wb);
+  }
+  pressure_block(S, i0, i1);
+}
+
+/* Blocks small enough for the sums to stay in L1 until finished, and for
+ * the threads to share out the work dynamically. */
+#define DENSITY_BLOCK 256
+
+static void density_pass(struct sph_solver *S) {
+  const size_t n = S->n, nb = (n + DENSITY_BLOCK - 1) / DENSITY_BLOCK;
+#pragma omp parallel for schedule(dynamic, 2) \
+    num_threads(sph_team(S, n, SPH_PAIR_MIN))
+  for (size_t b = 0; b < nb; b++) {
+    size_t i1 = (b + 1) * DENSITY_BLOCK;
+    density_block(S, b * DENSITY_BLOCK, i1 < n ? i1 : n);
+  }
+}
 
 /* Largest squared displacement since the lists were built. */
 static double moved2(const struct sph_solver *S) {
@@ -136,11 +156,7 @@ static int lists(struct sph_solver *S) {
 
 void sph_density(struct sph_solver *S) {
   double t0 = sph_now();
-  switch (S->kw.kind) {
-  case SPH_POLY6: density_poly6(S); break;
-  case SPH_SPIKY: density_spiky(S); break;
-  default: density_cubic(S); break;
-  }
+  density_pass(S);
   S->time[SPH_T_DENSITY] += sph_now() - t0;
 }
 

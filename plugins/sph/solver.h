@@ -66,6 +66,10 @@ enum sph_timer {
   SPH_T_COUNT
 };
 
+/* Instruction sets of the density pass's kernel sums (wsum.c); all give
+ * the same sums bitwise. */
+enum sph_isa { SPH_ISA_C, SPH_ISA_SSE2, SPH_ISA_AVX, SPH_ISA_COUNT };
+
 /* The neighbour search: the host's neighbors() or a stand-in with the same
  * contract (host.h). */
 typedef int (*sph_neighbors_fn)(void *opaque, const double *xyz,
@@ -99,6 +103,8 @@ struct sph_solver {
   sph_neighbors_fn neighbors;
   void *nb_opaque;
   int threads;
+  int isa;                  /* enum sph_isa of the kernel sums: the widest
+                               the processor has (sph_init_constants) */
   int fresh;                /* lists, rho, p match x */
   int fresh0;               /* ... match the positions of the step start */
   uint64_t steps;           /* steps taken (sorting cadence) */
@@ -155,6 +161,13 @@ void sph_density(struct sph_solver *S);
 /* Equation of state. */
 double sph_pressure(const struct sph_params *P, double rho);
 
+/* wsum.c: out[i] = sum_j sph_w_raw(|x_i - x_j|^2) over the lists
+ * (lidx, loff, lend) for i in [i0, i1), with instruction set S->isa. */
+void sph_wsum(const struct sph_solver *S, size_t i0, size_t i1,
+              double *out);
+/* Whether this build and processor can run instruction set isa. */
+int sph_wsum_isa(int isa);
+
 /* forces.c: accelerations of every fluid particle (pressure, viscosity,
  * walls, obstacles; no gravity) into S->a.  Needs sph_prepare. */
 void sph_forces(struct sph_solver *S);
@@ -177,6 +190,18 @@ void sph_gravity(const struct sph_params *P, double t, double *g);
  * p_b = max(0, pw + G . (x_b - x_i)), G the fluid's pressure gradient Gf
  * along a wall and rho g_now across it. */
 double sph_boundary_density(const struct sph_solver *S, const double *x);
+/* Whether a wall is within reach of x, or obstacles exist: otherwise
+ * the sums above are 0 (most particles; the density pass asks this
+ * first, inline). */
+static inline int sph_boundary_near(const struct sph_solver *S,
+                                    const double *x) {
+  const double R = S->kw.R;
+  int near = S->nbox > 0;
+  for (int a = 0; a < 3; a++)
+    near |= (x[a] - S->P.lo[a] < R) | (S->P.hi[a] - x[a] < R);
+  return near;
+}
+
 /* Tabulate the sums over one wall's virtual lattice (kernels set). */
 int sph_wall_tables(struct sph_solver *S);
 void sph_boundary_force(const struct sph_solver *S, const double *x,
@@ -188,7 +213,7 @@ void sph_boundary_force(const struct sph_solver *S, const double *x,
 int sph_guard(const struct sph_solver *S, const uint32_t *idx, uint32_t cnt,
               double *d, double *v);
 
-/* reorder.c: sort the fluid particles along a Morton curve of cells of
+/* reorder.c: sort the fluid particles in row-major order of cells of
  * size h (neighbours close in memory).  MS_OK or MS_ENOMEM. */
 int sph_sort(struct sph_solver *S);
 

@@ -4,7 +4,7 @@
  * in each pass (neighbour search through the host's service, density,
  * forces, integration), the 2-thread speed-up, the density pass again
  * with the particles in sampling order and shuffled (what the plugin's
- * Morton ordering buys), and memory per particle.
+ * cell ordering buys), and memory per particle.
  *
  *   bench-sph [particles ...] [-s steps] [-k kernel]
  *                          (default 100000 1000000, 5 steps, cubic_spline) */
@@ -137,7 +137,7 @@ static void bench(size_t target, int steps) {
   size_t n = S.n;
   printf("\ndam break, %zu particles (spacing %.4g m), %s kernel, support "
          "%.4g m\n", n, S.P.spacing, sph_kernel_name(S.kw.kind), S.kw.R);
-  /* in sampling order, then Morton order as the plugin sorts them once */
+  /* in sampling order, then in the plugin's order of cells (sorted once) */
   double dens_sampling = density_ms(&S, 2, 3, NULL);
   sph_sort(&S);
   run(&S, 2, 2, &t, ms[1]); /* warm-up: first pages, lists sized */
@@ -170,7 +170,7 @@ static void bench(size_t target, int steps) {
   S.fresh = 0;
   sph_prepare(&S);
   double ds = density_ms(&S, 2, 3, NULL);
-  printf("density pass on 2 threads by particle order: Morton %.2f ms, "
+  printf("density pass on 2 threads by particle order: cells %.2f ms, "
          "sampling order %.2f ms, shuffled %.2f ms\n", d2, dens_sampling, ds);
   /* x, v, a, m, r, rho, p, pr, x0, v0, walled, xref, starts, ends, id,
    * meta (struct sph_solver) */

@@ -252,6 +252,54 @@ START_TEST(wall_tables_match_lattice_sums) {
 }
 END_TEST
 
+/* The density pass's kernel sums: every instruction set this machine
+ * runs gives the plain C sums bitwise (four fixed lanes), for lists of
+ * every length modulo 4, and those match a sequential sum to rounding. */
+START_TEST(kernel_sums_agree_across_instruction_sets) {
+  const double s = 0.01, lo[3] = {0.0, 0.0, 0.0}, hi[3] = {1.0, 1.0, 1.0};
+  struct sph_solver S;
+  make(&S, 9, 8, 7, s, lo, hi, NULL);
+  uint64_t z = 88172645463325252ULL;
+  for (size_t i = 0; i < SPH_XS * S.n; i++) {
+    z ^= z << 13, z ^= z >> 7, z ^= z << 17; /* jitter: ragged lists */
+    if (i % SPH_XS < 3) S.x[i] += 0.3 * s * ((double)(z >> 11) / 0x1p53);
+  }
+  S.P.skin = 0.2; /* lists cut to R as in a run */
+  ck_assert_int_eq(sph_prepare(&S), MS_OK);
+  int lengths = 0;
+  for (size_t i = 0; i < S.n; i++) lengths |= 1 << (S.lend[i] - S.loff[i]) % 4;
+  ck_assert_int_eq(lengths, 15);
+  double *ref = malloc(S.n * sizeof *ref), *out = malloc(S.n * sizeof *out);
+  ck_assert(ref && out);
+  for (int kind = 0; kind < SPH_KERNEL_COUNT; kind++) {
+    sph_kernel_init(&S.kw, kind, S.P.h);
+    S.isa = SPH_ISA_C;
+    sph_wsum(&S, 0, S.n, ref);
+    for (size_t i = 0; i < S.n; i++) {
+      const double *xi = S.x + SPH_XS * i;
+      double seq = 0.0;
+      for (uint32_t q = S.loff[i]; q < S.lend[i]; q++) {
+        const double *xj = S.x + SPH_XS * (size_t)S.lidx[q];
+        double d[3] = {xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]};
+        seq += sph_w_raw(&S.kw, kind, d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+      }
+      ck_assert_msg(fabs(ref[i] - seq) <= 1e-13 * seq, "%s, particle %zu: "
+                    "%.17g vs %.17g", sph_kernel_name(kind), i, ref[i], seq);
+    }
+    for (int isa = SPH_ISA_C + 1; isa < SPH_ISA_COUNT; isa++) {
+      if (!sph_wsum_isa(isa)) continue;
+      S.isa = isa;
+      sph_wsum(&S, 0, S.n, out);
+      ck_assert_msg(!memcmp(out, ref, S.n * sizeof *ref),
+                    "%s: instruction set %d differs from plain C",
+                    sph_kernel_name(kind), isa);
+    }
+  }
+  free(ref), free(out);
+  drop(&S);
+}
+END_TEST
+
 Suite *suite_sph_solver(void) {
   Suite *s = suite_create("sph_solver");
   TCase *t = tcase_create("solver");
@@ -260,6 +308,7 @@ Suite *suite_sph_solver(void) {
   tcase_add_test(t, meta_particles_move_as_one);
   tcase_add_test(t, meta_particle_at_wall_is_constrained);
   tcase_add_test(t, wall_tables_match_lattice_sums);
+  tcase_add_test(t, kernel_sums_agree_across_instruction_sets);
   suite_add_tcase(s, t);
   return s;
 }

@@ -316,7 +316,7 @@ static double closing_bound(struct ms__reuse *R,
   double worst = 0.0, t[GROUPS][3], D[GROUPS];
   if (in->n != R->n || (R->nruns && R->run[R->nruns - 1].e != in->n))
     return INFINITY;
-#pragma omp parallel for schedule(static) if (in->n > MS__PAR_MIN)
+#pragma omp parallel for schedule(static) if (in->n > MS__PAR_MIN_STREAM)
   for (size_t q = 0; q < R->npieces; q++) drift_piece(R, in, &R->piece[q]);
   if (!group_boxes(R, in, G)) return INFINITY;
   for (int g = 0; g < GROUPS; g++) {

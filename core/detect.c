@@ -1,4 +1,4 @@
-/* Collision detection over all systems: uniform grid + counting sort. */
+/* Collision detection over all systems: the grid search (detect.h). */
 #include "parallel.h"
 #include "detect.h"
 
@@ -14,200 +14,69 @@
 
 #include "xalloc.h"
 
-#define SELF_BIT 0x80000000u
-/* Cells are made this much larger than the contact distance so that a pair
- * closer than the distance can never land two cells apart through rounding. */
-#define CELL_MARGIN (1.0 + 1e-9)
-
-void ms__grid_free(struct ms__grid *g) {
-  free(g->cell_start);
-  free(g->cell_of);
-  free(g->order);
-  free(g->sx);
-  free(g->sy);
-  free(g->sz);
-  free(g->sr);
-  free(g->skey);
-  free(g->ctag);
-  memset(g, 0, sizeof *g);
-}
-
-static int grid_reserve(struct ms__grid *g, size_t n) {
-  if (n <= g->cap) return MS_OK;
-  size_t cap = n + n / 4 + 64;
-  if (ms__grow((void **)&g->cell_of, cap, sizeof(uint32_t)) ||
-      ms__grow((void **)&g->order, cap, sizeof(uint32_t)) ||
-      ms__grow((void **)&g->sx, cap, sizeof(double)) ||
-      ms__grow((void **)&g->sy, cap, sizeof(double)) ||
-      ms__grow((void **)&g->sz, cap, sizeof(double)) ||
-      ms__grow((void **)&g->sr, cap, sizeof(double)) ||
-      ms__grow((void **)&g->skey, cap, sizeof(uint32_t)))
-    return MS_ENOMEM;
-  g->cap = cap;
-  return MS_OK;
-}
-
-/* Bounding box of the points; returns the first non-finite index or n. */
-static size_t bounds(const double *x, size_t stride, size_t n, double *lo,
-                     double *hi) {
-  double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY;
-  double h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
-  size_t bad = n;
-  const char *base = (const char *)x;
-#pragma omp parallel for reduction(min : l0, l1, l2, bad) \
-    reduction(max : h0, h1, h2) schedule(static) if (n > MS__PAR_MIN)
-  for (size_t i = 0; i < n; i++) {
-    const double *p = (const double *)(base + i * stride);
-    if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]))) {
-      if (i < bad) bad = i;
-      continue;
-    }
-    l0 = fmin(l0, p[0]), h0 = fmax(h0, p[0]);
-    l1 = fmin(l1, p[1]), h1 = fmax(h1, p[1]);
-    l2 = fmin(l2, p[2]), h2 = fmax(h2, p[2]);
-  }
-  lo[0] = l0, lo[1] = l1, lo[2] = l2;
-  hi[0] = h0, hi[1] = h1, hi[2] = h2;
-  return bad;
-}
-
-/* Choose the cell size: at least min_cell, grown until the grid has at most
- * max(4n, 4096) cells (sparse scenes stay cheap in memory; correctness never
- * depends on the cell size, only the cost does). */
-static void choose_cells(struct ms__grid *g, const double *lo, const double *hi,
-                         double min_cell, size_t n) {
-  double c = min_cell * CELL_MARGIN;
-  size_t limit = 4 * n > 4096 ? 4 * n : 4096;
-  for (;;) {
-    double cells = 1.0;
-    for (int a = 0; a < 3; a++) cells *= floor((hi[a] - lo[a]) / c) + 1.0;
-    if (cells <= (double)limit) break;
-    c *= 1.2599210498948732; /* 2^(1/3): halve the cell count */
-  }
-  g->cell = c;
-  g->inv_cell = 1.0 / c;
-  g->ncells = 1;
-  for (int a = 0; a < 3; a++) {
-    g->lo[a] = lo[a];
-    g->dim[a] = (uint32_t)(floor((hi[a] - lo[a]) / c) + 1.0);
-    g->ncells *= g->dim[a];
-  }
-}
-
-static inline uint32_t cell_coord(const struct ms__grid *g, double v, int a) {
-  double f = (v - g->lo[a]) * g->inv_cell;
-  uint32_t i = (uint32_t)f;
-  return i < g->dim[a] ? i : g->dim[a] - 1;
-}
-
-int ms__grid_build(struct ms__grid *g, const double *x, size_t stride,
-                   size_t n, const double *r, double min_cell,
-                   const uint32_t *key, const uint8_t *self, size_t *bad) {
-  double lo[3], hi[3];
-  const char *base = (const char *)x;
-
-  g->n = n;
-  if (grid_reserve(g, n)) return MS_ENOMEM;
-  if (n == 0) {
-    g->ncells = 0;
-    return MS_OK;
-  }
-  size_t b = bounds(x, stride, n, lo, hi);
-  if (b < n) {
-    *bad = b;
-    return MS_EINVAL;
-  }
-  if (!(min_cell > 0.0) || !isfinite(min_cell)) {
-    *bad = 0;
-    return MS_EINVAL;
-  }
-  choose_cells(g, lo, hi, min_cell, n);
-  if (g->ncells + 2 > g->cap_cells) {
-    size_t cap = g->ncells + g->ncells / 4 + 2;
-    if (ms__grow((void **)&g->cell_start, cap, sizeof(uint32_t)))
-      return MS_ENOMEM;
-    g->cap_cells = cap;
-  }
-  uint32_t d1 = g->dim[1], d2 = g->dim[2];
-#pragma omp parallel for schedule(static) if (n > MS__PAR_MIN)
-  for (size_t i = 0; i < n; i++) {
-    const double *p = (const double *)(base + i * stride);
-    g->cell_of[i] = (cell_coord(g, p[0], 0) * d1 + cell_coord(g, p[1], 1)) *
-                        d2 +
-                    cell_coord(g, p[2], 2);
-  }
-  /* Stable counting sort: within a cell, points keep their input order. */
-  uint32_t *start = g->cell_start;
-  memset(start, 0, (g->ncells + 2) * sizeof *start);
-  for (size_t i = 0; i < n; i++) start[g->cell_of[i] + 2]++;
-  for (size_t c = 2; c < g->ncells + 2; c++) start[c] += start[c - 1];
-  for (size_t i = 0; i < n; i++) g->order[start[g->cell_of[i] + 1]++] = (uint32_t)i;
-  /* Gather in slot order: random reads overlap well across threads, where
-   * scattering six arrays would mean six random writes per point. */
-#pragma omp parallel for schedule(static) if (n > MS__PAR_MIN)
-  for (size_t s = 0; s < n; s++) {
-    uint32_t i = g->order[s];
-    const double *p = (const double *)(base + i * stride);
-    g->sx[s] = p[0];
-    g->sy[s] = p[1];
-    g->sz[s] = p[2];
-    g->sr[s] = r ? r[i] : 0.0;
-    uint32_t k = key ? key[i] : 0;
-    g->skey[s] = k | ((!self || self[k]) ? SELF_BIT : 0u);
-  }
-  /* start[c] is now the first slot of cell c, start[ncells] == n. */
-  return MS_OK;
-}
+#define NO_BULK UINT32_MAX
+/* Keys of up to PLAN_KEYS systems are told apart when planning a search. */
+#define PLAN_KEYS 64
+/* Drivers per block of work. */
+#define BLOCK 32
+/* Bulk points outside the drivers' box grown by this many cells are left
+ * out (a rounding allowance on top of the one cell that matters). */
+#define BOX_CELLS 1.000001
 
 void ms__detect_init(struct ms__detect *d) { memset(d, 0, sizeof *d); }
 
 void ms__detect_free(struct ms__detect *d) {
   ms__grid_free(&d->grid);
+  ms__grid_free(&d->bgrid);
   for (int t = 0; t < d->nthreads; t++) free(d->tbuf[t].p);
-  free(d->tbuf);
-  free(d->blk_tid);
-  free(d->blk_off);
-  free(d->blk_cnt);
-  free(d->pairs);
+  void *arrays[] = {d->tbuf, d->blk_tid, d->blk_off, d->blk_cnt, d->pairs,
+                    d->drivers, d->bidx, d->cand, d->row};
+  ms__reuse_free(d->reuse);
+  for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) free(arrays[i]);
   memset(d, 0, sizeof *d);
 }
 
-/* The forward neighbourhood of a cell as at most five contiguous slot ranges
- * (cells are numbered z-fastest, so the three cells of a z-row are adjacent
- * in slot order).  Range 0 is the cell itself plus its +z neighbour and is
- * scanned only past i. */
+/* Neighbouring cells as contiguous slot ranges: cells are numbered
+ * z-fastest, so the three cells of a z-row are adjacent in slot order. */
 struct ranges {
-  uint32_t lo[5], hi[5];
-  uint32_t c0[5], c1[5]; /* the cells of each range, inclusive */
+  uint32_t lo[9], hi[9];
   int n;
 };
 
+static void add_row(const struct ms__grid *g, int64_t jx, int64_t jy,
+                    uint32_t iz, struct ranges *R) {
+  uint32_t d1 = g->dim[1], d2 = g->dim[2];
+  if (jx < 0 || jx >= g->dim[0] || jy < 0 || jy >= d1) return;
+  uint32_t cc = ((uint32_t)jx * d1 + (uint32_t)jy) * d2 + iz;
+  uint32_t a = g->cell_start[cc - (iz > 0)];
+  uint32_t b = g->cell_start[cc + 1 + (iz + 1 < d2)];
+  if (a < b) R->lo[R->n] = a, R->hi[R->n] = b, R->n++;
+}
+
+/* Forward: range 0 is the cell with its +z neighbour (the caller scans it
+ * past the point), then the rows (dx, dy) = (0,1), (1,-1), (1,0), (1,1);
+ * every pair in cells at most one apart is in one point's forward ranges. */
 static void forward_ranges(const struct ms__grid *g, uint32_t c,
                            struct ranges *R) {
-  const uint32_t *st = g->cell_start;
+  static const int rows[4][2] = {{0, 1}, {1, -1}, {1, 0}, {1, 1}};
   uint32_t d1 = g->dim[1], d2 = g->dim[2];
   uint32_t iz = c % d2, iy = (c / d2) % d1, ix = c / (d2 * d1);
-  uint32_t zlo = iz > 0 ? 1 : 0, zhi = iz + 1 < d2 ? 1 : 0;
-
-  R->n = 0;
-  R->lo[0] = st[c];
-  R->hi[0] = st[c + 1 + zhi];
-  R->c0[0] = c, R->c1[0] = c + zhi;
+  R->lo[0] = g->cell_start[c];
+  R->hi[0] = g->cell_start[c + 1 + (iz + 1 < d2)];
   R->n = 1;
-  /* rows (dx, dy) in {(0,1), (1,-1), (1,0), (1,1)} */
-  static const int rows[4][2] = {{0, 1}, {1, -1}, {1, 0}, {1, 1}};
-  for (int k = 0; k < 4; k++) {
-    int64_t jx = (int64_t)ix + rows[k][0], jy = (int64_t)iy + rows[k][1];
-    if (jx >= g->dim[0] || jy < 0 || jy >= d1) continue;
-    uint32_t cc = ((uint32_t)jx * d1 + (uint32_t)jy) * d2 + iz;
-    uint32_t a = st[cc - zlo], b = st[cc + 1 + zhi];
-    if (a < b) {
-      R->lo[R->n] = a;
-      R->hi[R->n] = b;
-      R->c0[R->n] = cc - zlo, R->c1[R->n] = cc + zhi;
-      R->n++;
-    }
-  }
+  for (int k = 0; k < 4; k++)
+    add_row(g, (int64_t)ix + rows[k][0], (int64_t)iy + rows[k][1], iz, R);
+}
+
+/* All nine rows around cell c. */
+static void all_ranges(const struct ms__grid *g, uint32_t c,
+                       struct ranges *R) {
+  uint32_t d1 = g->dim[1], d2 = g->dim[2];
+  uint32_t iz = c % d2, iy = (c / d2) % d1, ix = c / (d2 * d1);
+  R->n = 0;
+  for (int dx = -1; dx <= 1; dx++)
+    for (int dy = -1; dy <= 1; dy++)
+      add_row(g, (int64_t)ix + dx, (int64_t)iy + dy, iz, R);
 }
 
 static int buf_reserve(struct ms__pairbuf *b, size_t extra) {
@@ -220,19 +89,22 @@ static int buf_reserve(struct ms__pairbuf *b, size_t extra) {
   return MS_OK;
 }
 
-/* Pairs of slot i against slots [lo, hi). */
-static inline size_t scan(const struct ms__grid *g, uint32_t i, uint32_t lo,
-                          uint32_t hi, uint32_t *out) {
-  const double xi = g->sx[i], yi = g->sy[i], zi = g->sz[i], ri = g->sr[i];
-  const double skin = g->skin;
-  const uint32_t ki = g->skey[i], oi = g->order[i];
+/* Pairs of slot i of grid a against slots [lo, hi) of grid b, without
+ * those of a system with itself that ignores its own pairs. */
+static inline size_t scan(const struct ms__grid *a, uint32_t i,
+                          const struct ms__grid *b, uint32_t lo, uint32_t hi,
+                          uint32_t *out) {
+  const double xi = a->sx[i], yi = a->sy[i], zi = a->sz[i], ri = a->sr[i];
+  const double skin = a->skin;
+  const uint32_t ki = a->skey[i], oi = a->order[i];
+  const int nonself = !(ki & MS__SELF_BIT);
   size_t m = 0;
   for (uint32_t j = lo; j < hi; j++) {
-    double dx = g->sx[j] - xi, dy = g->sy[j] - yi, dz = g->sz[j] - zi;
-    double t = ri + g->sr[j] + skin;
+    double dx = b->sx[j] - xi, dy = b->sy[j] - yi, dz = b->sz[j] - zi;
+    double t = ri + b->sr[j] + skin;
     if (dx * dx + dy * dy + dz * dz < t * t) {
-      if (g->skey[j] == ki && !(ki & SELF_BIT)) continue;
-      uint32_t oj = g->order[j];
+      if (nonself & (b->skey[j] == ki)) continue;
+      uint32_t oj = b->order[j];
       out[2 * m] = oi < oj ? oi : oj;
       out[2 * m + 1] = oi < oj ? oj : oi;
       m++;
@@ -241,42 +113,33 @@ static inline size_t scan(const struct ms__grid *g, uint32_t i, uint32_t lo,
   return m;
 }
 
-/* Do cells [c0, c1] hold only points of key t (or none)? */
-static int only_key(const struct ms__grid *g, uint32_t c0, uint32_t c1,
-                    uint32_t t) {
-  for (uint32_t c = c0; c <= c1; c++)
-    if (g->ctag[c] != t && g->ctag[c] != MS__CTAG_EMPTY) return 0;
-  return 1;
-}
-
-static int cell_pairs(const struct ms__grid *g, uint32_t c,
-                      struct ms__pairbuf *buf) {
-  uint32_t a = g->cell_start[c], b = g->cell_start[c + 1];
-  if (a == b) return MS_OK;
-  struct ranges R;
-  forward_ranges(g, c, &R);
-  /* A cell of one system that ignores its own pairs meets only the
-   * ranges holding something else. */
-  uint32_t t = g->ctag[c];
-  if (t < MS__CTAG_MIXED) {
-    int left = 0;
-    for (int k = 0; k < R.n; k++) {
-      if (only_key(g, R.c0[k], R.c1[k], t))
-        R.hi[k] = R.lo[k]; /* empty; range 0 (scanned past i) too */
-      left += R.hi[k] > R.lo[k];
-    }
-    if (!left) return MS_OK;
+/* The pairs of the drivers in slots [s0, s1) of d->grid: the other drivers
+ * in their forward ranges, the bulk in all neighbouring cells.  Ranges are
+ * found once per cell. */
+static int block_pairs(const struct ms__detect *d, uint32_t s0, uint32_t s1,
+                       struct ms__pairbuf *buf) {
+  const struct ms__grid *g = &d->grid, *bg = &d->bgrid;
+  const int dd = d->dd, db = d->nbulk > 0;
+  struct ranges F = {.n = 0}, B = {.n = 0};
+  uint32_t fc = UINT32_MAX, bc = UINT32_MAX;
+  for (uint32_t i = s0; i < s1; i++) {
+    const double p[3] = {g->sx[i], g->sy[i], g->sz[i]};
+    uint32_t c = ms__grid_cell(g, p), cb = db ? ms__grid_cell(bg, p) : 0;
+    if (dd && c != fc) forward_ranges(g, c, &F), fc = c;
+    if (db && cb != bc) all_ranges(bg, cb, &B), bc = cb;
+    size_t span = 0;
+    for (int k = 0; k < F.n; k++) span += F.hi[k] - F.lo[k];
+    for (int k = 0; k < B.n; k++) span += B.hi[k] - B.lo[k];
+    if (buf_reserve(buf, span)) return MS_ENOMEM;
+    uint32_t *out = buf->p + 2 * buf->n;
+    size_t m = 0;
+    if (dd) m += scan(g, i, g, i + 1, F.hi[0], out);
+    for (int k = 1; k < F.n; k++)
+      m += scan(g, i, g, F.lo[k], F.hi[k], out + 2 * m);
+    for (int k = 0; k < B.n; k++)
+      m += scan(g, i, bg, B.lo[k], B.hi[k], out + 2 * m);
+    buf->n += m;
   }
-  size_t span = 0;
-  for (int k = 0; k < R.n; k++) span += R.hi[k] - R.lo[k];
-  if (buf_reserve(buf, (size_t)(b - a) * span)) return MS_ENOMEM;
-  uint32_t *out = buf->p + 2 * buf->n;
-  size_t m = 0;
-  for (uint32_t i = a; i < b; i++) {
-    m += scan(g, i, i + 1, R.hi[0], out + 2 * m);
-    for (int k = 1; k < R.n; k++) m += scan(g, i, R.lo[k], R.hi[k], out + 2 * m);
-  }
-  buf->n += m;
   return MS_OK;
 }
 
@@ -298,60 +161,143 @@ static int ensure_threads(struct ms__detect *d, int nt, size_t nblocks) {
   return MS_OK;
 }
 
-static int tag_cells(struct ms__grid *g) {
-  if (g->ncells > g->cap_tags) {
-    size_t cap = g->ncells + g->ncells / 4 + 2;
-    if (ms__grow((void **)&g->ctag, cap, sizeof(uint32_t))) return MS_ENOMEM;
-    g->cap_tags = cap;
-  }
-  const uint32_t *st = g->cell_start, *key = g->skey;
-  const size_t nc = g->ncells;
-#pragma omp parallel for schedule(static) if (g->n > MS__PAR_MIN)
-  for (size_t c = 0; c < nc; c++) {
-    uint32_t a = st[c], b = st[c + 1], t = MS__CTAG_EMPTY;
-    if (a < b) {
-      t = (key[a] & SELF_BIT) ? MS__CTAG_MIXED : key[a];
-      for (uint32_t s = a + 1; s < b && t != MS__CTAG_MIXED; s++)
-        if (key[s] != t) t = MS__CTAG_MIXED;
+/* The contact distances r_i + r_j a reported pair can have, which is all
+ * the cells must span: w[0] among the drivers, w[1] between drivers and
+ * bulk (a fluid that ignores its own pairs is not sized by 2 r).  Picks the
+ * bulk: the system ignoring its own pairs with the most points.  With keys
+ * beyond PLAN_KEYS: 2 r_max and no bulk.  Returns -1 when a radius is not
+ * positive and finite (*bad). */
+static int plan(struct ms__detect *d, const struct ms__detect_input *in,
+                double *w, size_t *bad) {
+  double kmax[PLAN_KEYS] = {0.0}, rmax = 0.0;
+  size_t count[PLAN_KEYS] = {0}, most = 0;
+  int many = 0;
+  for (size_t i = 0; i < in->n; i++) {
+    double r = in->r[i];
+    uint32_t k = in->sys ? in->sys[i] : 0;
+    if (!(r > 0.0) || !isfinite(r)) {
+      *bad = i;
+      return -1;
     }
-    g->ctag[c] = t;
+    rmax = r > rmax ? r : rmax;
+    if (k >= PLAN_KEYS) {
+      many = 1;
+      continue;
+    }
+    kmax[k] = r > kmax[k] ? r : kmax[k];
+    count[k]++;
   }
+  d->bulk = NO_BULK;
+  w[0] = many ? 2.0 * rmax : 0.0, w[1] = 0.0;
+  for (uint32_t k = 0; !many && in->self && k < PLAN_KEYS; k++)
+    if (count[k] > most && !in->self[k]) most = count[k], d->bulk = k;
+  for (uint32_t k = 0; !many && k < PLAN_KEYS; k++) {
+    if (!count[k] || k == d->bulk) continue;
+    if (!in->self || in->self[k]) w[0] = fmax(w[0], 2.0 * kmax[k]);
+    for (uint32_t l = k + 1; l < PLAN_KEYS; l++)
+      if (count[l] && l != d->bulk) w[0] = fmax(w[0], kmax[k] + kmax[l]);
+    if (d->bulk != NO_BULK) w[1] = fmax(w[1], kmax[k] + kmax[d->bulk]);
+  }
+  return 0;
+}
+
+static inline uint32_t key_id(const struct ms__detect_input *in, size_t i) {
+  return in->sys ? in->sys[i] : 0;
+}
+
+/* Split the points into drivers and bulk; box the drivers.  Returns the
+ * first point with a non-finite position, or n. */
+static size_t split_points(struct ms__detect *d,
+                           const struct ms__detect_input *in, double *lo,
+                           double *hi) {
+  size_t nd = 0, nb = 0, bad = in->n;
+  for (int a = 0; a < 3; a++) lo[a] = INFINITY, hi[a] = -INFINITY;
+  for (size_t i = 0; i < in->n; i++) {
+    const double *p = in->x + 3 * i;
+    if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]))) {
+      bad = bad < i ? bad : i;
+      continue;
+    }
+    if (key_id(in, i) == d->bulk) {
+      d->bidx[nb++] = (uint32_t)i;
+      continue;
+    }
+    d->drivers[nd++] = (uint32_t)i;
+    for (int a = 0; a < 3; a++) {
+      lo[a] = p[a] < lo[a] ? p[a] : lo[a];
+      hi[a] = p[a] > hi[a] ? p[a] : hi[a];
+    }
+  }
+  d->ndrivers = nd, d->nbulk = nb;
+  return bad;
+}
+
+/* Keep the bulk points within reach of the drivers' box [lo, hi]; make the
+ * bulk grid's box of them. */
+static void near_bulk(struct ms__detect *d, const struct ms__detect_input *in,
+                      double reach, double *lo, double *hi) {
+  size_t m = 0;
+  for (int a = 0; a < 3; a++) lo[a] -= reach, hi[a] += reach;
+  for (size_t k = 0; k < d->nbulk; k++) {
+    const double *p = in->x + 3 * (size_t)d->bidx[k];
+    int in_box = 1;
+    for (int a = 0; a < 3; a++) in_box &= p[a] >= lo[a] && p[a] <= hi[a];
+    d->bidx[m] = d->bidx[k];
+    m += (size_t)in_box;
+  }
+  d->nbulk = m;
+}
+
+static int prepare_grids(struct ms__detect *d,
+                         const struct ms__detect_input *in, double reach,
+                         size_t *bad) {
+  double w[2], lo[3], hi[3];
+  if (plan(d, in, w, bad)) return MS_EINVAL;
+  if (in->n > d->cap_idx) {
+    size_t cap = in->n + in->n / 4 + 64;
+    if (ms__grow((void **)&d->drivers, cap, sizeof(uint32_t)) ||
+        ms__grow((void **)&d->bidx, cap, sizeof(uint32_t)))
+      return MS_ENOMEM;
+    d->cap_idx = cap;
+  }
+  if ((*bad = split_points(d, in, lo, hi)) < in->n) return MS_EINVAL;
+  /* Drivers of one system blind to itself, or none: nothing to find. */
+  d->dd = w[0] > 0.0;
+  if (d->ndrivers == 0 || (!d->dd && d->nbulk == 0)) {
+    d->ndrivers = d->nbulk = 0;
+    return MS_OK;
+  }
+  struct ms__grid *g = &d->grid, *bg = &d->bgrid;
+  double cell = (d->dd ? w[0] : w[1]) + reach;
+  g->skin = bg->skin = reach;
+  if (ms__grid_cells(g, lo, hi, cell, d->ndrivers) ||
+      ms__grid_fill(g, in->x, 3 * sizeof(double), in->r, in->sys, in->self,
+                    d->drivers, d->ndrivers))
+    return MS_ENOMEM;
+  if (d->nbulk == 0) return MS_OK;
+  near_bulk(d, in, BOX_CELLS * (w[1] + reach), lo, hi);
+  if (ms__grid_cells(bg, lo, hi, w[1] + reach, d->nbulk) ||
+      ms__grid_fill(bg, in->x, 3 * sizeof(double), in->r, in->sys, in->self,
+                    d->bidx, d->nbulk))
+    return MS_ENOMEM;
   return MS_OK;
 }
 
-int ms__detect_pairs(struct ms__detect *d, const struct ms__detect_input *in,
-                     size_t *bad) {
-  struct ms__grid *g = &d->grid;
-  double rmax = 0.0, skin = in->skin;
-  d->npairs = 0;
-  if (!(skin >= 0.0) || !isfinite(skin)) {
-    *bad = 0;
-    return MS_EINVAL;
-  }
-  if (in->n == 0) return MS_OK;
-  for (size_t i = 0; i < in->n; i++) {
-    if (!(in->r[i] > 0.0) || !isfinite(in->r[i])) {
-      *bad = i;
-      return MS_EINVAL;
-    }
-    if (in->r[i] > rmax) rmax = in->r[i];
-  }
-  int rc = ms__grid_build(g, in->x, 3 * sizeof(double), in->n, in->r,
-                          2.0 * rmax + skin, in->sys, in->self, bad);
-  g->skin = skin;
-  if (rc) return rc;
-  if ((rc = tag_cells(g))) return rc;
-
+int ms__detect_search(struct ms__detect *d, const struct ms__detect_input *in,
+                      double reach, int canonical, size_t *bad) {
+  d->ncand = d->npairs = 0;
+  int rc = prepare_grids(d, in, reach, bad);
+  if (rc || d->ndrivers == 0) return rc;
+  size_t nd = d->ndrivers, nblocks = (nd + BLOCK - 1) / BLOCK;
   int nt = 1;
 #ifdef _OPENMP
-  nt = in->n > MS__PAR_MIN ? omp_get_max_threads() : 1;
+  nt = nd > MS__PAR_MIN_DRIVERS ? omp_get_max_threads() : 1;
 #endif
-  /* A fixed block count (independent of the thread count) keeps the output
-   * order identical for any number of threads. */
-  size_t nblocks = g->ncells < 4096 ? g->ncells : 4096;
   if (ensure_threads(d, nt, nblocks)) return MS_ENOMEM;
   for (int t = 0; t < nt; t++) d->tbuf[t].n = 0;
   int failed = 0;
+  /* Blocks handed out dynamically: the canonical sort makes the result
+   * independent of who found what. */
 #pragma omp parallel num_threads(nt)
   {
     int tid = 0;
@@ -361,15 +307,11 @@ int ms__detect_pairs(struct ms__detect *d, const struct ms__detect_input *in,
     struct ms__pairbuf *buf = &d->tbuf[tid];
 #pragma omp for schedule(dynamic, 1)
     for (size_t b = 0; b < nblocks; b++) {
-      uint32_t c0 = (uint32_t)(g->ncells * b / nblocks);
-      uint32_t c1 = (uint32_t)(g->ncells * (b + 1) / nblocks);
-      size_t off = buf->n;
-      for (uint32_t c = c0; c < c1; c++)
-        if (cell_pairs(g, c, buf)) {
+      size_t off = buf->n, s1 = BLOCK * b + BLOCK < nd ? BLOCK * b + BLOCK : nd;
+      if (block_pairs(d, (uint32_t)(BLOCK * b), (uint32_t)s1, buf)) {
 #pragma omp atomic write
-          failed = 1;
-          break;
-        }
+        failed = 1;
+      }
       d->blk_tid[b] = (uint32_t)tid;
       d->blk_off[b] = off;
       d->blk_cnt[b] = buf->n - off;
@@ -378,26 +320,6 @@ int ms__detect_pairs(struct ms__detect *d, const struct ms__detect_input *in,
   if (failed) return MS_ENOMEM;
   size_t total = 0;
   for (size_t b = 0; b < nblocks; b++) total += d->blk_cnt[b];
-  if (total > d->cap_pairs) {
-    size_t cap = total + total / 4 + 1024;
-    if (ms__grow((void **)&d->pairs, cap, 2 * sizeof(uint32_t)))
-      return MS_ENOMEM;
-    d->cap_pairs = cap;
-  }
-  /* Block b's pairs go after those of blocks 0..b-1. */
-  size_t acc = 0;
-  for (size_t b = 0; b < nblocks; b++) {
-    size_t cnt = d->blk_cnt[b];
-    d->blk_cnt[b] = acc; /* reuse as destination offset */
-    acc += cnt;
-  }
-#pragma omp parallel for schedule(dynamic, 16) num_threads(nt)
-  for (size_t b = 0; b < nblocks; b++) {
-    size_t dst = d->blk_cnt[b];
-    size_t cnt = (b + 1 < nblocks ? d->blk_cnt[b + 1] : total) - dst;
-    memcpy(d->pairs + 2 * dst, d->tbuf[d->blk_tid[b]].p + 2 * d->blk_off[b],
-           cnt * 2 * sizeof(uint32_t));
-  }
-  d->npairs = total;
-  return MS_OK;
+  return canonical ? ms__pairs_canonical(d, in->n, nblocks, total)
+                   : ms__pairs_concat(d, nblocks, total);
 }

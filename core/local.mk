@@ -17,6 +17,7 @@ core_libmscore_la_SOURCES = \
 	core/settings.c core/settings.h \
 	core/detect.c core/detect.h \
 	core/error.c core/error.h \
+	core/grid.c \
 	core/group.c core/group.h \
 	core/host.c \
 	core/loader.c core/loader.h \
@@ -25,6 +26,7 @@ core_libmscore_la_SOURCES = \
 	core/metas.c core/metas.h \
 	core/neighbors.c core/neighbors.h \
 	core/output.c core/output.h core/output_ply.c core/output_vtp.c \
+	core/pairlist.c \
 	core/parallel.h \
 	core/preview.c core/preview.h \
 	core/render.c core/render.h \

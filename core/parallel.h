@@ -6,5 +6,9 @@
 
 #define MS__PAR_MIN 4096       /* per-particle loops */
 #define MS__PAR_MIN_METAS 256  /* per-meta-particle loops */
+#define MS__PAR_MIN_PAIRS 65536 /* loops testing one distance per pair */
+#define MS__PAR_MIN_DRIVERS 512 /* detection: each scans some hundred */
+#define MS__PAR_MIN_STREAM 32768 /* per-particle loops that only stream a
+                                    few numbers (memory-bound) */
 
 #endif

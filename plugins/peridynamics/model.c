@@ -168,9 +168,14 @@ static uint32_t find_neighbour(const struct pd_model *M, uint32_t i,
   return lo < M->adj_off[i + 1] && M->adj[lo] == j ? lo : UINT32_MAX;
 }
 
+/* A few thousand lookups are less work than waking the team (the core calls
+ * this every step, mostly with a few hundred pairs). */
+#define FILTER_PAR_MIN 2048
+
 void pd_filter_pairs(const struct pd_model *M, const uint32_t *pairs,
                      size_t count, uint8_t *keep, int threads) {
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (count > FILTER_PAR_MIN)
   for (size_t k = 0; k < count; k++) {
     uint32_t i = pairs[2 * k], j = pairs[2 * k + 1];
     if (i >= M->n || j >= M->n) continue;

@@ -32,7 +32,7 @@ static size_t workspace_bytes(const struct ms__detect *d) {
 static void run(const char *label, size_t N, const double *x, const double *r,
                 int threads, int reps) {
   struct ms__detect d;
-  struct ms__detect_input in = {N, x, r, NULL, NULL, 0.0};
+  struct ms__detect_input in = {N, x, r, NULL, NULL, 0.0, 0.0};
   double *t = malloc((size_t)reps * sizeof *t);
   size_t bad;
   omp_set_num_threads(threads);

@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
   uint8_t self[2] = {1, 1};
   struct ms__detect d;
   ms__detect_init(&d);
-  struct ms__detect_input in = {N, P.x, P.r, P.sys, self, 0.0};
+  struct ms__detect_input in = {N, P.x, P.r, P.sys, self, 0.0, 0.0};
   struct ms__groups G = {0};
   struct ms__metaset M = {0};
   struct ms__ledger L = {0};

@@ -81,7 +81,7 @@ double st_max_overlap(ms_sim *S) {
     }
   struct ms__detect d;
   ms__detect_init(&d);
-  struct ms__detect_input in = {n, x, r, sys, S->self, 0.0};
+  struct ms__detect_input in = {n, x, r, sys, S->self, 0.0, 0.0};
   size_t bad;
   ck_assert_int_eq(ms__detect_pairs(&d, &in, &bad), 0);
   double worst = 0.0;

@@ -19,7 +19,7 @@ static struct ms__detect make_pairs(size_t n, uint64_t seed, double **xout) {
   }
   struct ms__detect d;
   ms__detect_init(&d);
-  struct ms__detect_input in = {n, x, r, NULL, NULL, 0.0};
+  struct ms__detect_input in = {n, x, r, NULL, NULL, 0.0, 0.0};
   size_t bad;
   ck_assert_int_eq(ms__detect_pairs(&d, &in, &bad), 0);
   free(r);

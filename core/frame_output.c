@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "file_writer.h"
 #include "output.h"
 #include "preview.h"
 #include "settings.h"
@@ -21,7 +22,8 @@ static const char **system_names(struct ms_sim *S) {
 
 static int open_files(struct ms_sim *S, const char **names) {
   const char *dir = S->opt.output_dir ? S->opt.output_dir : S->scene.out_dir;
-  int rc = ms__output_open(&S->out, dir, S->scene.out_formats, S->nsys,
+  int rc = ms__output_open(&S->out, dir, S->scene.out_formats,
+                           MS__FW_BACKGROUND | MS__FW_DIRECT, S->nsys,
                            names, &S->err);
   if (rc) return rc;
   size_t n = strlen(dir) + 32;
@@ -103,7 +105,9 @@ int ms__outputs_frame(struct ms_sim *S) {
   if (!rc) {
     double t0 = ms__now();
     rc = ms__output_frame(S->out, S->frame, S->time, views, meta, &S->err);
-    S->out_seconds += ms__now() - t0;
+    double dt = ms__now() - t0;
+    S->out_seconds += dt;
+    if (!S->out_frames) S->out_first_seconds = dt;
     S->out_frames += !rc;
   }
   if (!rc && S->preview)
@@ -115,12 +119,23 @@ int ms__outputs_frame(struct ms_sim *S) {
   return rc;
 }
 
+int ms__outputs_flush(struct ms_sim *S) {
+  if (!S->out) return MS_OK;
+  double t0 = ms__now();
+  int rc = ms__output_flush(S->out, &S->err);
+  S->out_seconds += ms__now() - t0;
+  S->out_write_seconds = ms__output_seconds(S->out);
+  return rc;
+}
+
 int ms__outputs_checkpoint(struct ms_sim *S) {
   int64_t every = S->scene.checkpoint_every;
   if (!S->checkpoint_path || every <= 0 || S->frame == 0 ||
       S->frame % every != 0)
     return MS_OK;
-  int rc = ms__checkpoint_write(S, S->checkpoint_path, &S->err);
+  /* A checkpoint never runs ahead of the frames it follows. */
+  int rc = ms__outputs_flush(S);
+  if (!rc) rc = ms__checkpoint_write(S, S->checkpoint_path, &S->err);
   if (!rc)
     ms__log(S, MS_SINK_DEBUG, "checkpoint %s at frame %lld",
             S->checkpoint_path, (long long)S->frame);
@@ -139,6 +154,9 @@ int ms__interrupt(struct ms_sim *S) {
            (long long)S->frames_total, (unsigned long long)S->step);
   if (!S->checkpoint_path)
     return ms__errf(&S->err, MS_EINTR, "%s; no checkpoint (no output)", at);
+  if (ms__output_flush(S->out, &e))
+    return ms__errf(&S->err, MS_EINTR, "%s; no checkpoint written: %s", at,
+                    e.msg);
   if (ms__checkpoint_write(S, S->checkpoint_path, &e))
     return ms__errf(&S->err, MS_EINTR, "%s; no checkpoint written: %s", at,
                     e.msg);
@@ -173,5 +191,6 @@ const char *ms_sim_checkpoint_path(const ms_sim *S) {
 
 int ms_sim_checkpoint(ms_sim *S, const char *path) {
   if (S->err.status) return S->err.status;
-  return ms__checkpoint_write(S, path, &S->err);
+  int rc = ms__outputs_flush(S);
+  return rc ? rc : ms__checkpoint_write(S, path, &S->err);
 }

@@ -17,6 +17,7 @@ core_libmscore_la_SOURCES = \
 	core/settings.c core/settings.h \
 	core/detect.c core/detect.h \
 	core/error.c core/error.h \
+	core/file_writer.c core/file_writer.h \
 	core/grid.c \
 	core/group.c core/group.h \
 	core/host.c \
@@ -25,7 +26,8 @@ core_libmscore_la_SOURCES = \
 	core/metrics.c core/metrics.h \
 	core/metas.c core/metas.h \
 	core/neighbors.c core/neighbors.h \
-	core/output.c core/output.h core/output_ply.c core/output_vtp.c \
+	core/output.c core/output.h core/output_copy.c core/output_ply.c \
+	core/output_vtp.c \
 	core/pairlist.c \
 	core/parallel.h \
 	core/preview.c core/preview.h \
@@ -49,7 +51,7 @@ core_libmscore_la_SOURCES = \
 	core/xalloc.h
 core_libmscore_la_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE -DMS_BUILDING_CORE \
 	-DMS_PLUGINDIR='"$(plugindir)"' $(LIBCONFIG_CFLAGS) $(CAIRO_CFLAGS)
-core_libmscore_la_CFLAGS = $(AM_CFLAGS) $(MS_VISIBILITY_CFLAGS)
+core_libmscore_la_CFLAGS = $(AM_CFLAGS) $(MS_VISIBILITY_CFLAGS) -pthread
 core_libmscore_la_LIBADD = $(LIBCONFIG_LIBS) $(CAIRO_LIBS)
 
 lib_LTLIBRARIES += core/libmergesplit.la

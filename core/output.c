@@ -10,6 +10,7 @@
 #include <mergesplit/status.h>
 
 #include "afile.h"
+#include "file_writer.h"
 #include "xalloc.h"
 
 struct series {
@@ -27,36 +28,54 @@ struct ms__output {
   int32_t *sysid;          /* the value of each system's "system" field */
   struct ms_field *fields; /* workspace: a view's fields + the core's */
   uint32_t cap_fields;
-  struct ms__vtp_scratch vtp; /* reused by every frame's VTP files */
+  struct ms__file_writer *fw; /* a buffer per file of a frame, kept */
 };
+
+/* The file writer's slot of each file of a frame. */
+enum { SLOT_PLY, SLOT_VTP, SLOT_PVD, SLOTS_PER_SYSTEM };
 
 static const int32_t no_meta = -1;
 
 const char *ms__output_dir(const struct ms__output *o) { return o->dir; }
 
-static int write_pvd(const char *path, const struct series *s, uint32_t ns,
-                     struct ms__err *err) {
-  struct ms__afile a;
-  int rc = ms__afile_open(&a, path, err);
-  if (rc) return rc;
-  fprintf(a.f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" "
-               "version=\"0.1\" byte_order=\"%s\">\n<Collection>\n",
+/* A .pvd collection of the series s[0..ns) into the writer's slot. */
+static int add_pvd(struct ms__output *o, uint32_t slot, const char *path,
+                   const struct series *s, uint32_t ns, struct ms__err *err) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) return ms__errf(err, MS_ENOMEM, "out of memory");
+  fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" "
+             "version=\"0.1\" byte_order=\"%s\">\n<Collection>\n",
           ms__little_endian() ? "LittleEndian" : "BigEndian");
   for (uint32_t p = 0; p < ns; p++)
     for (size_t i = 0; i < s[p].n; i++)
-      fprintf(a.f, "<DataSet timestep=\"%.17g\" group=\"\" part=\"%u\" "
-                   "file=\"%s_%06lld.vtp\"/>\n",
+      fprintf(f, "<DataSet timestep=\"%.17g\" group=\"\" part=\"%u\" "
+                 "file=\"%s_%06lld.vtp\"/>\n",
               s[p].t[i], ns > 1 ? p : 0, s[p].name,
               (long long)s[p].frame[i]);
-  fprintf(a.f, "</Collection>\n</VTKFile>\n");
-  return ms__afile_commit(&a, 0, err);
+  fprintf(f, "</Collection>\n</VTKFile>\n");
+  int rc = fclose(f) ? ms__errf(err, MS_ENOMEM, "out of memory") : MS_OK;
+  char *buf = rc ? NULL : ms__fw_buffer(o->fw, slot, len, err);
+  if (buf) {
+    memcpy(buf, text, len);
+    rc = ms__fw_add(o->fw, slot, len, path, err);
+  } else if (!rc) {
+    rc = err->status;
+  }
+  free(text);
+  return rc;
 }
 
 int ms__output_open(struct ms__output **out, const char *dir,
-                    unsigned formats, uint32_t nsys,
+                    unsigned formats, unsigned io, uint32_t nsys,
                     const char *const *names, struct ms__err *err) {
   struct ms__output *o = calloc(1, sizeof *o);
   *out = NULL;
+  if (o && ms__fw_open(&o->fw, io, err)) {
+    ms__output_close(o);
+    return err->status;
+  }
   if (!o || !(o->dir = strdup(dir)) ||
       !(o->s = calloc(nsys, sizeof *o->s)) ||
       !(o->sysid = calloc(nsys, sizeof *o->sysid))) {
@@ -126,11 +145,33 @@ static int add_to_series(struct series *s, int64_t frame, double t) {
   return MS_OK;
 }
 
-static int write_system(struct ms__output *o, uint32_t i, int64_t frame,
-                        double t, const struct ms_view *v,
-                        struct ms__err *err) {
+/* Lay out file `path` of view v, fill its slot's buffer, add it to the
+ * batch. */
+static int add_file(struct ms__output *o, uint32_t slot, const char *path,
+                    const struct ms_view *v, double t, const char *comment,
+                    struct ms__err *err) {
+  struct ms__layout L;
+  int ply = comment != NULL;
+  int rc = ply ? ms__ply_layout(&L, v, comment, path, err)
+               : ms__vtp_layout(&L, v, t, path, err);
+  char *buf = rc ? NULL : ms__fw_buffer(o->fw, slot, L.size, err);
+  if (buf) {
+    if (ply) ms__ply_fill(&L, v, buf);
+    else ms__vtp_fill(&L, v, buf);
+    rc = ms__fw_add(o->fw, slot, L.size, path, err);
+  } else if (!rc) {
+    rc = err->status;
+  }
+  ms__layout_free(&L);
+  return rc;
+}
+
+static int add_system(struct ms__output *o, uint32_t i, int64_t frame,
+                      double t, const struct ms_view *v,
+                      struct ms__err *err) {
   char path[4096];
   struct series *s = &o->s[i];
+  uint32_t slot = SLOTS_PER_SYSTEM * i;
   int rc;
   if (o->formats & MS__FMT_PLY) {
     char comment[512];
@@ -139,32 +180,48 @@ static int write_system(struct ms__output *o, uint32_t i, int64_t frame,
     snprintf(comment, sizeof comment,
              "mergesplit system %s (index %u) frame %lld time %.17g",
              s->name, i, (long long)frame, t);
-    if ((rc = ms__ply_write(path, v, comment, err))) return rc;
+    if ((rc = add_file(o, slot + SLOT_PLY, path, v, t, comment, err)))
+      return rc;
   }
   if (!(o->formats & MS__FMT_VTP)) return MS_OK;
   snprintf(path, sizeof path, "%s/%s_%06lld.vtp", o->dir, s->name,
            (long long)frame);
-  if ((rc = ms__vtp_write(path, v, t, &o->vtp, err))) return rc;
+  if ((rc = add_file(o, slot + SLOT_VTP, path, v, t, NULL, err))) return rc;
   if (add_to_series(s, frame, t))
     return ms__errf(err, MS_ENOMEM, "out of memory");
   snprintf(path, sizeof path, "%s/%s.pvd", o->dir, s->name);
-  return write_pvd(path, s, 1, err);
+  return add_pvd(o, slot + SLOT_PVD, path, s, 1, err);
 }
 
 int ms__output_frame(struct ms__output *o, int64_t frame, double t,
                      const struct ms_view *views,
                      const int32_t *const *meta, struct ms__err *err) {
-  for (uint32_t i = 0; i < o->nsys; i++) {
+  /* The last frame's files first: their buffers are this frame's. */
+  int rc = ms__fw_wait(o->fw, err);
+  for (uint32_t i = 0; !rc && i < o->nsys; i++) {
     struct ms_view v;
-    if (augment(o, i, &views[i], meta ? meta[i] : NULL, &v))
-      return ms__errf(err, MS_ENOMEM, "out of memory");
-    int rc = write_system(o, i, frame, t, &v, err);
-    if (rc) return rc;
+    rc = augment(o, i, &views[i], meta ? meta[i] : NULL, &v)
+             ? ms__errf(err, MS_ENOMEM, "out of memory")
+             : add_system(o, i, frame, t, &v, err);
   }
-  if (!(o->formats & MS__FMT_VTP)) return MS_OK;
-  char path[4096];
-  snprintf(path, sizeof path, "%s/scene.pvd", o->dir);
-  return write_pvd(path, o->s, o->nsys, err);
+  if (!rc && (o->formats & MS__FMT_VTP)) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/scene.pvd", o->dir);
+    rc = add_pvd(o, SLOTS_PER_SYSTEM * o->nsys, path, o->s, o->nsys, err);
+  }
+  if (rc) { /* no file of a failed frame is written */
+    ms__fw_drop(o->fw);
+    return rc;
+  }
+  return ms__fw_commit(o->fw, err);
+}
+
+int ms__output_flush(struct ms__output *o, struct ms__err *err) {
+  return o ? ms__fw_wait(o->fw, err) : MS_OK;
+}
+
+double ms__output_seconds(struct ms__output *o) {
+  return ms__fw_seconds(o->fw);
 }
 
 int ms__output_save(const struct ms__output *o, const struct ms_stream *st) {
@@ -227,6 +284,6 @@ void ms__output_close(struct ms__output *o) {
   free(o->sysid);
   free(o->fields);
   free(o->dir);
-  ms__vtp_scratch_free(&o->vtp);
+  ms__fw_close(o->fw);
   free(o);
 }

@@ -2,7 +2,7 @@
  * appended raw binary) and/or a binary PLY file, every field of the view
  * plus the core's "system" (system index) and "meta" (meta-particle of the
  * last step, -1 if none); a .pvd series per system and scene.pvd for the
- * whole scene.  Every file is written atomically (afile.h). */
+ * whole scene.  Every file is written atomically, by a file_writer. */
 #ifndef MS_CORE_OUTPUT_H
 #define MS_CORE_OUTPUT_H
 
@@ -17,14 +17,22 @@ enum ms__format { MS__FMT_VTP = 1u << 0, MS__FMT_PLY = 1u << 1 };
 
 struct ms__output;
 
+/* io: MS__FW_* flags of the file writer (file_writer.h). */
 int ms__output_open(struct ms__output **out, const char *dir,
-                    unsigned formats, uint32_t nsys,
+                    unsigned formats, unsigned io, uint32_t nsys,
                     const char *const *names, struct ms__err *err);
-/* Write frame `frame` (time t) of every system from its view.  meta: NULL,
- * or per system NULL or view.count meta-particle ids. */
+/* Frame `frame` (time t) of every system from its view.  meta: NULL, or
+ * per system NULL or view.count meta-particle ids.  The views are read
+ * before this returns; the files may still be on their way to disk (with
+ * MS__FW_BACKGROUND) until the next frame or ms__output_flush, which
+ * return any failure to write them. */
 int ms__output_frame(struct ms__output *o, int64_t frame, double t,
                      const struct ms_view *views,
                      const int32_t *const *meta, struct ms__err *err);
+/* Every frame's files in place (o may be NULL). */
+int ms__output_flush(struct ms__output *o, struct ms__err *err);
+/* Seconds the files took to write, on whichever thread. */
+double ms__output_seconds(struct ms__output *o);
 const char *ms__output_dir(const struct ms__output *o);
 /* The series written so far (checkpoints carry them). */
 int ms__output_save(const struct ms__output *o, const struct ms_stream *s);
@@ -32,21 +40,46 @@ int ms__output_load(struct ms__output *o, const struct ms_stream *s,
                     struct ms__err *err);
 void ms__output_close(struct ms__output *o);
 
-/* Buffers the VTP writer keeps from frame to frame (strided fields packed,
- * the vertex cells' indices); zero-initialise. */
-struct ms__vtp_scratch {
-  char *pack, *cells;
-  size_t cap, cells_cap, cells_n;
-  int cells_wide;
+/* A frame file laid out: its header text and its size in bytes.  The
+ * writers fill a buffer of that size (ms__vtp_fill, ms__ply_fill) in
+ * parallel; the frame output hands it to a file_writer. */
+struct ms__layout {
+  char *header; /* owned */
+  size_t header_len, size;
+  const struct ms_field *pos; /* the view's "position" */
+  size_t row;                 /* PLY: bytes per vertex */
+  int wide;                   /* VTP: 64-bit cell indices */
 };
-void ms__vtp_scratch_free(struct ms__vtp_scratch *s);
+void ms__layout_free(struct ms__layout *L);
 
-/* The writers: one view (fields as given; "position" required).  scratch:
- * NULL, or buffers reused across calls (borrowed). */
+/* path names the file in messages only. */
+int ms__vtp_layout(struct ms__layout *L, const struct ms_view *v, double t,
+                   const char *path, struct ms__err *err);
+void ms__vtp_fill(const struct ms__layout *L, const struct ms_view *v,
+                  char *buf);
+int ms__ply_layout(struct ms__layout *L, const struct ms_view *v,
+                   const char *comment, const char *path,
+                   struct ms__err *err);
+void ms__ply_fill(const struct ms__layout *L, const struct ms_view *v,
+                  char *buf);
+
+/* One view to one file, on this thread (tests, tools). */
 int ms__vtp_write(const char *path, const struct ms_view *v, double t,
-                  struct ms__vtp_scratch *scratch, struct ms__err *err);
+                  struct ms__err *err);
 int ms__ply_write(const char *path, const struct ms_view *v,
                   const char *comment, struct ms__err *err);
+int ms__write_one(const char *path, const struct ms__layout *L,
+                  const struct ms_view *v,
+                  void (*fill)(const struct ms__layout *,
+                               const struct ms_view *, char *),
+                  struct ms__err *err);
+
+/* Rows [i0, i0 + m) of field fd to dst, rows dst_stride bytes apart (0:
+ * packed).  Serial: callers split the rows among threads. */
+void ms__copy_field(char *dst, const struct ms_field *fd, size_t i0,
+                    size_t m, size_t dst_stride);
+#define MS__PAR_MIN 65536 /* particles: below, a file is filled by one thread */
+#define MS__PAR_ROWS 16384 /* rows per share of the work */
 
 static inline size_t ms__type_size(uint32_t t) {
   switch (t) {

@@ -1,20 +1,15 @@
 /* Binary PLY writer: one vertex element per particle, x y z first, then
  * every other field component by component (velocity -> velocity_x,
  * velocity_y, velocity_z; more than 3 components -> name_0, name_1, ...).
- * PLY has no 64-bit integer type: Int64 fields are written as double. */
+ * PLY has no 64-bit integer type: Int64 fields are written as double.
+ * Laid out, then filled by every thread, as the VTP writer. */
 #include "output.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mergesplit/status.h>
-
-#include "afile.h"
-
-#define ROWS 65536 /* rows packed per write */
-#define BLOCK 2048 /* rows packed by one thread at a time */
 
 static const char *ply_type(uint32_t t) {
   switch (t) {
@@ -47,85 +42,85 @@ static void prop_names(FILE *f, const struct ms_field *fd, int is_pos) {
   }
 }
 
-/* Copy field fd of rows [i0, i0 + m) into the row buffer at column col. */
-static void pack(const struct ms_field *fd, size_t i0, size_t m, char *rows,
-                 size_t rowsz, size_t col) {
-  size_t es = ms__type_size(fd->type) * fd->components;
-  const char *src = (const char *)fd->data + i0 * fd->stride;
-  if (fd->type == MS_TYPE_I64) {
-    for (size_t k = 0; k < m; k++)
-      for (uint32_t c = 0; c < fd->components; c++) {
-        int64_t w;
-        memcpy(&w, src + k * fd->stride + 8 * c, 8);
-        double d = (double)w;
-        memcpy(rows + k * rowsz + col + 8 * c, &d, 8);
-      }
+/* Rows [i0, i0 + m) of field fd into the rows at column col. */
+static void put(const struct ms_field *fd, size_t i0, size_t m, char *rows,
+                size_t rowsz, size_t col) {
+  if (fd->type != MS_TYPE_I64) {
+    ms__copy_field(rows + col, fd, i0, m, rowsz);
     return;
   }
+  const char *src = (const char *)fd->data + i0 * fd->stride;
   for (size_t k = 0; k < m; k++)
-    memcpy(rows + k * rowsz + col, src + k * fd->stride, es);
+    for (uint32_t c = 0; c < fd->components; c++) {
+      int64_t w;
+      memcpy(&w, src + k * fd->stride + 8 * c, 8);
+      double d = (double)w;
+      memcpy(rows + k * rowsz + col + 8 * c, &d, 8);
+    }
 }
 
-static int write_rows(FILE *f, const struct ms_field *const *order,
-                      uint32_t nf, size_t n, size_t rowsz) {
-  char *rows = malloc(ROWS * rowsz);
-  if (!rows) return -1;
-  int bad = 0;
-  for (size_t i = 0; !bad && i < n; i += ROWS) {
-    size_t m = n - i < ROWS ? n - i : ROWS;
-    /* Interleaving the rows is most of the cost: both threads share it. */
-#pragma omp parallel for schedule(static) if (m >= 4 * BLOCK)
-    for (size_t b = 0; b < m; b += BLOCK) {
-      size_t mb = m - b < BLOCK ? m - b : BLOCK, col = 0;
-      for (uint32_t k = 0; k < nf; k++) {
-        pack(order[k], i + b, mb, rows + b * rowsz, rowsz, col);
-        col += out_size(order[k]->type) * order[k]->components;
-      }
+static int wanted(const struct ms_field *fd, const struct ms_field *pos) {
+  return fd != pos && ply_type(fd->type);
+}
+
+int ms__ply_layout(struct ms__layout *L, const struct ms_view *v,
+                   const char *comment, const char *path,
+                   struct ms__err *err) {
+  memset(L, 0, sizeof *L);
+  for (uint32_t i = 0; i < v->field_count && !L->pos; i++)
+    if (!strcmp(v->fields[i].name, "position") &&
+        v->fields[i].components == 3 && ply_type(v->fields[i].type))
+      L->pos = &v->fields[i];
+  if (!L->pos)
+    return ms__errf(err, MS_EINVAL, "%s: no 3-component position field",
+                    path);
+  FILE *f = open_memstream(&L->header, &L->header_len);
+  if (!f) return ms__errf(err, MS_ENOMEM, "out of memory");
+  fprintf(f, "ply\nformat binary_%s_endian 1.0\n",
+          ms__little_endian() ? "little" : "big");
+  if (comment) fprintf(f, "comment %s\n", comment);
+  fprintf(f, "element vertex %zu\n", v->count);
+  prop_names(f, L->pos, 1);
+  L->row = out_size(L->pos->type) * 3;
+  for (uint32_t i = 0; i < v->field_count; i++)
+    if (wanted(&v->fields[i], L->pos)) {
+      prop_names(f, &v->fields[i], 0);
+      L->row += out_size(v->fields[i].type) * v->fields[i].components;
     }
-    bad = fwrite(rows, rowsz, m, f) != m;
+  fputs("end_header\n", f);
+  if (fclose(f)) return ms__errf(err, MS_ENOMEM, "out of memory");
+  L->size = L->header_len + L->row * v->count;
+  return MS_OK;
+}
+
+void ms__ply_fill(const struct ms__layout *L, const struct ms_view *v,
+                  char *buf) {
+  memcpy(buf, L->header, L->header_len);
+  char *rows = buf + L->header_len;
+  size_t n = v->count, parts = (n + MS__PAR_ROWS - 1) / MS__PAR_ROWS;
+  /* Interleaving the rows is all the cost: every thread takes a share of
+   * rows and packs each field into them, the rows staying in cache. */
+#pragma omp parallel for schedule(static) if (n >= MS__PAR_MIN)
+  for (size_t c = 0; c < parts; c++) {
+    size_t i0 = c * MS__PAR_ROWS, m = n - i0 < MS__PAR_ROWS ? n - i0
+                                                             : MS__PAR_ROWS;
+    char *r = rows + i0 * L->row;
+    put(L->pos, i0, m, r, L->row, 0);
+    size_t col = out_size(L->pos->type) * 3;
+    for (uint32_t i = 0; i < v->field_count; i++) {
+      const struct ms_field *fd = &v->fields[i];
+      if (!wanted(fd, L->pos)) continue;
+      put(fd, i0, m, r, L->row, col);
+      col += out_size(fd->type) * fd->components;
+    }
   }
-  free(rows);
-  return bad ? -1 : 0;
 }
 
 int ms__ply_write(const char *path, const struct ms_view *v,
                   const char *comment, struct ms__err *err) {
-  const struct ms_field **order = malloc((v->field_count + 1) * sizeof *order);
-  if (!order) return ms__errf(err, MS_ENOMEM, "out of memory");
-  uint32_t nf = 0;
-  size_t rowsz = 0;
-  for (uint32_t i = 0; i < v->field_count; i++) /* position first */
-    if (!strcmp(v->fields[i].name, "position") &&
-        v->fields[i].components == 3 && ply_type(v->fields[i].type))
-      order[nf++] = &v->fields[i];
-  if (nf != 1) {
-    free(order);
-    return ms__errf(err, MS_EINVAL, "%s: no 3-component position field",
-                    path);
-  }
-  for (uint32_t i = 0; i < v->field_count; i++)
-    if (&v->fields[i] != order[0] && ply_type(v->fields[i].type))
-      order[nf++] = &v->fields[i];
-  for (uint32_t k = 0; k < nf; k++)
-    rowsz += out_size(order[k]->type) * order[k]->components;
-  struct ms__afile a;
-  int rc = ms__afile_open(&a, path, err);
-  if (rc) {
-    free(order);
-    return rc;
-  }
-  fprintf(a.f, "ply\nformat binary_%s_endian 1.0\n",
-          ms__little_endian() ? "little" : "big");
-  if (comment) fprintf(a.f, "comment %s\n", comment);
-  fprintf(a.f, "element vertex %zu\n", v->count);
-  for (uint32_t k = 0; k < nf; k++) prop_names(a.f, order[k], k == 0);
-  fputs("end_header\n", a.f);
-  int bad = write_rows(a.f, order, nf, v->count, rowsz);
-  free(order);
-  if (bad) {
-    int e = errno;
-    ms__afile_abort(&a);
-    return ms__errf(err, MS_EIO, "%s: cannot write: %s", path, strerror(e));
-  }
-  return ms__afile_commit(&a, MS__AFILE_DROP_OLD, err);
+  struct ms__layout L;
+  int rc = ms__ply_layout(&L, v, comment, path, err);
+  if (!rc) rc = ms__write_one(path, &L, v, ms__ply_fill, err);
+  ms__layout_free(&L);
+  return rc;
 }

@@ -1,24 +1,17 @@
 /* VTK XML PolyData (.vtp) writer: appended raw binary, UInt64 headers,
  * every field as point data, one vertex cell per particle so ParaView draws
- * the points in any representation.  The arrays leave in one writev,
- * dense fields straight from the plugin's memory: a 100 MB frame costs
- * little more than the kernel's copy. */
+ * the points in any representation.  The file is laid out first (header
+ * text, size), then filled into one buffer by every thread: the buffer
+ * then leaves in one direct write (file_writer.h). */
 #include "output.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <limits.h>
 #include <string.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #include <mergesplit/status.h>
 
-#include "afile.h"
-#include "xalloc.h"
-
-#define PAR_MIN 65536 /* particles: below, packing stays on this thread */
+#include "file_writer.h"
 
 static const char *vtk_type(uint32_t t) {
   switch (t) {
@@ -74,147 +67,121 @@ static void write_header(FILE *f, const struct ms_view *v,
           it, (unsigned long long)off);
 }
 
-/* Strided (or stride-0) field -> dense values at dst, in parallel for
- * big views. */
-static void pack(char *dst, const struct ms_field *fd, size_t n) {
-  const size_t es = ms__type_size(fd->type) * fd->components,
-               stride = fd->stride;
-  const char *src = fd->data;
-#pragma omp parallel for schedule(static) if (n >= PAR_MIN)
-  for (size_t i = 0; i < n; i++) memcpy(dst + i * es, src + i * stride, es);
+static const char vtp_tail[] = "\n</AppendedData>\n</VTKFile>\n";
+
+static const struct ms_field *position(const struct ms_view *v) {
+  for (uint32_t i = 0; i < v->field_count; i++)
+    if (!strcmp(v->fields[i].name, "position")) {
+      const struct ms_field *p = &v->fields[i];
+      return p->components == 3 &&
+                     (p->type == MS_TYPE_F64 || p->type == MS_TYPE_F32)
+                 ? p
+                 : NULL;
+    }
+  return NULL;
 }
 
-/* 0, 1, ..., n in the index type: connectivity is its first n values,
- * offsets its last n.  Kept while the count stays. */
-static int cells(struct ms__vtp_scratch *s, size_t n, int wide) {
-  size_t w = wide ? 8 : 4;
-  if (s->cells_n == n + 1 && s->cells_wide == wide) return 0;
-  if ((n + 1) * w > s->cells_cap) {
-    if (ms__grow((void **)&s->cells, (n + 1) * w, 1)) return -1;
-    s->cells_cap = (n + 1) * w;
+int ms__vtp_layout(struct ms__layout *L, const struct ms_view *v, double t,
+                   const char *path, struct ms__err *err) {
+  memset(L, 0, sizeof *L);
+  if (!(L->pos = position(v)))
+    return ms__errf(err, MS_EINVAL, "%s: no 3-component position field",
+                    path);
+  size_t n = v->count;
+  L->wide = n >= (size_t)INT32_MAX;
+  FILE *m = open_memstream(&L->header, &L->header_len);
+  if (!m) return ms__errf(err, MS_ENOMEM, "out of memory");
+  write_header(m, v, L->pos, t, L->wide);
+  if (fclose(m)) return ms__errf(err, MS_ENOMEM, "out of memory");
+  size_t size = L->header_len;
+  for (uint32_t i = 0; i < v->field_count; i++) {
+    const struct ms_field *fd = &v->fields[i];
+    if (!skip(fd, L->pos))
+      size += 8 + ms__type_size(fd->type) * fd->components * n;
   }
-#pragma omp parallel for schedule(static) if (n >= PAR_MIN)
-  for (size_t i = 0; i <= n; i++) {
-    if (wide) ((int64_t *)s->cells)[i] = (int64_t)i;
-    else ((int32_t *)s->cells)[i] = (int32_t)i;
-  }
-  s->cells_n = n + 1, s->cells_wide = wide;
-  return 0;
+  size += 8 + 3 * ms__type_size(L->pos->type) * n;
+  size += 2 * (8 + (L->wide ? 8 : 4) * n) + sizeof vtp_tail - 1;
+  L->size = size;
+  return MS_OK;
 }
 
-/* The appended blocks as one gather list: [length, values] per array in
- * the header's order, values straight from the view when dense, else
- * packed into scratch.  b: the nb arrays (fields but position, then
- * position); lens: nb + 1 lengths.  Returns the iovec count, -1 if out of
- * memory. */
-static int gather(struct ms__vtp_scratch *s, const struct ms_field **b,
-                  uint32_t nb, size_t n, int wide, struct iovec *iov,
-                  uint64_t *lens) {
-  size_t packed = 0, w = wide ? 8 : 4;
-  for (uint32_t k = 0; k < nb; k++) {
-    size_t es = ms__type_size(b[k]->type) * b[k]->components;
-    if (b[k]->stride != es) packed += es * n;
+/* One array's block: its byte length, then its values. */
+static char *block(char *p, const struct ms_field *fd, size_t n) {
+  size_t es = ms__type_size(fd->type) * fd->components;
+  uint64_t len = (uint64_t)es * n;
+  memcpy(p, &len, sizeof len);
+  p += sizeof len;
+  size_t parts = (n + MS__PAR_ROWS - 1) / MS__PAR_ROWS;
+#pragma omp parallel for schedule(static) if (n >= MS__PAR_MIN)
+  for (size_t c = 0; c < parts; c++) {
+    size_t i0 = c * MS__PAR_ROWS, m = n - i0 < MS__PAR_ROWS ? n - i0
+                                                             : MS__PAR_ROWS;
+    ms__copy_field(p + i0 * es, fd, i0, m, 0);
   }
-  if (packed > s->cap) {
-    if (ms__grow((void **)&s->pack, packed, 1)) return -1;
-    s->cap = packed;
-  }
-  if (cells(s, n, wide)) return -1;
-  char *dst = s->pack;
-  int q = 0;
-  for (uint32_t k = 0; k < nb; k++) {
-    size_t es = ms__type_size(b[k]->type) * b[k]->components;
-    lens[k] = (uint64_t)es * n;
-    iov[q++] = (struct iovec){&lens[k], sizeof lens[k]};
-    if (b[k]->stride == es) {
-      iov[q++] = (struct iovec){(void *)b[k]->data, es * n};
+  return p + len;
+}
+
+/* first, first + 1, ..., first + n - 1 in the index type. */
+static char *indices(char *p, size_t n, size_t first, int wide) {
+  uint64_t len = (uint64_t)(wide ? 8 : 4) * n;
+  memcpy(p, &len, sizeof len);
+  p += sizeof len;
+  int64_t *w64 = (int64_t *)(void *)p;
+  int32_t *w32 = (int32_t *)(void *)p;
+  /* p may be unaligned for the type: memcpy keeps that defined */
+#pragma omp parallel for schedule(static) if (n >= MS__PAR_MIN)
+  for (size_t i = 0; i < n; i++) {
+    if (wide) {
+      int64_t x = (int64_t)(first + i);
+      memcpy(w64 + i, &x, 8);
     } else {
-      pack(dst, b[k], n);
-      iov[q++] = (struct iovec){dst, es * n};
-      dst += es * n;
+      int32_t x = (int32_t)(first + i);
+      memcpy(w32 + i, &x, 4);
     }
   }
-  lens[nb] = (uint64_t)w * n;
-  iov[q++] = (struct iovec){&lens[nb], sizeof lens[nb]};
-  iov[q++] = (struct iovec){s->cells, w * n}; /* connectivity */
-  iov[q++] = (struct iovec){&lens[nb], sizeof lens[nb]};
-  iov[q++] = (struct iovec){s->cells + w, w * n}; /* offsets */
-  return q;
+  return p + len;
 }
 
-/* writev until everything is out (it may write less than asked). */
-static int write_all(int fd, struct iovec *iov, int cnt) {
-  while (cnt > 0) {
-    int m = cnt < IOV_MAX ? cnt : IOV_MAX;
-    ssize_t got = writev(fd, iov, m);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      return -1;
-    }
-    size_t left = (size_t)got;
-    while (cnt > 0 && left >= iov->iov_len) left -= iov->iov_len, iov++, cnt--;
-    if (cnt > 0) {
-      iov->iov_base = (char *)iov->iov_base + left;
-      iov->iov_len -= left;
-    }
-  }
-  return 0;
+void ms__vtp_fill(const struct ms__layout *L, const struct ms_view *v,
+                  char *buf) {
+  size_t n = v->count;
+  char *p = buf;
+  memcpy(p, L->header, L->header_len);
+  p += L->header_len;
+  for (uint32_t i = 0; i < v->field_count; i++)
+    if (!skip(&v->fields[i], L->pos)) p = block(p, &v->fields[i], n);
+  p = block(p, L->pos, n);
+  p = indices(p, n, 0, L->wide); /* connectivity */
+  p = indices(p, n, 1, L->wide); /* offsets */
+  memcpy(p, vtp_tail, sizeof vtp_tail - 1);
 }
 
-void ms__vtp_scratch_free(struct ms__vtp_scratch *s) {
-  free(s->pack);
-  free(s->cells);
-  memset(s, 0, sizeof *s);
+void ms__layout_free(struct ms__layout *L) {
+  free(L->header);
+  memset(L, 0, sizeof *L);
 }
 
-static int write_body(struct ms__afile *a, const struct ms_view *v,
-                      const struct ms_field *pos, int wide,
-                      struct ms__vtp_scratch *s) {
-  static const char tail[] = "\n</AppendedData>\n</VTKFile>\n";
-  uint32_t nf = v->field_count + 1, nb = 0;
-  const struct ms_field **b = malloc(nf * sizeof *b);
-  uint64_t *lens = malloc((nf + 1) * sizeof *lens);
-  struct iovec *iov = malloc((2 * nf + 5) * sizeof *iov);
-  int bad = !b || !lens || !iov, q = 0;
-  if (!bad) {
-    for (uint32_t i = 0; i < v->field_count; i++)
-      if (!skip(&v->fields[i], pos)) b[nb++] = &v->fields[i];
-    b[nb++] = pos;
-    q = gather(s, b, nb, v->count, wide, iov, lens);
-    bad = q < 0;
-  }
-  if (!bad) {
-    iov[q++] = (struct iovec){(void *)tail, sizeof tail - 1};
-    /* The header went through stdio; the arrays skip its buffer. */
-    bad = fflush(a->f) || write_all(fileno(a->f), iov, q);
-  }
-  free(b), free(lens), free(iov);
-  return bad ? -1 : 0;
+/* Lay out, fill a buffer of its own, write. */
+int ms__write_one(const char *path, const struct ms__layout *L,
+                  const struct ms_view *v,
+                  void (*fill)(const struct ms__layout *,
+                               const struct ms_view *, char *),
+                  struct ms__err *err) {
+  void *buf = NULL;
+  size_t cap = (L->size + MS__FW_ALIGN) / MS__FW_ALIGN * MS__FW_ALIGN;
+  if (posix_memalign(&buf, MS__FW_ALIGN, cap))
+    return ms__errf(err, MS_ENOMEM, "out of memory");
+  fill(L, v, buf);
+  int rc = ms__fw_write_file(path, buf, L->size, 1, err);
+  free(buf);
+  return rc;
 }
 
 int ms__vtp_write(const char *path, const struct ms_view *v, double t,
-                  struct ms__vtp_scratch *scratch, struct ms__err *err) {
-  const struct ms_field *pos = NULL;
-  for (uint32_t i = 0; i < v->field_count; i++)
-    if (!strcmp(v->fields[i].name, "position")) pos = &v->fields[i];
-  if (!pos || pos->components != 3 ||
-      (pos->type != MS_TYPE_F64 && pos->type != MS_TYPE_F32))
-    return ms__errf(err, MS_EINVAL, "%s: no 3-component position field",
-                    path);
-  struct ms__vtp_scratch own = {0};
-  struct ms__vtp_scratch *s = scratch ? scratch : &own;
-  struct ms__afile a;
-  int rc = ms__afile_open(&a, path, err);
-  if (rc) return rc;
-  int wide = v->count >= (size_t)INT32_MAX;
-  errno = 0;
-  write_header(a.f, v, pos, t, wide);
-  int bad = write_body(&a, v, pos, wide, s);
-  int e = errno ? errno : ENOMEM;
-  ms__vtp_scratch_free(&own);
-  if (bad) {
-    ms__afile_abort(&a);
-    return ms__errf(err, MS_EIO, "%s: cannot write: %s", path, strerror(e));
-  }
-  return ms__afile_commit(&a, MS__AFILE_DROP_OLD, err);
+                  struct ms__err *err) {
+  struct ms__layout L;
+  int rc = ms__vtp_layout(&L, v, t, path, err);
+  if (!rc) rc = ms__write_one(path, &L, v, ms__vtp_fill, err);
+  ms__layout_free(&L);
+  return rc;
 }

@@ -200,6 +200,8 @@ int ms__report_close(struct ms__report *r, const struct ms_sim *S,
   fprintf(f, ", \"frame_files\": {\"frames\": %llu, \"seconds\": ",
           (unsigned long long)S->out_frames);
   num(f, S->out_seconds);
+  fprintf(f, ", \"write_seconds\": ");
+  num(f, S->out_write_seconds);
   fputc('}', f);
   fprintf(f, "},\n\"status\": ");
   str(f, error ? "error" : "ok");

@@ -150,6 +150,8 @@ int ms_sim_frame(ms_sim *S) {
           (unsigned long long)S->frame_counts.stage2_steps,
           (unsigned long long)S->frame_counts.metas);
   int rc = write_frame(S);
+  /* The run is done when its last files are. */
+  if (rc == MS_OK && S->frame == S->frames_total) rc = ms__outputs_flush(S);
   if (rc == MS_OK) ms__progress(S, 1);
   return rc;
 }
@@ -187,14 +189,22 @@ void ms_sim_print_timing(const ms_sim *S, void *file) {
             total > 0 ? 100.0 * S->phase[p] / total : 0.0);
   fprintf(f, "%-12s %12.4f %14.4f %7.2f%%\n", "total", total,
           steps ? 1e3 * total / (double)steps : 0.0, 100.0);
-  if (S->out_frames)
-    fprintf(f, "frame files: %llu written, %.2f ms each (%.1f%% of a step)\n",
-            (unsigned long long)S->out_frames,
-            1e3 * S->out_seconds / (double)S->out_frames,
-            total > 0 && steps ? 100.0 * S->out_seconds /
-                                     (double)S->out_frames /
-                                     (total / (double)steps)
-                               : 0.0);
+  if (S->out_frames) {
+    double step = total > 0 && steps ? total / (double)steps : 0.0;
+    double each = S->out_seconds / (double)S->out_frames;
+    fprintf(f, "frame files: %llu written, %.2f ms each on the run's thread "
+               "(%.1f%% of a step",
+            (unsigned long long)S->out_frames, 1e3 * each,
+            step > 0 ? 100.0 * each / step : 0.0);
+    if (S->out_frames > 1) { /* the first one allocates the buffers */
+      double rest = (S->out_seconds - S->out_first_seconds) /
+                    (double)(S->out_frames - 1);
+      fprintf(f, "; after the first, %.2f ms, %.1f%%", 1e3 * rest,
+              step > 0 ? 100.0 * rest / step : 0.0);
+    }
+    fprintf(f, "), %.2f ms each to write in the background\n",
+            1e3 * S->out_write_seconds / (double)S->out_frames);
+  }
   fprintf(f, "steps %llu, stage-2 steps %llu, meta-particles %llu (mean "
              "size %.2f, per merged particle %.2f, max %llu), splits %llu "
              "(%llu orthogonal)\n",

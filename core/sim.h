@@ -97,7 +97,9 @@ struct ms_sim {
   struct ms__metaset metas;
   /* statistics */
   double phase[MS__PH_COUNT];
-  double out_seconds;            /* writing frame files (not previews) */
+  double out_seconds;       /* frame files (not previews), this thread */
+  double out_write_seconds; /* frame files' writes (in the background) */
+  double out_first_seconds; /* the first frame's files, this thread */
   uint64_t out_frames;           /* frames written by this process */
   struct ms__counts frame_counts, run_counts;
   struct ms__metrics metrics;
@@ -137,6 +139,8 @@ int ms__observe(struct ms_sim *S);
 int ms__outputs_open(struct ms_sim *S);
 int ms__outputs_frame(struct ms_sim *S);
 int ms__outputs_checkpoint(struct ms_sim *S);
+/* Wait until every frame file is in place; any failure to write one. */
+int ms__outputs_flush(struct ms_sim *S);
 int ms__interrupted(const struct ms_sim *S);
 int ms__interrupt(struct ms_sim *S);
 void ms__progress(struct ms_sim *S, int frame_done);

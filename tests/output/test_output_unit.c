@@ -1,5 +1,6 @@
 /* Unit tests of the output layer: the checkpoint checksum, atomic files,
- * the writers' refusals, the colour map and the camera. */
+ * the background file writer, the writers' refusals, the colour map and
+ * the camera. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "../../core/afile.h"
+#include "../../core/file_writer.h"
 #include "../../core/hash.h"
 #include "../../core/output.h"
 #include "../../core/render.h"
@@ -87,6 +89,106 @@ START_TEST(afile_commit_and_abort) {
 }
 END_TEST
 
+/* The file at path holds exactly want[0..n). */
+static void same_bytes(const char *path, const char *want, size_t n) {
+  struct stat st;
+  ck_assert_int_eq(stat(path, &st), 0);
+  ck_assert_uint_eq((size_t)st.st_size, n);
+  FILE *f = fopen(path, "rb");
+  char *got = malloc(n + 1);
+  ck_assert_uint_eq(fread(got, 1, n + 1, f), n);
+  fclose(f);
+  ck_assert(memcmp(got, want, n) == 0);
+  free(got);
+}
+
+/* A size that is no multiple of the block, big enough for direct I/O. */
+#define ODD_SIZE ((size_t)(3u << 20) + 123)
+
+START_TEST(file_writer_direct_and_plain_write_the_same_bytes) {
+  make_dir();
+  void *p;
+  ck_assert_int_eq(posix_memalign(&p, MS__FW_ALIGN, ODD_SIZE + MS__FW_ALIGN),
+                   0);
+  char *buf = p, path[128];
+  for (size_t i = 0; i < ODD_SIZE; i++) buf[i] = (char)(i * 7 + i / 4096);
+  struct ms__err err = {0};
+  for (int direct = 0; direct < 2; direct++) {
+    snprintf(path, sizeof path, "%s/f%d", dir, direct);
+    ck_assert_int_eq(ms__fw_write_file(path, buf, ODD_SIZE, direct, &err),
+                     MS_OK);
+    same_bytes(path, buf, ODD_SIZE);
+    /* written again over itself: replaced whole */
+    ck_assert_int_eq(ms__fw_write_file(path, buf + 1, ODD_SIZE - 1, direct,
+                                       &err), MS_OK);
+    same_bytes(path, buf + 1, ODD_SIZE - 1);
+  }
+  ck_assert_int_eq(count_entries(), 2); /* no temporary left */
+  for (int direct = 0; direct < 2; direct++) {
+    snprintf(path, sizeof path, "%s/f%d", dir, direct);
+    remove(path);
+  }
+  rmdir(dir);
+  free(buf);
+}
+END_TEST
+
+/* Batches in the background: files in place after the wait, a slot's
+ * buffer grown and reused, a failure returned by the next call, with the
+ * file's name, and the writer usable after it. */
+START_TEST(file_writer_background_batches_and_failures) {
+  make_dir();
+  struct ms__file_writer *w;
+  struct ms__err err = {0};
+  ck_assert_int_eq(ms__fw_open(&w, MS__FW_BACKGROUND | MS__FW_DIRECT, &err),
+                   MS_OK);
+  char path[160], want[2][64];
+  for (int k = 0; k < 2; k++) {
+    size_t n = k ? ODD_SIZE : 10;
+    char *b = ms__fw_buffer(w, 0, n, &err);
+    ck_assert_ptr_nonnull(b);
+    for (size_t i = 0; i < n; i++) b[i] = (char)('a' + (i + k) % 26);
+    memcpy(want[k], b, sizeof want[k]);
+    snprintf(path, sizeof path, "%s/batch%d", dir, k);
+    ck_assert_int_eq(ms__fw_add(w, 0, n, path, &err), MS_OK);
+    ck_assert_int_eq(ms__fw_commit(w, &err), MS_OK);
+  }
+  ck_assert_int_eq(ms__fw_wait(w, &err), MS_OK);
+  snprintf(path, sizeof path, "%s/batch0", dir);
+  same_bytes(path, want[0], 10);
+  snprintf(path, sizeof path, "%s/batch1", dir);
+  struct stat st;
+  ck_assert_int_eq(stat(path, &st), 0);
+  ck_assert_uint_eq((size_t)st.st_size, ODD_SIZE);
+  /* into a directory that is not there: the commit returns, the wait
+   * fails and names the file */
+  char *b = ms__fw_buffer(w, 1, 5, &err);
+  memcpy(b, "hello", 5);
+  snprintf(path, sizeof path, "%s/no/such/dir/f", dir);
+  ck_assert_int_eq(ms__fw_add(w, 1, 5, path, &err), MS_OK);
+  ck_assert_int_eq(ms__fw_commit(w, &err), MS_OK);
+  ck_assert_int_eq(ms__fw_wait(w, &err), MS_EIO);
+  ck_assert_ptr_nonnull(strstr(err.msg, path));
+  ck_assert_ptr_nonnull(strstr(err.msg, "cannot create"));
+  ck_assert_int_eq(ms__fw_wait(w, &err), MS_OK); /* reported once */
+  b = ms__fw_buffer(w, 1, 5, &err);
+  snprintf(path, sizeof path, "%s/after", dir);
+  ck_assert_int_eq(ms__fw_add(w, 1, 5, path, &err), MS_OK);
+  ck_assert_int_eq(ms__fw_commit(w, &err), MS_OK);
+  ck_assert_int_eq(ms__fw_wait(w, &err), MS_OK);
+  same_bytes(path, "hello", 5);
+  ck_assert(ms__fw_seconds(w) > 0);
+  ms__fw_close(w);
+  ck_assert_int_eq(count_entries(), 3);
+  const char *left[] = {"batch0", "batch1", "after"};
+  for (int k = 0; k < 3; k++) {
+    snprintf(path, sizeof path, "%s/%s", dir, left[k]);
+    remove(path);
+  }
+  rmdir(dir);
+}
+END_TEST
+
 START_TEST(writers_need_positions) {
   make_dir();
   double m[2] = {1, 2};
@@ -95,7 +197,7 @@ START_TEST(writers_need_positions) {
   struct ms__err err = {0};
   char path[128];
   snprintf(path, sizeof path, "%s/x.vtp", dir);
-  ck_assert_int_eq(ms__vtp_write(path, &v, 0, NULL, &err), MS_EINVAL);
+  ck_assert_int_eq(ms__vtp_write(path, &v, 0, &err), MS_EINVAL);
   ck_assert_ptr_nonnull(strstr(err.msg, "no 3-component position field"));
   snprintf(path, sizeof path, "%s/x.ply", dir);
   ck_assert_int_eq(ms__ply_write(path, &v, NULL, &err), MS_EINVAL);
@@ -161,6 +263,8 @@ int main(void) {
   tcase_add_test(t, hash_streaming_equals_one_shot);
   tcase_add_test(t, hash_sees_every_single_bit_flip);
   tcase_add_test(t, afile_commit_and_abort);
+  tcase_add_test(t, file_writer_direct_and_plain_write_the_same_bytes);
+  tcase_add_test(t, file_writer_background_batches_and_failures);
   tcase_add_test(t, writers_need_positions);
   tcase_add_test(t, colour_map_ends_and_clamps);
   tcase_add_test(t, camera_keeps_the_box_in_view);

@@ -31,7 +31,7 @@ def run(t, d, n):
 
     t.check("VTK reads every type, strided or not, with its own type",
             lambda: vtp("types.vtp", n))
-    t.check("a second view through the same scratch reads back exactly",
+    t.check("a second view through the same writer buffer reads back exactly",
             lambda: vtp("third.vtp", n // 3))
 
 

@@ -5,11 +5,13 @@
  *   write-views DIR N      -> DIR/types.vtp, DIR/types.ply, DIR/third.vtp
  * Values: particle i, component c: position (i, 2i, c ... see below).
  * third.vtp (the first N/3 particles) and then types.vtp go through one
- * scratch, as a run's frames do: buffers grown, cells rebuilt. */
+ * buffer of a background file writer, as a run's frames do: the buffer
+ * grown, the first file on its way while the second is filled. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/file_writer.h"
 #include "../../core/output.h"
 
 struct rec { /* an interleaved record: fields with stride sizeof(rec) */
@@ -47,14 +49,24 @@ int main(int argc, char **argv) {
       {"d5", MS_TYPE_F64, 5, 5 * sizeof(double), d5}};
   struct ms_view v = {sizeof v, sizeof f / sizeof *f, n, f};
   struct ms_view third = {sizeof v, sizeof f / sizeof *f, n / 3, f};
-  struct ms__vtp_scratch scratch = {0};
   struct ms__err err = {0};
   char path[4096];
-  snprintf(path, sizeof path, "%s/third.vtp", argv[1]);
-  int rc = ms__vtp_write(path, &third, 1.25, &scratch, &err);
-  snprintf(path, sizeof path, "%s/types.vtp", argv[1]);
-  if (!rc) rc = ms__vtp_write(path, &v, 1.25, &scratch, &err);
-  ms__vtp_scratch_free(&scratch);
+  struct ms__file_writer *w;
+  int rc = ms__fw_open(&w, MS__FW_BACKGROUND | MS__FW_DIRECT, &err);
+  const struct ms_view *order[2] = {&third, &v};
+  const char *name[2] = {"third", "types"};
+  for (int k = 0; !rc && k < 2; k++) {
+    struct ms__layout L;
+    snprintf(path, sizeof path, "%s/%s.vtp", argv[1], name[k]);
+    if ((rc = ms__vtp_layout(&L, order[k], 1.25, path, &err))) break;
+    char *buf = ms__fw_buffer(w, 0, L.size, &err);
+    if (buf) ms__vtp_fill(&L, order[k], buf);
+    rc = buf ? ms__fw_add(w, 0, L.size, path, &err) : err.status;
+    if (!rc) rc = ms__fw_commit(w, &err);
+    ms__layout_free(&L);
+  }
+  if (!rc) rc = ms__fw_wait(w, &err);
+  ms__fw_close(w);
   snprintf(path, sizeof path, "%s/types.ply", argv[1]);
   if (!rc) rc = ms__ply_write(path, &v, "synthetic", &err);
   if (rc) fprintf(stderr, "write-views: %s\n", err.msg);

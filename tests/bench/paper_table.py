@@ -13,13 +13,20 @@ particle), ms per step, the share of detection + merging + splitting in
 the step, and stage 2 / stage 1 time.
 
     paper_table.py [--mergesplit PATH] [--configs DIR] [--budget SECONDS]
-                   [--max-scale S] [--threads N] [--out FILE] [SCENE ...]
+                   [--max-scale S] [--threads N] [--out FILE]
+                   [--cache FILE] [SCENE ...]
 
 SCENE names files of configs/paper (default: all *.cfg there).  The table
-goes to stdout and, with --out, to FILE.
+goes to stdout and, with --out, to FILE.  A run that takes longer than the
+budget is stopped and counts as not fitting.  With --cache, every run's
+result is kept in FILE (one JSON line per run, keyed by scene, method,
+scale, threads, budget and a hash of the scene file with its @includes) and
+taken from there when asked again: the whole table takes hours at the
+default budget, and may be built in several sittings.
 """
 import argparse
 import glob
+import hashlib
 import json
 import os
 import subprocess
@@ -32,7 +39,27 @@ BASELINES = ["penalty:weak", "penalty:medium", "penalty:strong",
 COMPARED = ("fig03_", "fig04_", "fig05_")
 
 
-def run(args, scene, method, scale, tmp):
+def scene_hash(scene):
+    """Hash of the scene file and of the files it @includes."""
+    h = hashlib.sha256()
+    todo, seen = [scene], set()
+    while todo:
+        path = todo.pop()
+        if path in seen or not os.path.exists(path):
+            continue
+        seen.add(path)
+        with open(path, "rb") as f:
+            data = f.read()
+        h.update(data)
+        for line in data.decode("utf-8", "replace").splitlines():
+            line = line.strip()
+            if line.startswith("@include"):
+                name = line.split('"')[1]
+                todo.append(os.path.join(os.path.dirname(path), name))
+    return h.hexdigest()[:16]
+
+
+def run_once(args, scene, method, scale, tmp):
     report = os.path.join(tmp, "report.json")
     if os.path.exists(report):
         os.remove(report)
@@ -42,8 +69,13 @@ def run(args, scene, method, scale, tmp):
     if method:
         cmd += ["--method", method]
     t0 = time.monotonic()
-    p = subprocess.run(cmd, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.PIPE, text=True)
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True,
+                           timeout=args.budget)
+    except subprocess.TimeoutExpired:
+        return {"error": "over the budget of %g s" % args.budget,
+                "wall": time.monotonic() - t0, "over_budget": True}
     wall = time.monotonic() - t0
     if not os.path.exists(report):
         return {"error": p.stderr.strip() or "exit %d" % p.returncode,
@@ -52,6 +84,34 @@ def run(args, scene, method, scale, tmp):
         r = json.load(f)
     r["wall"] = wall
     return r
+
+
+def run(args, scene, method, scale, tmp):
+    key = "%s|%s|%r|%d|%g|%s" % (os.path.basename(scene),
+                                 method or "merge-split", scale,
+                                 args.threads, args.budget,
+                                 scene_hash(scene))
+    if key in args.cached:
+        return args.cached[key]
+    r = run_once(args, scene, method, scale, tmp)
+    if args.cache:
+        keep = {k: r[k] for k in ("totals", "timing", "systems", "status",
+                                  "error", "wall", "over_budget") if k in r}
+        with open(args.cache, "a") as f:
+            f.write(json.dumps({"key": key, "result": keep}) + "\n")
+        args.cached[key] = keep
+    return r
+
+
+def load_cache(path):
+    cached = {}
+    if path and os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                if line.strip():
+                    e = json.loads(line)
+                    cached[e["key"]] = e["result"]
+    return cached
 
 
 def row(name, method, scale, r):
@@ -95,8 +155,10 @@ def main():
     ap.add_argument("--max-scale", type=float, default=1024.0)
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out")
+    ap.add_argument("--cache")
     ap.add_argument("scenes", nargs="*")
     args = ap.parse_args()
+    args.cached = load_cache(args.cache)
     names = args.scenes or sorted(
         os.path.basename(p) for p in glob.glob(os.path.join(args.configs,
                                                             "*.cfg")))

@@ -19,19 +19,29 @@ static void release(struct ms__afile *a) {
   memset(a, 0, sizeof *a);
 }
 
+char *ms__afile_tmp_name(const char *path) {
+  size_t n = strlen(path) + 32;
+  char *tmp = malloc(n);
+  /* The pid keeps concurrent writers of one directory apart. */
+  if (tmp) snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
+  return tmp;
+}
+
+int ms__afile_place(const char *tmp, const char *path, int drop_old) {
+  if (drop_old && unlink(path) && errno != ENOENT) return -1;
+  return rename(tmp, path);
+}
+
 int ms__afile_open(struct ms__afile *a, const char *path,
                    struct ms__err *err) {
   memset(a, 0, sizeof *a);
-  size_t n = strlen(path) + 32;
   a->path = strdup(path);
-  a->tmp = malloc(n);
+  a->tmp = ms__afile_tmp_name(path);
   a->buf = malloc(AFILE_BUFSZ);
   if (!a->path || !a->tmp || !a->buf) {
     release(a);
     return ms__errf(err, MS_ENOMEM, "out of memory");
   }
-  /* The pid keeps concurrent writers of one directory apart. */
-  snprintf(a->tmp, n, "%s.tmp%ld", path, (long)getpid());
   a->f = fopen(a->tmp, "wb");
   if (!a->f) {
     int e = errno;
@@ -65,10 +75,8 @@ int ms__afile_commit(struct ms__afile *a, unsigned flags,
   if (!bad && sync && fsync(fileno(a->f))) bad = 1, e = errno;
   if (fclose(a->f) && !bad) bad = 1, e = errno;
   a->f = NULL;
-  if (!bad && (flags & MS__AFILE_DROP_OLD) && unlink(a->path) &&
-      errno != ENOENT)
+  if (!bad && ms__afile_place(a->tmp, a->path, flags & MS__AFILE_DROP_OLD))
     bad = 1, e = errno;
-  if (!bad && rename(a->tmp, a->path)) bad = 1, e = errno;
   if (bad) {
     remove(a->tmp);
     ms__errf(err, MS_EIO, "%s: cannot write: %s", a->path,

@@ -35,6 +35,13 @@ int ms__afile_commit(struct ms__afile *a, unsigned flags,
 /* Give up: remove the temporary file, release `a`. */
 void ms__afile_abort(struct ms__afile *a);
 
+/* The pieces, for writers of their own (file_writer.c): the temporary
+ * name next to path (malloc'd, NULL when out of memory), and its rename
+ * into place (0, or -1 with errno set), dropping an existing file first
+ * when drop_old (see MS__AFILE_DROP_OLD). */
+char *ms__afile_tmp_name(const char *path);
+int ms__afile_place(const char *tmp, const char *path, int drop_old);
+
 /* mkdir -p; 0 or -1 with errno set. */
 int ms__make_dirs(const char *dir);
 

@@ -11,6 +11,7 @@
 
 #include <mergesplit/status.h>
 
+#include "afile.h"
 #include "timing.h"
 #include "xalloc.h"
 
@@ -78,11 +79,8 @@ static int open_tmp(const char *tmp, int *direct) {
 
 int ms__fw_write_file(const char *path, const char *buf, size_t size,
                       int direct, struct ms__err *err) {
-  size_t n = strlen(path) + 32;
-  char *tmp = malloc(n);
+  char *tmp = ms__afile_tmp_name(path);
   if (!tmp) return ms__errf(err, MS_ENOMEM, "out of memory");
-  /* The pid keeps concurrent writers of one directory apart. */
-  snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
   direct = direct && size >= DIRECT_MIN &&
            (uintptr_t)buf % MS__FW_ALIGN == 0;
   int fd = open_tmp(tmp, &direct);
@@ -98,13 +96,9 @@ int ms__fw_write_file(const char *path, const char *buf, size_t size,
   if (!bad && len != size) bad = ftruncate(fd, (off_t)size);
   int e = errno;
   if (close(fd) && !bad) bad = 1, e = errno;
-  /* Replacing a file written through the page cache makes ext4 flush the
-   * new one at once (auto_da_alloc): drop the old name first.  A crash in
-   * between leaves the name absent, never half-written. */
-  if (!bad && !direct && size >= DIRECT_MIN && unlink(path) &&
-      errno != ENOENT)
+  /* A big file written through the page cache: see MS__AFILE_DROP_OLD. */
+  if (!bad && ms__afile_place(tmp, path, !direct && size >= DIRECT_MIN))
     bad = 1, e = errno;
-  if (!bad && rename(tmp, path)) bad = 1, e = errno;
   if (bad) remove(tmp);
   free(tmp);
   if (bad) return ms__errf(err, MS_EIO, "%s: cannot write: %s", path,

@@ -112,8 +112,9 @@ static int counts_io(struct io *io, struct ms__counts *c, int w) {
                    &c->members_sq,
                    &c->ledger.merges, &c->ledger.splits, &c->ledger.ortho,
                    &c->pen.crossings, &c->pen.through, &c->pen.inside,
-                   &c->pen.max_pen};
-  double *d[] = {&c->ledger.stored, &c->ledger.restored, &c->pen.max_speed};
+                   &c->pen.max_pen, &c->ledger.contacts};
+  double *d[] = {&c->ledger.stored, &c->ledger.restored, &c->pen.max_speed,
+                 &c->ledger.contact};
   int rc = MS_OK;
   for (size_t i = 0; !rc && i < sizeof u / sizeof *u; i++)
     rc = f(io, u[i], sizeof *u[i]);

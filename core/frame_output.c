@@ -78,7 +78,7 @@ static int record_metas(struct ms_sim *S) {
     for (size_t i = 0; i < n; i++) y->meta_id[i] = -1;
   }
   const struct ms__metaset *M = &S->metas;
-  for (uint32_t k = 0; k < M->count; k++)
+  for (uint32_t k = 0; k < M->merged; k++)
     for (uint32_t q = M->offset[k]; q < M->offset[k + 1]; q++) {
       struct ms__system *y = &S->sys[M->sys[q]];
       uint32_t local = S->P.local[M->member[q]];
@@ -168,7 +168,7 @@ void ms__progress(struct ms_sim *S, int frame_done) {
   if (!S->opt.progress) return;
   struct ms_progress p = {sizeof p, frame_done, S->frame, S->frames_total,
                           S->time, (double)S->frames_total / S->scene.fps,
-                          S->step, ms_sim_particles(S), S->metas.count};
+                          S->step, ms_sim_particles(S), S->metas.merged};
   S->opt.progress(S->opt.progress_opaque, &p);
 }
 

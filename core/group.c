@@ -48,15 +48,16 @@ static int reserve(struct ms__groups *G, size_t n, size_t npairs) {
       return MS_ENOMEM;
     G->cap_adj = 2 * npairs;
   }
-  /* At most n members and n/2 groups. */
+  /* At most n members. */
   if (n > G->cap_member) {
     if (ms__grow((void **)&G->member, n, sizeof(uint32_t))) return MS_ENOMEM;
     G->cap_member = n;
   }
-  if (n / 2 + 2 > G->cap_groups) {
-    if (ms__grow((void **)&G->offset, n / 2 + 2, sizeof(uint32_t)))
+  /* At most n groups when single particles are added. */
+  if (n + 2 > G->cap_groups) {
+    if (ms__grow((void **)&G->offset, n + 2, sizeof(uint32_t)))
       return MS_ENOMEM;
-    G->cap_groups = n / 2 + 2;
+    G->cap_groups = n + 2;
   }
   return MS_OK;
 }
@@ -80,10 +81,23 @@ static void build_adjacency(struct ms__groups *G, size_t n,
   for (size_t i = 0; i < n; i++) sort_row(G->adj + off[i], off[i + 1] - off[i]);
 }
 
+/* A group of one for every particle of a pair left outside any group. */
+static void add_singles(struct ms__groups *G, const uint32_t *pairs,
+                        size_t npairs) {
+  uint32_t *mark = G->mark, size_total = G->offset[G->count];
+  for (size_t k = 0; k < 2 * npairs; k++) {
+    uint32_t p = pairs[k];
+    if (mark[p] != UNSET) continue;
+    mark[p] = G->count;
+    G->member[size_total++] = p;
+    G->offset[++G->count] = size_total;
+  }
+}
+
 int ms__group(struct ms__groups *G, size_t n, const uint32_t *pairs,
-              size_t npairs, uint32_t n_min, uint32_t n_max,
+              size_t npairs, uint32_t n_min, uint32_t n_max, int singles,
               struct ms__rng *rng) {
-  G->count = 0;
+  G->count = G->merged = 0;
   if (reserve(G, n, npairs)) return MS_ENOMEM;
   G->offset[0] = 0;
   if (npairs == 0) return MS_OK;
@@ -108,10 +122,15 @@ int ms__group(struct ms__groups *G, size_t n, const uint32_t *pairs,
         q[size++] = b;
       }
     }
-    if (size < 2) continue; /* every partner is taken: no merge this step */
+    if (size < 2) { /* every partner is taken: no merge this step */
+      mark[p] = UNSET;
+      continue;
+    }
     size_total += size;
     G->count++;
     G->offset[G->count] = size_total;
   }
+  G->merged = G->count;
+  if (singles) add_singles(G, pairs, npairs);
   return MS_OK;
 }

@@ -25,6 +25,7 @@ core_libmscore_la_SOURCES = \
 	core/merge.c core/merge.h \
 	core/metrics.c core/metrics.h \
 	core/metas.c core/metas.h \
+	core/contacts.c core/contacts.h \
 	core/neighbors.c core/neighbors.h \
 	core/output.c core/output.h core/output_copy.c core/output_ply.c \
 	core/output_vtp.c \

@@ -96,6 +96,7 @@ int ms__metaset_build(struct ms__metaset *M, const struct ms__groups *G,
   uint32_t nm = G->count, ns = G->offset[G->count];
   if (reserve_metas(M, nm) || reserve_slots(M, ns)) return MS_ENOMEM;
   M->count = nm;
+  M->merged = G->merged;
   M->nslots = ns;
   memcpy(M->offset, G->offset, (nm + 1) * sizeof *M->offset);
   memcpy(M->member, G->member, ns * sizeof *M->member);

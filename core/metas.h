@@ -32,6 +32,7 @@ struct ms__sysmetas {
 
 struct ms__metaset {
   uint32_t count, nslots, nentries;
+  uint32_t merged;  /* [0, merged): merged; the rest hold one particle */
   uint32_t *offset; /* count + 1: slots of meta k */
   /* per slot (member in merge order) */
   uint32_t *member, *sys;
@@ -74,6 +75,8 @@ struct ms__ledger {
   uint64_t merges;  /* merge nodes */
   uint64_t splits;  /* split nodes */
   uint64_t ortho;   /* splits that took the no-real-root branch */
+  double contact;   /* kinetic energy taken by contact impulses (contacts.h) */
+  uint64_t contacts; /* contact impulses applied */
 };
 
 /* Synchronise every meta-particle (sync.h); dt for multi-system positions. */

@@ -107,9 +107,12 @@ static void ledger(FILE *f, const struct ms__ledger *L) {
   num(f, L->restored);
   fprintf(f, ", \"dissipated\": ");
   num(f, L->stored - L->restored);
-  fprintf(f, ", \"merges\": %llu, \"splits\": %llu, \"orthogonal\": %llu}",
+  fprintf(f, ", \"merges\": %llu, \"splits\": %llu, \"orthogonal\": %llu, "
+             "\"contact_impulses\": %llu, \"contact_energy\": ",
           (unsigned long long)L->merges, (unsigned long long)L->splits,
-          (unsigned long long)L->ortho);
+          (unsigned long long)L->ortho, (unsigned long long)L->contacts);
+  num(f, L->contact);
+  fputc('}', f);
 }
 
 static void counts(FILE *f, const struct ms__counts *c) {

@@ -76,7 +76,7 @@ static int unit_interval(struct ms__err *err, config_setting_t *g,
 static int parse_coupling(struct ms__scene *sc, config_setting_t *root,
                           struct ms__err *err) {
   config_setting_t *g = ms__cfg_get(root, "coupling");
-  const char *method;
+  const char *method, *unmerged;
   int64_t nmin, nmax;
   if (g && !config_setting_is_group(g))
     return ms__cfg_fail(err, g, NULL, "must be a group { ... }");
@@ -86,6 +86,13 @@ static int parse_coupling(struct ms__scene *sc, config_setting_t *root,
   TRY(ms__cfg_int(g, "n_min", 8, &nmin, err));
   TRY(ms__cfg_int(g, "n_max", 64, &nmax, err));
   TRY(ms__cfg_bool(g, "two_stage", 1, &sc->two_stage, err));
+  TRY(ms__cfg_string(g, "unmerged_pairs", "ignore", &unmerged, err));
+  TRY(ms__cfg_double(g, "contact_restitution", 0.0, &sc->contact_restitution,
+                     err));
+  if (strcmp(unmerged, "impulse") && strcmp(unmerged, "ignore"))
+    return ms__cfg_fail(err, g, "unmerged_pairs", "must be \"impulse\" or "
+                        "\"ignore\" (got \"%s\")", unmerged);
+  sc->contact_impulses = !strcmp(unmerged, "impulse");
   TRY(ms__cfg_double(g, "cfl", 0.5, &sc->cfl, err));
   TRY(ms__cfg_double(g, "max_dt", INFINITY, &sc->max_dt, err));
   TRY(ms__cfg_double(g, "min_dt", 1e-9, &sc->min_dt, err));
@@ -113,6 +120,7 @@ static int parse_coupling(struct ms__scene *sc, config_setting_t *root,
     return ms__cfg_fail(err, g, "damping", "must be >= 0 (got %g)",
                         sc->damping);
   TRY(unit_interval(err, g, "restitution", sc->restitution));
+  TRY(unit_interval(err, g, "contact_restitution", sc->contact_restitution));
   TRY(unit_interval(err, g, "alpha", sc->alpha));
   TRY(unit_interval(err, g, "beta", sc->beta));
   if (!(nmin == 0 && nmax == 0)) {

@@ -43,6 +43,8 @@ struct ms__scene {
   uint32_t n_min, n_max; /* both 0: no limit */
   uint32_t stages;
   int two_stage;
+  int contact_impulses; /* unmerged_pairs = "impulse" (contacts.h) */
+  double contact_restitution;
   /* output */
   const char *out_dir;
   int64_t out_every;

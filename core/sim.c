@@ -33,6 +33,8 @@ static void counts_add(struct ms__counts *a, const struct ms__counts *b) {
   a->ledger.merges += b->ledger.merges;
   a->ledger.splits += b->ledger.splits;
   a->ledger.ortho += b->ledger.ortho;
+  a->ledger.contact += b->ledger.contact;
+  a->ledger.contacts += b->ledger.contacts;
   ms__penetration_add(&a->pen, &b->pen);
 }
 
@@ -174,7 +176,7 @@ size_t ms_sim_particles(const ms_sim *S) {
   for (uint32_t s = 0; s < S->nsys; s++) n += S->sys[s].view.count;
   return n;
 }
-uint64_t ms_sim_metas(const ms_sim *S) { return S->metas.count; }
+uint64_t ms_sim_metas(const ms_sim *S) { return S->metas.merged; }
 
 void ms_sim_print_timing(const ms_sim *S, void *file) {
   FILE *f = file;
@@ -245,6 +247,7 @@ void ms_sim_close(ms_sim *S) {
   ms__detect_free(&S->det);
   ms__groups_free(&S->groups);
   ms__metaset_free(&S->metas);
+  ms__contacts_free(&S->contacts);
   ms__metrics_free(&S->metrics);
   struct ms__particles *P = &S->P;
   free(P->x), free(P->v), free(P->m), free(P->r), free(P->sys),
@@ -277,6 +280,8 @@ int ms_sim_metrics(const ms_sim *S, struct ms_metrics *out) {
   m.meta_size_max = c->meta_max;
   m.meta_size_weighted =
       c->members ? (double)c->members_sq / (double)c->members : 0.0;
+  m.contact_impulses = c->ledger.contacts;
+  m.contact_energy = c->ledger.contact;
   size_t n = out->struct_size && out->struct_size < sizeof m ? out->struct_size
                                                               : sizeof m;
   memcpy(out, &m, n);

@@ -6,6 +6,7 @@
 #include <mergesplit/core.h>
 #include <mergesplit/plugin.h>
 
+#include "contacts.h"
 #include "detect.h"
 #include "error.h"
 #include "group.h"
@@ -95,6 +96,7 @@ struct ms_sim {
   size_t cap_fext;
   struct ms__groups groups;
   struct ms__metaset metas;
+  struct ms__contacts contacts;
   /* statistics */
   double phase[MS__PH_COUNT];
   double out_seconds;       /* frame files (not previews), this thread */

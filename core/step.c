@@ -215,6 +215,11 @@ static int filter_classify(struct ms_sim *S) {
   return MS_OK;
 }
 
+/* Pairs left out of the size-limited groups are resolved by impulses. */
+static int contact_impulses(const struct ms__scene *sc) {
+  return sc->contact_impulses && sc->n_max != 0;
+}
+
 /* Group the approaching pairs, merge, and prepare each system's piece. */
 static int merge_pairs(struct ms_sim *S, uint32_t stage) {
   const struct ms__scene *sc = &S->scene;
@@ -222,7 +227,7 @@ static int merge_pairs(struct ms_sim *S, uint32_t stage) {
   /* One stream per (seed, step, stage): reproducible, checkpoint-free. */
   ms__rng_seed(&rng, sc->seed, S->step, stage);
   if (ms__group(&S->groups, S->ntotal, S->appr, S->napp, sc->n_min, sc->n_max,
-                &rng) ||
+                contact_impulses(sc), &rng) ||
       ms__metaset_build(&S->metas, &S->groups, &S->P))
     return ms__errf(&S->err, MS_ENOMEM, "out of memory");
   for (uint32_t s = 0; s < S->nsys; s++)
@@ -333,9 +338,9 @@ static void write_back(struct ms_sim *S) {
 static void count_metas(struct ms_sim *S) {
   struct ms__counts *c = &S->frame_counts;
   const struct ms__metaset *M = &S->metas;
-  c->metas += M->count;
-  c->members += M->nslots;
-  for (uint32_t k = 0; k < M->count; k++) {
+  c->metas += M->merged; /* the single-particle bodies are not merged */
+  c->members += M->offset[M->merged];
+  for (uint32_t k = 0; k < M->merged; k++) {
     uint64_t sz = M->offset[k + 1] - M->offset[k];
     if (sz > c->meta_max) c->meta_max = sz;
     c->members_sq += sz * sz;
@@ -423,6 +428,13 @@ int ms__step(struct ms_sim *S, double t_end) {
   double t7 = ms__now();
   ms__metaset_sync(&S->metas, dt, &S->frame_counts.ledger);
   double t8 = ms__now();
+  if (contact_impulses(sc)) {
+    if (ms__contacts_find(&S->contacts, &S->metas, S->groups.mark, S->P.x,
+                          S->appr, S->napp))
+      return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+    ms__contacts_resolve(&S->contacts, &S->metas, sc->contact_restitution, dt,
+                         &S->frame_counts.ledger);
+  }
   ms__metaset_split(&S->metas, sc->alpha, sc->beta, &S->frame_counts.ledger);
   write_back(S);
   double t9 = ms__now();

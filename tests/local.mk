@@ -46,6 +46,7 @@ check_PROGRAMS += tests/unit/run-unit
 tests_unit_run_unit_SOURCES = tests/unit/runner.c tests/unit/test_list.h \
 	tests/unit/testutil.h tests/unit/test_split.c tests/unit/test_sync.c \
 	tests/unit/test_rng.c tests/unit/test_detect.c tests/unit/test_group.c \
+	tests/unit/test_contacts.c \
 	tests/unit/test_shapes.c tests/unit/test_settings.c \
 	tests/unit/test_loader.c
 tests_unit_run_unit_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)

@@ -76,7 +76,7 @@ int main(int argc, char **argv) {
     }
     struct ms__rng rr;
     ms__rng_seed(&rr, 7, (uint64_t)rep, 1);
-    ms__group(&G, N, appr, na, 8, 64, &rr);
+    ms__group(&G, N, appr, na, 8, 64, 0, &rr);
     ms__metaset_build(&M, &G, &P);
     double t2 = ms__now();
     /* stand-in for the plugins: each system reports the merged velocity */

@@ -22,7 +22,10 @@ budget is stopped and counts as not fitting.  With --cache, every run's
 result is kept in FILE (one JSON line per run, keyed by scene, method,
 scale, threads, budget and a hash of the scene file with its @includes) and
 taken from there when asked again: the whole table takes hours at the
-default budget, and may be built in several sittings.
+default budget, and may be built in several sittings.  Each row keeps the
+source commit it was measured at (the table's last line lists them);
+start a new cache when the code changes.  tests/bench/paper_table.jsonl is
+the cache the README's table was made from.
 """
 import argparse
 import glob
@@ -92,15 +95,33 @@ def run(args, scene, method, scale, tmp):
                                  args.threads, args.budget,
                                  scene_hash(scene))
     if key in args.cached:
+        args.used.append(args.cached[key])
         return args.cached[key]
     r = run_once(args, scene, method, scale, tmp)
+    r["commit"] = args.commit
     if args.cache:
         keep = {k: r[k] for k in ("totals", "timing", "systems", "status",
-                                  "error", "wall", "over_budget") if k in r}
+                                  "error", "wall", "over_budget",
+                                  "mergesplit_version", "commit") if k in r}
         with open(args.cache, "a") as f:
             f.write(json.dumps({"key": key, "result": keep}) + "\n")
         args.cached[key] = keep
+    args.used.append(r)
     return r
+
+
+def source_commit(top):
+    """The source tree's commit (with "+" if it has changes), or ""."""
+    try:
+        head = subprocess.run(["git", "-C", top, "rev-parse", "--short=10",
+                               "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", top, "status", "--porcelain",
+                                "--untracked-files=no"], capture_output=True,
+                               text=True, check=True).stdout.strip()
+        return head + ("+" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return ""
 
 
 def load_cache(path):
@@ -159,6 +180,8 @@ def main():
     ap.add_argument("scenes", nargs="*")
     args = ap.parse_args()
     args.cached = load_cache(args.cache)
+    args.commit = source_commit(top)
+    args.used = []
     names = args.scenes or sorted(
         os.path.basename(p) for p in glob.glob(os.path.join(args.configs,
                                                             "*.cfg")))
@@ -188,6 +211,12 @@ def main():
                     break
                 lines.append(row(label, "merge-split", scale, r))
                 print(lines[-1], flush=True)
+    commits = sorted({r.get("commit") or "?" for r in args.used})
+    lines.append("")
+    lines.append("Measured with %d thread(s), budget %g s per run, source "
+                 "commit %s." % (args.threads, args.budget,
+                                 ", ".join(commits)))
+    print(lines[-1], flush=True)
     if args.out:
         with open(args.out, "w") as f:
             f.write("\n".join(lines) + "\n")

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "simtest.h"
 
@@ -27,7 +28,10 @@ static void quiet(void *o, int level, const char *line) {
 static void run(const char *file, const char *method, double stiffness,
                 double scale, int64_t frames, struct outcome *out) {
   char path[4096];
-  snprintf(path, sizeof path, "%s/paper/%s", getenv("MS_CONFIGS"), file);
+  if (file[0] == '/')
+    snprintf(path, sizeof path, "%s", file);
+  else
+    snprintf(path, sizeof path, "%s/paper/%s", getenv("MS_CONFIGS"), file);
   struct ms_sim_options o = {.struct_size = sizeof o, .no_output = 1,
                              .verbosity = MS_SINK_ERROR, .log = quiet,
                              .threads = 2, .frames = frames,
@@ -52,6 +56,34 @@ static void run(const char *file, const char *method, double stiffness,
           (unsigned long long)out->m.inside_solid, out->m.max_speed,
           out->m.meta_size_mean, (unsigned long long)out->m.meta_size_max,
           out->rc ? ", failed: " : "", out->rc ? out->err : "");
+}
+
+/* configs/paper/FILE with its size limits and unmerged_pairs replaced by
+ * `limits` (coupling keys), run whole at `scale` with
+ * merging-and-splitting. */
+static void run_limits(const char *file, const char *limits, double scale,
+                       struct outcome *out) {
+  char path[4096], tmp[] = "/tmp/ms-limits-XXXXXX";
+  snprintf(path, sizeof path, "%s/paper/%s", getenv("MS_CONFIGS"), file);
+  FILE *f = fopen(path, "r");
+  ck_assert_msg(f != NULL, "%s", path);
+  static char text[1 << 16];
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  /* the scene's own unmerged_pairs setting gives way to `limits` */
+  for (char *u = strstr(text, "unmerged_pairs ="); u && *u != '\n'; u++)
+    *u = ' ';
+  const char *key = "n_min = 8;\n  n_max = 64;";
+  char *at = strstr(text, key);
+  ck_assert_msg(at != NULL, "%s: no '%s'", file, key);
+  int fd = mkstemp(tmp);
+  ck_assert_int_ge(fd, 0);
+  FILE *o = fdopen(fd, "w");
+  fprintf(o, "%.*s%s%s", (int)(at - text), text, limits, at + strlen(key));
+  fclose(o);
+  run(tmp, NULL, 0.0, scale, 0, out);
+  unlink(tmp);
 }
 
 /* Every scene, at half its particles and over the frames of its impact
@@ -146,6 +178,41 @@ START_TEST(strong_penalty_is_unstable) {
 }
 END_TEST
 
+/* Meta-particles of two: most pairs join different meta-particles.  The
+ * ball resting on the cloth sinks into it when those pairs are left alone
+ * (the paper's way, the default); contact impulses between the
+ * meta-particles keep it out, taking energy when inelastic (the default
+ * restitution 0) and none when elastic. */
+START_TEST(size_limited_contacts_are_resolved) {
+  static const char *scene = "fig03_ball_on_cloth_low.cfg";
+  struct outcome ign, inel, el;
+  run_limits(scene, "n_min = 2; n_max = 2;", 0.5, &ign);
+  run_limits(scene, "n_min = 2; n_max = 2; unmerged_pairs = \"impulse\";",
+             0.5, &inel);
+  run_limits(scene, "n_min = 2; n_max = 2; unmerged_pairs = \"impulse\"; "
+             "contact_restitution = 1.0;", 0.5, &el);
+  ck_assert_int_eq(ign.rc, 0);
+  ck_assert_msg(ign.m.penetrations > 0, "ignored pairs: %llu at the end",
+                (unsigned long long)ign.m.penetrations);
+  ck_assert_uint_eq(ign.m.contact_impulses, 0);
+  const struct outcome *r[2] = {&inel, &el};
+  for (int k = 0; k < 2; k++) {
+    ck_assert_int_eq(r[k]->rc, 0);
+    ck_assert_msg(r[k]->m.max_penetrations == 0 &&
+                      r[k]->m.sheet_crossings == 0,
+                  "impulses (e = %d): %llu penetrations at worst, %llu "
+                  "crossings", k, (unsigned long long)r[k]->m.max_penetrations,
+                  (unsigned long long)r[k]->m.sheet_crossings);
+    ck_assert_uint_gt(r[k]->m.contact_impulses, 100);
+  }
+  /* the ball's impact energy is 1.4 J; rounding only when elastic */
+  ck_assert_msg(inel.m.contact_energy > 1e-3, "inelastic: %g J",
+                inel.m.contact_energy);
+  ck_assert_msg(fabs(el.m.contact_energy) <= 1e-9, "elastic: %g J",
+                el.m.contact_energy);
+}
+END_TEST
+
 Suite *suite_paper(void) {
   Suite *s = suite_create("paper");
   TCase *tc = tcase_create("merge_split");
@@ -157,6 +224,10 @@ Suite *suite_paper(void) {
   tcase_add_loop_test(tc, weak_forces_and_impulses_penetrate, 0,
                       (int)(sizeof contact_scenes / sizeof *contact_scenes));
   tcase_add_test(tc, strong_penalty_is_unstable);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("size_limits");
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, size_limited_contacts_are_resolved);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -48,7 +48,7 @@ START_TEST(limits_and_structure) {
   struct ms__groups G = {0};
   struct ms__rng rng;
   ms__rng_seed(&rng, 1, 0, 0);
-  ck_assert_int_eq(ms__group(&G, n, d.pairs, d.npairs, 8, 12, &rng), 0);
+  ck_assert_int_eq(ms__group(&G, n, d.pairs, d.npairs, 8, 12, 0, &rng), 0);
   qsort(d.pairs, d.npairs, 2 * sizeof(uint32_t), cmp_pair);
   ck_assert_uint_gt(G.count, 50);
   uint8_t *seen = calloc(n, 1);
@@ -88,7 +88,7 @@ START_TEST(unlimited_groups_are_components) {
   struct ms__groups G = {0};
   struct ms__rng rng;
   ms__rng_seed(&rng, 1, 0, 0);
-  ck_assert_int_eq(ms__group(&G, 300, pairs, np, 0, 0, &rng), 0);
+  ck_assert_int_eq(ms__group(&G, 300, pairs, np, 0, 0, 0, &rng), 0);
   ck_assert_uint_eq(G.count, 2);
   ck_assert_uint_eq(G.offset[1], 100);
   ck_assert_uint_eq(G.offset[2], 102);
@@ -119,9 +119,9 @@ START_TEST(deterministic_for_threads_and_seed) {
   ms__rng_seed(&r1, 77, 5, 1);
   ms__rng_seed(&r2, 77, 5, 1);
   ms__rng_seed(&r3, 78, 5, 1);
-  ms__group(&G1, n, d1.pairs, d1.npairs, 8, 64, &r1);
-  ms__group(&G2, n, d2.pairs, d2.npairs, 8, 64, &r2);
-  ms__group(&G3, n, d1.pairs, d1.npairs, 8, 64, &r3);
+  ms__group(&G1, n, d1.pairs, d1.npairs, 8, 64, 0, &r1);
+  ms__group(&G2, n, d2.pairs, d2.npairs, 8, 64, 0, &r2);
+  ms__group(&G3, n, d1.pairs, d1.npairs, 8, 64, 0, &r3);
   ck_assert_uint_gt(G1.count, 100);
   ck_assert(same_groups(&G1, &G2));  /* 1 vs 2 threads, same seed */
   ck_assert(!same_groups(&G1, &G3)); /* another seed draws other limits */

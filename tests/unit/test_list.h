@@ -6,6 +6,7 @@
   X(rng)                  \
   X(detect)               \
   X(group)                \
+  X(contacts)             \
   X(shapes)               \
   X(settings)             \
   X(loader)

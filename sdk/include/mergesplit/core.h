@@ -162,6 +162,10 @@ struct ms_metrics {
   /* The size of a merged particle's meta-particle, averaged over merged
    * particles (sum of size^2 / sum of size): what rigidifies. */
   double meta_size_weighted;
+  /* Impulses between meta-particles the size limit kept apart (scene key
+   * coupling.unmerged_pairs), and the kinetic energy they took [J]. */
+  uint64_t contact_impulses;
+  double contact_energy;
 };
 MS_API int ms_sim_metrics(const ms_sim *sim, struct ms_metrics *out);
 /* Print the per-phase timing table (paper Table I) to a stdio FILE *. */

@@ -14,7 +14,7 @@ the step, and stage 2 / stage 1 time.
 
     paper_table.py [--mergesplit PATH] [--configs DIR] [--budget SECONDS]
                    [--max-scale S] [--threads N] [--out FILE]
-                   [--cache FILE] [SCENE ...]
+                   [--cache FILE [--cached-only]] [SCENE ...]
 
 SCENE names files of configs/paper (default: all *.cfg there).  The table
 goes to stdout and, with --out, to FILE.  A run that takes longer than the
@@ -24,8 +24,10 @@ scale, threads, budget and a hash of the scene file with its @includes) and
 taken from there when asked again: the whole table takes hours at the
 default budget, and may be built in several sittings.  Each row keeps the
 source commit it was measured at (the table's last line lists them);
-start a new cache when the code changes.  tests/bench/paper_table.jsonl is
-the cache the README's table was made from.
+start a new cache when the code changes.  --cached-only writes the table
+of what the cache holds without running anything.
+tests/bench/paper_table.jsonl is the cache the README's table was made
+from.
 """
 import argparse
 import glob
@@ -97,6 +99,8 @@ def run(args, scene, method, scale, tmp):
     if key in args.cached:
         args.used.append(args.cached[key])
         return args.cached[key]
+    if args.cached_only:
+        return {"error": "not measured", "wall": float("inf")}
     r = run_once(args, scene, method, scale, tmp)
     r["commit"] = args.commit
     if args.cache:
@@ -116,9 +120,12 @@ def source_commit(top):
         head = subprocess.run(["git", "-C", top, "rev-parse", "--short=10",
                                "HEAD"], capture_output=True, text=True,
                               check=True).stdout.strip()
+        # changes to what is measured (not to this script or the docs)
         dirty = subprocess.run(["git", "-C", top, "status", "--porcelain",
-                                "--untracked-files=no"], capture_output=True,
-                               text=True, check=True).stdout.strip()
+                                "--untracked-files=no", "--", "core",
+                                "plugins", "sdk", "configs"],
+                               capture_output=True, text=True,
+                               check=True).stdout.strip()
         return head + ("+" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return ""
@@ -177,6 +184,8 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out")
     ap.add_argument("--cache")
+    ap.add_argument("--cached-only", action="store_true",
+                    help="run nothing: the table of what --cache holds")
     ap.add_argument("scenes", nargs="*")
     args = ap.parse_args()
     args.cached = load_cache(args.cache)

@@ -251,7 +251,12 @@ static int parse_args(int argc, char **argv, char cmd, struct args *a) {
       {NULL, 0, NULL, 0}};
   int c, idx;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "o:n:j:P:r:q", opts, &idx)) != -1) {
+  opterr = 0; /* one message of ours instead of getopt's and ours */
+  while ((c = getopt_long(argc, argv, ":o:n:j:P:r:q", opts, &idx)) != -1) {
+    if (c == '?' || c == ':')
+      return cli_usage_error(c == '?' ? "unknown option '%s'"
+                                      : "option '%s' needs a value",
+                             argv[optind - 1]);
     int rc = parse_one(c, a);
     if (rc) return rc;
     if (owner(c) && !strchr(owner(c), cmd)) {
@@ -318,6 +323,11 @@ int main(int argc, char **argv) {
               : !strcmp(cmd, "compare") ? 'm'
                                         : 0;
   if (!kind) return cli_usage_error("unknown command '%s'", cmd);
+  for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      printf("%s%s", usage_text, help_text);
+      return 0;
+    }
   int rc = parse_args(argc - 1, argv + 1, kind == 'c' ? 'r' : kind, &a);
   if (rc) return rc;
   if (kind == 'p') {

@@ -1,8 +1,8 @@
 /* The paper's experiments (configs/paper/), at a small scale: what the
  * paper claims, measured.  Merging-and-splitting keeps every scene free of
  * penetrations and finite; the baselines fail the way Sec. 6.1 says they
- * do.  (Fig. 11's size-limit claims are measured by the benchmark script,
- * tests/bench/paper_table.py: the effect needs the whole run.) */
+ * do; Fig. 11's size limits leak when too small and rigidify when
+ * absent (whole runs: the leak takes a second of resting contact). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,6 +213,32 @@ START_TEST(size_limited_contacts_are_resolved) {
 }
 END_TEST
 
+/* Fig. 11: 4/8 lets water through the cloth, 8/64 does not; without a
+ * limit, the meta-particle a merged particle is in is >= 10x as large as
+ * with 8/64 (the cloth moves as one piece: rigidification). */
+START_TEST(size_limits_of_fig11) {
+  struct outcome small, dflt, none;
+  run("fig11_nmin_nmax_4_8.cfg", NULL, 0.0, 1.0, 0, &small);
+  run("fig11_nmin_nmax_8_64.cfg", NULL, 0.0, 1.0, 0, &dflt);
+  run("fig11_nmin_nmax_unlimited.cfg", NULL, 0.0, 1.0, 0, &none);
+  ck_assert_int_eq(small.rc, 0);
+  ck_assert_int_eq(dflt.rc, 0);
+  ck_assert_int_eq(none.rc, 0);
+  ck_assert_msg(small.m.max_penetrations > dflt.m.max_penetrations,
+                "4/8: %llu through, 8/64: %llu",
+                (unsigned long long)small.m.max_penetrations,
+                (unsigned long long)dflt.m.max_penetrations);
+  ck_assert_msg(dflt.m.max_penetrations == 0 && dflt.m.sheet_crossings == 0 &&
+                    none.m.max_penetrations == 0,
+                "8/64: %llu, unlimited: %llu through",
+                (unsigned long long)dflt.m.max_penetrations,
+                (unsigned long long)none.m.max_penetrations);
+  ck_assert_msg(none.m.meta_size_weighted >= 10.0 * dflt.m.meta_size_weighted,
+                "per merged particle: unlimited %.1f, 8/64 %.1f",
+                none.m.meta_size_weighted, dflt.m.meta_size_weighted);
+}
+END_TEST
+
 Suite *suite_paper(void) {
   Suite *s = suite_create("paper");
   TCase *tc = tcase_create("merge_split");
@@ -228,6 +254,7 @@ Suite *suite_paper(void) {
   tc = tcase_create("size_limits");
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, size_limited_contacts_are_resolved);
+  tcase_add_test(tc, size_limits_of_fig11);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -304,6 +304,13 @@ static int print_version(void) {
   return 0;
 }
 
+/* --help or -h anywhere before "--", after a command or in its place. */
+static int wants_help(int argc, char **argv) {
+  for (int i = 0; i < argc && strcmp(argv[i], "--"); i++)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
+  return 0;
+}
+
 int main(int argc, char **argv) {
   struct args a;
   memset(&a, 0, sizeof a);
@@ -311,7 +318,7 @@ int main(int argc, char **argv) {
   if (argc < 2) return cli_usage_error("missing command%s", "");
   const char *cmd = argv[1];
   if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) return print_version();
-  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+  if (!strcmp(cmd, "help") || wants_help(argc - 1, argv + 1)) {
     printf("%s%s", usage_text, help_text);
     return 0;
   }
@@ -323,11 +330,6 @@ int main(int argc, char **argv) {
               : !strcmp(cmd, "compare") ? 'm'
                                         : 0;
   if (!kind) return cli_usage_error("unknown command '%s'", cmd);
-  for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      printf("%s%s", usage_text, help_text);
-      return 0;
-    }
   int rc = parse_args(argc - 1, argv + 1, kind == 'c' ? 'r' : kind, &a);
   if (rc) return rc;
   if (kind == 'p') {

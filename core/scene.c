@@ -86,6 +86,8 @@ static int parse_coupling(struct ms__scene *sc, config_setting_t *root,
   TRY(ms__cfg_int(g, "n_min", 8, &nmin, err));
   TRY(ms__cfg_int(g, "n_max", 64, &nmax, err));
   TRY(ms__cfg_bool(g, "two_stage", 1, &sc->two_stage, err));
+  TRY(ms__cfg_bool(g, "limits_follow_scale", 0, &sc->limits_follow_scale,
+                   err));
   TRY(ms__cfg_string(g, "unmerged_pairs", "ignore", &unmerged, err));
   TRY(ms__cfg_double(g, "contact_restitution", 0.0, &sc->contact_restitution,
                      err));

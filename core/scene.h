@@ -41,6 +41,7 @@ struct ms__scene {
   double alpha, beta, cfl, max_dt, min_dt, skin;
   double stiffness, damping, restitution; /* baselines */
   uint32_t n_min, n_max; /* both 0: no limit */
+  int limits_follow_scale; /* n_min, n_max x scale^(2/3) (sim.c) */
   uint32_t stages;
   int two_stage;
   int contact_impulses; /* unmerged_pairs = "impulse" (contacts.h) */

@@ -58,6 +58,24 @@ static void copy_options(ms_sim *S, const struct ms_sim_options *opt) {
   S->opt.struct_size = sizeof S->opt;
 }
 
+/* limits_follow_scale: n_min and n_max count particles at scale 1.  A
+ * scale s refines lattices by s^(1/3) per axis, so a contact surface holds
+ * s^(2/3) times the particles; the limits grow alike, and a meta-particle
+ * keeps covering the same patch of contact. */
+static void scale_limits(ms_sim *S) {
+  struct ms__scene *sc = &S->scene;
+  if (!sc->limits_follow_scale || sc->n_max == 0 || sc->scale == 1.0) return;
+  uint32_t n0 = sc->n_min, n1 = sc->n_max;
+  double f = pow(sc->scale, 2.0 / 3.0);
+  double lo = floor(sc->n_min * f + 0.5), hi = floor(sc->n_max * f + 0.5);
+  sc->n_min = lo < 2.0 ? 2u : lo > UINT32_MAX ? UINT32_MAX : (uint32_t)lo;
+  sc->n_max = hi < sc->n_min ? sc->n_min
+              : hi > UINT32_MAX ? UINT32_MAX : (uint32_t)hi;
+  ms__log(S, MS_SINK_INFO, "scene.scale %g: meta-particle limits %u/%u "
+          "become %u/%u (limits_follow_scale)", sc->scale, n0, n1, sc->n_min,
+          sc->n_max);
+}
+
 /* Method and stiffness given by the caller (comparisons) win over the
  * scene's. */
 static int apply_overrides(ms_sim *S) {
@@ -73,6 +91,7 @@ static int apply_overrides(ms_sim *S) {
   }
   if (S->opt.stiffness_scale > 0.0) S->scene.stiffness *= S->opt.stiffness_scale;
   if (S->opt.scale > 0.0) S->scene.scale = S->opt.scale;
+  scale_limits(S);
   return MS_OK;
 }
 

@@ -169,19 +169,21 @@ static int read_particles(const struct ms_host *h, ms_ctx *c,
                         "the cell size defaults to twice it)");
   if ((rc = positive(h, c, sec, "spacing", p->spacing))) return rc;
   if (isnan(p->cell_size)) p->cell_size = FLIP_DEFAULT_PER_AXIS * p->spacing;
-  /* scene.scale: about `scale` times the particles.  Cells must still tile
-   * the tank, so spacing, cell size and radius shrink by a whole factor,
-   * the nearest to scale^(1/3). */
-  p->refine = (int)floor(cbrt(scale) + 0.5);
+  /* scene.scale: about `scale` times the particles.  Particles shrink by
+   * f = scale^(1/3), as in every other solver, so that they keep their
+   * size relative to the bodies they meet.  Cells must still tile the
+   * tank: they shrink by the whole factor nearest to f. */
+  double f = cbrt(scale);
+  p->refine = (int)floor(f + 0.5);
   if (p->refine < 1) p->refine = 1;
   if (p->refine > 16) p->refine = 16;
-  p->spacing /= p->refine;
+  if (f > 16.0) f = 16.0;
+  p->spacing /= f;
   p->cell_size /= p->refine;
-  if (!isnan(p->radius)) p->radius /= p->refine;
+  if (!isnan(p->radius)) p->radius /= f;
   if (scale != 1.0)
-    h->log(c, MS_LOG_INFO, "scene.scale %g: spacing and cells %d x finer "
-           "(%d x the particles)", scale, p->refine,
-           p->refine * p->refine * p->refine);
+    h->log(c, MS_LOG_INFO, "scene.scale %g: particles %.3g x and cells %d x "
+           "finer", scale, f, p->refine);
   if ((rc = positive(h, c, sec, "cell_size", p->cell_size))) return rc;
   if (p->cell_size < p->spacing)
     return h->cfg_error(c, sec, "cell_size", "must not be below the spacing "

@@ -238,14 +238,15 @@ START_TEST(ball_slowed_by_water) {
 }
 END_TEST
 
-/* scene.scale refines spacing and cells together: 8x the particles at
- * scale 8 (twice finer), still 8 per cell; scale 2 is nearer to no
- * refinement than to twice finer; `cell_size` alone changes the particles
- * per cell. */
+/* scene.scale refines the particles by scale^(1/3) and the cells by the
+ * whole number nearest to it: 8x the particles at scale 8 (both twice
+ * finer), still 8 per cell; at scale 2 the particles are 2^(1/3) finer
+ * (16 -> 20 per edge: the lattice fits 0.4 / (0.025 / 2^(1/3)) = 20.2)
+ * and the cells stay; `cell_size` alone changes the particles per cell. */
 START_TEST(scale_and_cell_size) {
   static const char *const scale[] = {"1.0", "8.0", "1.0", "2.0"};
   static const char *const extra[] = {"", "", "cell_size = 0.1;", ""};
-  const size_t want[] = {4096, 32768, 4096, 4096};
+  const size_t want[] = {4096, 32768, 4096, 8000};
   const double cells[] = {512.0, 4096.0, 64.0, 512.0};
   for (int c = 0; c < 4; c++) {
     char text[1024];

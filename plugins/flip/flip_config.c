@@ -178,6 +178,7 @@ static int read_particles(const struct ms_host *h, ms_ctx *c,
   if (p->refine < 1) p->refine = 1;
   if (p->refine > 16) p->refine = 16;
   if (f > 16.0) f = 16.0;
+  if (fabs(f - p->refine) < 1e-9 * f) f = p->refine; /* cbrt(27) != 3 */
   p->spacing /= f;
   p->cell_size /= p->refine;
   if (!isnan(p->radius)) p->radius /= f;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mergesplit/plugin.h>
 #include <mergesplit/status.h>
 
 #include "merge.h"
@@ -177,6 +178,6 @@ void ms__sysmetas_collect(const struct ms__sysmetas *S,
     uint32_t e = S->entry[c];
     ms__copy3(M->evel + 3 * e, S->rvel + 3 * c);
     ms__copy3(M->edisp + 3 * e, S->rdisp + 3 * c);
-    M->econ[e] = S->rcon[c] != 0;
+    M->econ[e] = S->rcon[c] > MS_PINNED ? MS_PINNED : S->rcon[c];
   }
 }

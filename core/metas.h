@@ -49,7 +49,8 @@ struct ms__metaset {
   uint32_t *eoff;   /* count + 1 */
   uint32_t *esys;
   double *emass, *evel, *edisp; /* own mass; the system's result v^s, dx^s */
-  uint8_t *econ;                /* the system constrained its result */
+  uint8_t *econ;                /* how the system constrained its result:
+                                   0, MS_CONSTRAINED or MS_PINNED */
   size_t cap_meta, cap_slot, cap_entry;
 };
 

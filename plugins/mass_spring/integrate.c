@@ -235,7 +235,7 @@ static void write_back(struct mss_model *M, struct mss_work *W,
     if (J < 0) { /* holds a pinned particle */
       memset(rv, 0, 3 * sizeof *rv);
       memset(rd, 0, 3 * sizeof *rd);
-      res->constrained[k] = 1;
+      res->constrained[k] = MS_PINNED;
       continue;
     }
     memcpy(rv, W->V + 3 * (size_t)J, 3 * sizeof *rv);

@@ -96,6 +96,7 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
     s->x0 = malloc(3 * k * sizeof(double));
     s->v0 = malloc(3 * k * sizeof(double));
     if (!s->x0 || !s->v0) rc = MS_ENOMEM;
+    else memcpy(s->x0, s->M.x, 3 * s->M.n * sizeof(double));
   }
   if (rc) {
     if (rc == MS_ENOMEM) host->set_error(ctx, rc, "out of memory");
@@ -163,8 +164,22 @@ static void report(struct state *s) {
   *r = *t;
 }
 
+/* Pins are ours: whatever the core wrote to a pinned particle after the
+ * split (a velocity from the energy given back, a displacement averaged
+ * with another system's constraint), it stays where the step began, at
+ * rest. */
+static void hold_pins(struct state *s) {
+  const struct mss_model *M = &s->M;
+  for (size_t i = 0; i < M->n; i++) {
+    if (!M->pinned[i]) continue;
+    memcpy(M->x + 3 * i, s->x0 + 3 * i, 3 * sizeof(double));
+    memset(M->v + 3 * i, 0, 3 * sizeof(double));
+  }
+}
+
 static int end_step(ms_instance *inst, const struct ms_step *st) {
   struct state *s = S(inst);
+  hold_pins(s);
   mss_update_stretch(&s->M, s->host->thread_count(s->ctx));
   mss_cloth_normals(&s->M);
   report(s);

@@ -148,6 +148,9 @@ void pd_work_free(struct pd_work *W);
 int pd_begin(struct pd_model *M, struct pd_work *W);
 /* Restore it bitwise. */
 void pd_rewind(struct pd_model *M, struct pd_work *W);
+/* End of step: pinned particles back on their prescribed path (x at the
+ * step's start + h pin_v, v = pin_v). */
+void pd_hold_pins(struct pd_model *M, const struct pd_work *W, double h);
 /* Advance by dt with the meta-particles (may be NULL), then break bonds
  * (*broke: how many).  fext: NULL or 3 per particle.  On failure W->error
  * says why. */

@@ -132,10 +132,12 @@ static void report(struct state *s, size_t broke) {
   s->last = *now;
 }
 
-/* Broken bonds leave the arrays once they are 1/16 of them: the solver's
- * pattern then changes rarely, and dead bonds cost little meanwhile. */
+/* Pins first (the core's write may have moved them).  Broken bonds leave
+ * the arrays once they are 1/16 of them: the solver's pattern then changes
+ * rarely, and dead bonds cost little meanwhile. */
 static int end_step(ms_instance *inst, const struct ms_step *st) {
   struct state *s = S(inst);
+  pd_hold_pins(&s->M, &s->W, st->dt);
   size_t broke = s->W.nfresh;
   s->W.nfresh = 0; /* the step is final */
   s->dead += broke;

@@ -87,6 +87,21 @@ int pd_begin(struct pd_model *M, struct pd_work *W) {
   return MS_OK;
 }
 
+/* Pins are the plugin's own: whatever the core wrote to a pinned particle
+ * after the split (a velocity from the energy given back, a displacement
+ * averaged with another system's constraint), it ends the step where its
+ * prescribed velocity takes it. */
+void pd_hold_pins(struct pd_model *M, const struct pd_work *W, double h) {
+  if (!W->x0 || W->cap_x0 < M->n) return; /* no step begun */
+  for (size_t p = 0; p < M->n; p++) {
+    if (!M->pinned[p]) continue;
+    for (int a = 0; a < 3; a++) {
+      M->v[3 * p + a] = M->pin_v[3 * p + a];
+      M->x[3 * p + a] = W->x0[3 * p + a] + h * M->pin_v[3 * p + a];
+    }
+  }
+}
+
 void pd_rewind(struct pd_model *M, struct pd_work *W) {
   if (!W->x0 || W->cap_x0 < M->n) return; /* no step begun */
   memcpy(M->x, W->x0, 3 * M->n * sizeof(double));
@@ -201,7 +216,7 @@ static void write_back(struct pd_model *M, struct pd_work *W, double h,
     if (J < 0) { /* holds a pinned particle */
       const double *u = W->mv + 3 * (size_t)k;
       for (int a = 0; a < 3; a++) rv[a] = u[a], rd[a] = h * u[a];
-      res->constrained[k] = 1;
+      res->constrained[k] = MS_PINNED;
       continue;
     }
     memcpy(rv, W->V + 3 * (size_t)J, 3 * sizeof *rv);

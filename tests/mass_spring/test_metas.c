@@ -186,8 +186,9 @@ START_TEST(meta_backward_euler_momentum) {
 }
 END_TEST
 
-/* A meta-particle holding a pinned particle is constrained: it does not
- * move, and says so. */
+/* A meta-particle holding a pinned particle is pinned: it does not move,
+ * and says so; and whatever the core then writes to the pinned particle
+ * (a split's velocity, a displacement), end_step puts it back. */
 START_TEST(meta_with_pin_is_constrained) {
   static const double g[3] = {0.0, -9.81, 0.0};
   ms_sim *S = chain("backward_euler", g, 1);
@@ -203,13 +204,26 @@ START_TEST(meta_with_pin_is_constrained) {
   struct ms_meta_result r = {sizeof r, 1, rv, rd, &con};
   ck_assert_int_eq(P->begin_step(y->inst, &st), 0);
   ck_assert_int_eq(P->integrate(y->inst, &st, &m, &r), 0);
-  ck_assert_int_eq(con, 1);
+  ck_assert_int_eq(con, MS_PINNED);
   for (int k = 0; k < 3; k++) {
     ck_assert(rv[k] == 0.0 && rd[k] == 0.0);
     ck_assert(mt_x(y, 2)[k] == x2[k] && mt_v(y, 2)[k] == 0.0);
   }
   /* the free particles fell */
   ck_assert(mt_v(y, 0)[1] < 0.0);
+  /* the core's write W1: particle 3 is the pinned one, 2 a free member */
+  double x3[3];
+  memcpy(x3, mt_x(y, 3), sizeof x3);
+  for (int k = 0; k < 3; k++) {
+    mt_x(y, 2)[k] += 0.01 * (k + 1), mt_v(y, 2)[k] = 0.5 * (k + 1);
+    mt_x(y, 3)[k] += 0.01 * (k + 1), mt_v(y, 3)[k] = 0.5 * (k + 1);
+  }
+  ck_assert_int_eq(P->end_step(y->inst, &st), 0);
+  for (int k = 0; k < 3; k++) {
+    ck_assert(mt_x(y, 3)[k] == x3[k] && mt_v(y, 3)[k] == 0.0);
+    ck_assert(mt_x(y, 2)[k] == x2[k] + 0.01 * (k + 1) &&
+              mt_v(y, 2)[k] == 0.5 * (k + 1));
+  }
   st_close(S);
 }
 END_TEST

@@ -1,6 +1,9 @@
 /* Velocity synchronisation (paper Eqs. 17-19, k systems). */
 #include <check.h>
 
+#include <mergesplit/plugin.h>
+
+#include "../../core/metas.h"
 #include "../../core/sync.h"
 #include "../../core/vec3.h"
 #include "testutil.h"
@@ -46,11 +49,39 @@ START_TEST(k_systems_energy_difference) {
 }
 END_TEST
 
+/* One meta-particle over three systems: free (0), touching a wall (1),
+ * pinned (2).  The pin's result stands, not averaged with the wall's; with
+ * the wall alone, the wall's; neither stores synchronisation energy. */
+START_TEST(a_pin_outranks_a_wall) {
+  uint32_t eoff[2] = {0, 3}, esys[3] = {0, 1, 2};
+  double emass[3] = {1.0, 2.0, 3.0};
+  double evel[9] = {1, 2, 3, 4, 5, 6, 0.5, 0, 0};
+  double edisp[9] = {.01, .02, .03, .04, .05, .06, .005, 0, 0};
+  uint8_t econ[3] = {0, MS_CONSTRAINED, MS_PINNED};
+  double vfin[3], disp[3], dek[1] = {-1.0};
+  struct ms__metaset M = {.count = 1, .eoff = eoff, .esys = esys,
+                          .emass = emass, .evel = evel, .edisp = edisp,
+                          .econ = econ, .vfin = vfin, .disp = disp,
+                          .dek = dek};
+  struct ms__ledger L = {0};
+  ms__metaset_sync(&M, 0.01, &L);
+  for (int a = 0; a < 3; a++)
+    ck_assert(vfin[a] == evel[6 + a] && disp[a] == edisp[6 + a]);
+  ck_assert(dek[0] == 0.0 && L.stored == 0.0);
+  econ[2] = 0; /* no pin: the wall's result */
+  ms__metaset_sync(&M, 0.01, &L);
+  for (int a = 0; a < 3; a++)
+    ck_assert(vfin[a] == evel[3 + a] && disp[a] == edisp[3 + a]);
+  ck_assert(dek[0] == 0.0 && L.stored == 0.0);
+}
+END_TEST
+
 Suite *suite_sync(void) {
   Suite *s = suite_create("sync");
   TCase *tc = tcase_create("math");
   tcase_add_test(tc, two_systems_reduce_to_eqs_17_19);
   tcase_add_test(tc, k_systems_energy_difference);
+  tcase_add_test(tc, a_pin_outranks_a_wall);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -133,12 +133,18 @@ struct ms_metas {
  * sized for metas->count; the plugin MUST fill velocity and displacement
  * for every entry.
  *
- * constrained[k] arrives as 0.  A plugin sets it to 1 when a constraint of
- * its own dictated the result (a member pinned, touching a wall or a
- * kinematic obstacle).  For a meta-particle spanning several systems the
- * core then takes the mean result of the systems that constrained it
- * instead of the mass-weighted mean over all systems: a wall or a pin is
- * not averaged away. */
+ * constrained[k] arrives as 0.  A plugin sets it to MS_CONSTRAINED when a
+ * constraint of its own dictated the result (a member touching a wall or a
+ * kinematic obstacle), and to MS_PINNED when its result is prescribed
+ * whole (a member pinned).  For a meta-particle spanning several systems
+ * the core then takes the mean result of the systems at the highest of
+ * these levels instead of the mass-weighted mean over all systems: a wall
+ * or a pin is not averaged away, and a pin not averaged with a wall.
+ * The core writes the members' end state (positions, and velocities from
+ * the split) to every system; a plugin SHOULD put its pinned particles back
+ * on their prescribed path in end_step. */
+#define MS_CONSTRAINED 1
+#define MS_PINNED 2
 struct ms_meta_result {
   uint32_t struct_size;
   uint32_t count;

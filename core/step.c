@@ -260,37 +260,48 @@ static int integrate_all(struct ms_sim *S, struct ms_step *st) {
 
 /* Stage 2 (paper Sec. 5.1, extended).  Marked pairs are the candidate
  * pairs not merged in stage 1: in contact but separating, or within the
- * skin (they could touch during the step).  With the stage-1 velocities
- * (read from the views: members of a meta-particle carry its velocity):
- *  - a marked pair triggers stage 2 if it approaches (Rule 2) and is in
- *    contact at the start of the step or after stage 1;
- *  - stage 2 then merges every marked pair that is not separating
- *    (n . dv <= 0).  A stack resting on the floor falls as one in stage 1,
- *    so the pairs above the bottom contact have exactly zero relative
+ * skin (they could touch during the step).  After stage 1 a pair's motion
+ * is judged twice: by the stage-1 velocities (read from the views: members
+ * of a meta-particle carry its velocity) and by the relative displacement
+ * stage 1 made.  The two agree for a solver that moves its particles by
+ * dt v; a FLIP particle moves through the grid's velocity while it carries
+ * its blended particle velocity, so a pair can report separating velocities
+ * while the step carries one particle into the other.
+ *  - a marked pair triggers stage 2 if either measure approaches (Rule 2)
+ *    and it is in contact at the start of the step or after stage 1;
+ *  - stage 2 then merges every marked pair that either measure does not
+ *    call separating.  A stack resting on the floor falls as one in stage
+ *    1, so the pairs above the bottom contact have exactly zero relative
  *    velocity: they are still in contact and must join, or each would sink
  *    by g dt^2 per step (the paper's two stages would need one stage per
  *    layer).  Pairs that only came into contact during stage 1 join too, so
  *    a gap closed within one step does not become an overlap. */
+static double closing(const double *n, const double *ai, const double *aj) {
+  double d[3];
+  ms__sub(d, aj, ai);
+  return ms__dot(n, d);
+}
+
 static size_t stage_two_pairs(struct ms_sim *S) {
   size_t n0 = S->napp;
-  (void)0;
   int trigger = 0;
   for (size_t k = 0; k < S->nmarked; k++) {
     uint32_t i = S->marked[2 * k], j = S->marked[2 * k + 1];
     const struct ms__system *yi = &S->sys[S->P.sys[i]];
     const struct ms__system *yj = &S->sys[S->P.sys[j]];
     uint32_t li = S->P.local[i], lj = S->P.local[j];
-    const double *vi = ms__at(&yi->v, li), *vj = ms__at(&yj->v, lj);
-    double n[3], dv[3];
-    ms__sub(n, S->P.x + 3 * (size_t)j, S->P.x + 3 * (size_t)i);
-    ms__sub(dv, vj, vi);
-    double s = ms__dot(n, dv);
-    if (s > 0.0) continue; /* separating */
-    if (s < 0.0 && !trigger)
-      trigger = in_contact(&S->P, S->P.x + 3 * (size_t)i,
-                           S->P.x + 3 * (size_t)j, i, j) ||
-                in_contact(&S->P, ms__at(&yi->x, li), ms__at(&yj->x, lj), i,
-                           j);
+    const double *xi0 = S->P.x + 3 * (size_t)i, *xj0 = S->P.x + 3 * (size_t)j;
+    const double *xi = ms__at(&yi->x, li), *xj = ms__at(&yj->x, lj);
+    double n[3], ui[3], uj[3];
+    ms__sub(n, xj0, xi0);
+    ms__sub(ui, xi, xi0);
+    ms__sub(uj, xj, xj0);
+    double sv = closing(n, ms__at(&yi->v, li), ms__at(&yj->v, lj));
+    double sx = closing(n, ui, uj);
+    if (sv > 0.0 && sx > 0.0) continue; /* separating by both measures */
+    if ((sv < 0.0 || sx < 0.0) && !trigger)
+      trigger = in_contact(&S->P, xi0, xj0, i, j) ||
+                in_contact(&S->P, xi, xj, i, j);
     if (push_pair(&S->appr, &S->napp, &S->cap_app, i, j)) {
       S->napp = n0;
       return SIZE_MAX;

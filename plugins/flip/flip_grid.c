@@ -84,6 +84,27 @@ void flip_mark_bins(struct flip_grid *g, const struct flip_bins *b,
       g->cell[c] = FLIP_FLUID;
 }
 
+/* A cell that only other systems' particles occupy has no velocity of
+ * its own: its faces that no fluid particle weighs hold values
+ * extrapolated from the fluid.  Once the cell is part of the pressure
+ * solve, those values would act as fluid that is not there, and the
+ * projection would hand their momentum to the fluid's faces: made up anew
+ * from the fluid's own velocity every step, it feeds energy into the fluid
+ * (a dam break through a shattered wall gained 5 % of its kinetic energy
+ * a step).  Such faces start the solve at rest instead, in u and in u0. */
+static void rest_unweighted_faces(struct flip_grid *g, const int c[3]) {
+  for (int a = 0; a < 3; a++)
+    for (int side = 0; side < 2; side++) {
+      int f3[3] = {c[0], c[1], c[2]};
+      f3[a] += side;
+      const int *fn = g->fn[a];
+      size_t f = (size_t)f3[0] + (size_t)fn[0] * ((size_t)f3[1] +
+                                                  (size_t)fn[1] * f3[2]);
+      if (g->valid[a][f] == 1) continue; /* weighed by fluid particles */
+      g->u[a][f] = g->u0[a][f] = 0.0;
+    }
+}
+
 void flip_mark_points(struct flip_grid *g, const double *xyz, size_t n) {
   for (size_t p = 0; p < n; p++) {
     const double *x = xyz + 3 * p;
@@ -95,7 +116,9 @@ void flip_mark_points(struct flip_grid *g, const double *xyz, size_t n) {
     }
     if (!in) continue;
     size_t i = flip_cell(g, c[0], c[1], c[2]);
-    if (g->cell[i] != FLIP_SOLID) g->cell[i] = FLIP_FLUID;
+    if (g->cell[i] != FLIP_AIR) continue;
+    g->cell[i] = FLIP_FLUID;
+    rest_unweighted_faces(g, c);
   }
 }
 

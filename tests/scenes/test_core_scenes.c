@@ -208,6 +208,37 @@ START_TEST(view_without_radius_refused) {
 }
 END_TEST
 
+/* A particle whose solver carries it toward a held one while its own
+ * velocity points away (as FLIP carries its particles through the grid):
+ * stage 2 judges the pair by the displacement stage 1 made too, merges it,
+ * and the pair never closes in.  (Judged by velocities alone it would be
+ * left apart, and the particle carried 9 mm into the other every step.) */
+START_TEST(carried_into_contact_is_merged) {
+  const char *text =
+      "scene = { duration = 0.3; fps = 10.0; gravity = [0.0, 0.0, 0.0]; };\n"
+      "systems = (\n"
+      " { name = \"held\"; solver = \"fixture_good\"; count = 1;\n"
+      "   position = [0.09, 0.0, 0.0]; fixed = true; },\n"
+      " { name = \"carried\"; solver = \"fixture_good\"; count = 1;\n"
+      "   velocity = [-0.1, 0.0, 0.0]; drift = [1.0, 0.0, 0.0]; } );\n";
+  setenv("MERGESPLIT_PLUGIN_PATH", getenv("MS_PLUGIN_AND_FIXTURES"), 1);
+  ms_sim *S = st_open_text(text, 1);
+  struct ms__system *h = st_system(S, "held"), *c = st_system(S, "carried");
+  double d0 = ms__at(&h->x, 0)[0] - ms__at(&c->x, 0)[0];
+  ck_assert(fabs(d0 - 0.09) < 1e-15); /* in contact: radii 0.05 */
+  for (int steps = 1; steps <= 30; steps++) { /* 0.3 s of 10 ms steps */
+    st_step(S);
+    double d = ms__at(&h->x, 0)[0] - ms__at(&c->x, 0)[0];
+    ck_assert_msg(d >= d0 - 1e-12, "step %d: %.17g apart, %.17g at the "
+                  "start", steps, d, d0);
+  }
+  ck_assert_uint_eq(S->step, 30);
+  ck_assert(ms__at(&h->x, 0)[0] == 0.09);
+  ck_assert_uint_ge(S->frame_counts.stage2_steps, 1);
+  st_close(S);
+}
+END_TEST
+
 Suite *suite_core_scenes(void) {
   Suite *s = suite_create("core_scenes");
   TCase *tc = tcase_create("particles");
@@ -222,6 +253,7 @@ Suite *suite_core_scenes(void) {
   tcase_add_test(tc, scale_refines_the_lattice);
   tcase_add_test(tc, nan_from_a_solver_stops_the_run);
   tcase_add_test(tc, view_without_radius_refused);
+  tcase_add_test(tc, carried_into_contact_is_merged);
   suite_add_tcase(s, tc);
   return s;
 }

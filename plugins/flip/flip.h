@@ -138,8 +138,10 @@ void flip_mark_reset(struct flip_grid *g, int threads);
 /* Cells holding binned particles become fluid (unless solid). */
 void flip_mark_bins(struct flip_grid *g, const struct flip_bins *b,
                     int threads);
-/* Cells holding any of these points become fluid; points outside the grid
- * are ignored.  (Other systems' particles: paper Sec. 6.2.) */
+/* Air cells holding any of these points become fluid; points outside the
+ * grid are ignored.  (Other systems' particles: paper Sec. 6.2.)  The faces
+ * of such a cell that no fluid particle weighs are set to rest in u and u0:
+ * call after flip_sim_to_grid(). */
 void flip_mark_points(struct flip_grid *g, const double *xyz, size_t n);
 size_t flip_count_cells(const struct flip_grid *g, int state);
 /* Extrapolate face velocities into faces without weight, `layers` rings

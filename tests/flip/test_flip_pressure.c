@@ -49,6 +49,19 @@ static void snapshot(const struct flip_grid *g, double *out[3]) {
   }
 }
 
+/* Does face (a; i, j, k) touch a fluid cell? */
+static int touches_fluid(const struct flip_grid *g, int a, int i, int j,
+                         int k) {
+  int fluid = 0;
+  for (int s = -1; s <= 0; s++) {
+    int c[3] = {i, j, k};
+    c[a] += s;
+    if (c[a] >= 0 && c[a] < g->n[a])
+      fluid |= g->cell[flip_cell(g, c[0], c[1], c[2])] == FLIP_FLUID;
+  }
+  return fluid;
+}
+
 /* Faces that touch no fluid cell, and solid faces, are untouched. */
 static void check_untouched(const struct flip_grid *g, double *before[3]) {
   for (int a = 0; a < 3; a++) {
@@ -57,16 +70,9 @@ static void check_untouched(const struct flip_grid *g, double *before[3]) {
       for (int j = 0; j < fn[1]; j++)
         for (int i = 0; i < fn[0]; i++) {
           size_t f = (size_t)i + (size_t)fn[0] * (j + (size_t)fn[1] * k);
-          int ijk[3] = {i, j, k}, fluid = 0;
-          for (int s = -1; s <= 0; s++) {
-            int c[3] = {i, j, k};
-            c[a] += s;
-            if (c[a] >= 0 && c[a] < g->n[a])
-              fluid |= g->cell[flip_cell(g, c[0], c[1], c[2])] == FLIP_FLUID;
-          }
-          if (flip_face_solid(g, a, ijk[0], ijk[1], ijk[2]))
+          if (flip_face_solid(g, a, i, j, k))
             ck_assert(g->u[a][f] == 0.0);
-          else if (!fluid)
+          else if (!touches_fluid(g, a, i, j, k))
             ck_assert(g->u[a][f] == before[a][f]);
         }
     free(before[a]);
@@ -269,7 +275,6 @@ START_TEST(pcg_thread_independent) {
 }
 END_TEST
 
-
 /* Sum of u^2 over the faces that touch a fluid cell (and are not solid);
  * `own` alone: only the faces the fluid's particles weigh. */
 static double face_energy(const struct flip_grid *g, int own) {
@@ -280,14 +285,8 @@ static double face_energy(const struct flip_grid *g, int own) {
       for (int j = 0; j < fn[1]; j++)
         for (int i = 0; i < fn[0]; i++) {
           size_t f = (size_t)i + (size_t)fn[0] * (j + (size_t)fn[1] * k);
-          int fluid = 0;
-          for (int s = -1; s <= 0; s++) {
-            int c[3] = {i, j, k};
-            c[a] += s;
-            if (c[a] >= 0 && c[a] < g->n[a])
-              fluid |= g->cell[flip_cell(g, c[0], c[1], c[2])] == FLIP_FLUID;
-          }
-          if (!fluid || flip_face_solid(g, a, i, j, k)) continue;
+          if (!touches_fluid(g, a, i, j, k) || flip_face_solid(g, a, i, j, k))
+            continue;
           if (own && g->valid[a][f] != 1) continue;
           e += g->u[a][f] * g->u[a][f];
         }

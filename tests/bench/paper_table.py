@@ -10,7 +10,8 @@ and 5 also the baselines at scale 1.  Each run writes a JSON report
 penetrations (largest count seen, and crossings of a sheet), the largest
 speed, the meta-particles' mean size (per meta-particle, and per merged
 particle), ms per step, the share of detection + merging + splitting in
-the step, and stage 2 / stage 1 time.
+the step, and stage 2 / stage 1 time.  A scene's last row names the
+scale it stopped at: over the budget, or not measured yet (--cached-only).
 
     paper_table.py [--mergesplit PATH] [--configs DIR] [--budget SECONDS]
                    [--max-scale S] [--threads N] [--out FILE]
@@ -216,10 +217,12 @@ def main():
                 scale *= 2.0
                 r = run(args, scene, None, scale, tmp)
                 wall = r["wall"]
-                if wall > args.budget:
-                    break
+                # a row also for the scale that did not fit (or that the
+                # cache does not hold yet): where and why the scene stops
                 lines.append(row(label, "merge-split", scale, r))
                 print(lines[-1], flush=True)
+                if wall > args.budget:
+                    break
     commits = sorted({r.get("commit") or "?" for r in args.used})
     lines.append("")
     lines.append("Measured with %d thread(s), budget %g s per run, source "

@@ -228,8 +228,8 @@ END_TEST
 /* Speed of a free particle after 40 steps (1 ms, FLIP ratio 0.97, no
  * gravity) beside a cell of 8 particles held at rest every step, as the
  * core holds a meta-particle with a pinned member.  The free particle
- * starts at x (0.435 .. 0.505 in cells of 0.1 next to the held cell at
- * 0.3 .. 0.4) moving away at 0.5 m/s; the held particles enter the
+ * starts at x = px (0.405 .. 0.495: the cell next to the held cell at
+ * 0.3 .. 0.4, cells of 0.1) moving away at 0.5 m/s; the held particles enter the
  * transfer with `held` times its mass. */
 static double beside_held(double held, double px) {
   struct flip_sim *S = sim_new(8, 8, 8, 0.1);
@@ -268,7 +268,8 @@ START_TEST(held_neighbours_feed_no_runaway) {
   double worst_own = 0.0, worst_heavy = 0.0;
   for (int i = 0; i < 10; i++) {
     double px = 0.405 + 0.01 * i;
-    double own = beside_held(1.0, px) / 0.5, heavy = beside_held(100.0, px) / 0.5;
+    double own = beside_held(1.0, px) / 0.5;
+    double heavy = beside_held(100.0, px) / 0.5;
     ck_assert_msg(own <= heavy * (1.0 + 1e-12) || own < 1.0,
                   "at %.3f: gain %g with equal weights, %g with 100x", px,
                   own, heavy);

@@ -403,6 +403,65 @@ START_TEST(water_stays_on_cloth) {
 }
 END_TEST
 
+/* Water's mechanical energy: kinetic plus potential (y up, g = 9.81). */
+static double water_energy(const struct ms__system *w) {
+  double e = 0.0;
+  for (size_t i = 0; i < w->view.count; i++) {
+    const double *v = ms__at(&w->v, i);
+    e += *ms__at(&w->m, i) *
+         (0.5 * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+          9.81 * ms__at(&w->x, i)[1]);
+  }
+  return e;
+}
+
+/* The plugin's side of held_neighbours_feed_no_runaway (test_flip_
+ * transfer.c): water slides down a sheet whose every particle is pinned
+ * and 64 times as heavy as a water particle, so each meta-particle the
+ * water forms with it is held at rest.  Nothing feeds the water: its
+ * kinetic plus potential energy never rises from one frame to the next
+ * (by more than 0.5 % of the start, FLIP's noise), and after 1 s it has
+ * come to rest (kinetic energy under 5 % of what it lost).  Members that
+ * entered the grid with their share of the whole meta-particle's mass
+ * gained 0.47 J within a frame and kept 0.7 J of motion. */
+START_TEST(held_sheet_feeds_no_energy) {
+  ms_sim *S = st_open_text(
+      "scene = { duration = 1.0; fps = 20.0; gravity = [0.0, -9.81, 0.0];\n"
+      "  domain = { min = [0.0, 0.0, 0.0]; max = [0.6, 0.6, 0.3]; }; };\n"
+      "coupling = { method = \"merge-split\"; };\n"
+      "systems = ( { name = \"w\"; solver = \"flip\"; spacing = 0.025;\n"
+      "  shape = { type = \"box\"; min = [0.35, 0.3, 0.0];\n"
+      "            max = [0.5, 0.4, 0.3]; }; },\n"
+      " { name = \"sheet\"; solver = \"mass_spring\"; mass = 1.0;\n"
+      "  cloth = { corner = [0.0, 0.02, 0.0]; edge_u = [0.6, 0.3, 0.0];\n"
+      "            edge_v = [0.0, 0.0, 0.3]; resolution = [28, 14]; };\n"
+      "  pins = ( { min = [-1.0, -1.0, -1.0]; max = [1.0, 1.0, 1.0]; } );\n"
+      " } );\n",
+      1);
+  struct ms__system *w = st_system(S, "w");
+  const double e0 = water_energy(w);
+  double prev = e0, rise = 0.0;
+  while (S->frame < S->frames_total) {
+    ck_assert_int_eq(ms_sim_frame(S), 0);
+    double e = water_energy(w);
+    rise = fmax(rise, e - prev);
+    prev = e;
+  }
+  double ke = 0.0;
+  for (size_t i = 0; i < w->view.count; i++) {
+    const double *v = ms__at(&w->v, i);
+    ke += 0.5 * *ms__at(&w->m, i) * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  }
+  ck_assert_uint_gt(S->run_counts.metas, 1000);
+  fprintf(stderr, "# water on a held sheet: energy %.3f -> %.3f J, largest "
+          "rise in a frame %.3f J, kinetic at 1 s %.3f J\n", e0, prev, rise,
+          ke);
+  ck_assert_msg(rise <= 5e-3 * e0, "energy rose by %g J in a frame", rise);
+  ck_assert_msg(ke < 0.05 * (e0 - prev), "still %g J of motion", ke);
+  st_close(S);
+}
+END_TEST
+
 Suite *suite_flip_scenes(void) {
   Suite *s = suite_create("flip_scenes");
   TCase *t = tcase_create("scenes");
@@ -416,6 +475,7 @@ Suite *suite_flip_scenes(void) {
   tcase_add_test(t, obstacle_keeps_water_out);
   tcase_add_test(t, tank_fitted_without_domain);
   tcase_add_test(t, water_stays_on_cloth);
+  tcase_add_test(t, held_sheet_feeds_no_energy);
   suite_add_tcase(s, t);
   return s;
 }

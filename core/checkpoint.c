@@ -138,11 +138,14 @@ static int metrics_io(struct io *io, struct ms_sim *S, int w) {
   }
   size_t bytes = (size_t)(n * (k ? k : 1));
   if (w) {
-    if ((rc = io_write(io, m->first, bytes))) return rc;
-    return io_write(io, m->now, bytes);
+    if ((rc = io_write(io, m->first, bytes)) ||
+        (rc = io_write(io, m->now, bytes)))
+      return rc;
+    return io_write(io, m->away, bytes);
   }
-  if ((rc = io_read(io, m->first, bytes))) return rc;
-  return io_read(io, m->now, bytes);
+  if ((rc = io_read(io, m->first, bytes)) || (rc = io_read(io, m->now, bytes)))
+    return rc;
+  return io_read(io, m->away, bytes);
 }
 
 static int sim_io(struct io *io, struct ms_sim *S, int w) {

@@ -18,7 +18,7 @@
 
 struct ms_sim;
 
-#define MS__CKPT_VERSION 4u
+#define MS__CKPT_VERSION 5u
 
 /* MS_OK when every system's plugin provides save() and load(); otherwise
  * MS_ENOTSUP with a line naming the first that does not. */

@@ -13,6 +13,7 @@ void ms__metrics_free(struct ms__metrics *m) {
   free(m->sheet_of);
   free(m->first);
   free(m->now);
+  free(m->away);
   free(m->best_d2);
   free(m->best_c);
   free(m->stamp);
@@ -70,12 +71,14 @@ int ms__metrics_prepare(struct ms_sim *S) {
     size_t c = n + n / 4 + 64;
     if (ms__grow((void **)&m->first, c * k, 1) ||
         ms__grow((void **)&m->now, c * k, 1) ||
+        ms__grow((void **)&m->away, c * k, 1) ||
         ms__grow((void **)&m->best_d2, c * k, sizeof(double)) ||
         ms__grow((void **)&m->best_c, c * k, sizeof(uint32_t)) ||
         ms__grow((void **)&m->stamp, c, sizeof(uint32_t)))
       return MS_ENOMEM;
     memset(m->first + m->cap * k, 0, (c - m->cap) * k);
     memset(m->now + m->cap * k, 0, (c - m->cap) * k);
+    memset(m->away + m->cap * k, 0, (c - m->cap) * k);
     memset(m->stamp + m->cap, 0, (c - m->cap) * sizeof(uint32_t));
     m->cap = c;
   }
@@ -84,6 +87,7 @@ int ms__metrics_prepare(struct ms_sim *S) {
     if (cnt == m->counts[s]) continue;
     memset(m->first + off * k, 0, cnt * k);
     memset(m->now + off * k, 0, cnt * k);
+    memset(m->away + off * k, 0, cnt * k);
     m->counts[s] = cnt;
   }
   m->n = n;
@@ -116,7 +120,12 @@ static void sides(struct ms_sim *S, struct ms__metrics *m,
   uint32_t k = m->nsheets;
   const struct ms__particles *P = &S->P;
   for (size_t e = 0; e < m->n * k; e++) {
-    if (!isfinite(m->best_d2[e])) continue;
+    if (!isfinite(m->best_d2[e])) {
+      m->away[e] = 1;
+      continue;
+    }
+    int back = m->away[e];
+    m->away[e] = 0;
     uint32_t p = (uint32_t)(e / k), c = m->best_c[e];
     const struct ms_field *edge = m->edge[P->sys[c]];
     if (edge && *((const uint8_t *)edge->data + P->local[c] * edge->stride)) {
@@ -129,7 +138,11 @@ static void sides(struct ms_sim *S, struct ms__metrics *m,
     double s = ms__dot(nc, d);
     if (!(fabs(s) > 0.25 * P->r[p])) continue; /* on the mid-plane */
     int8_t side = s > 0 ? 1 : -1;
-    if (!m->first[e]) m->first[e] = m->now[e] = side;
+    /* Back on the other side after leaving on its first one: it went round
+     * the sheet (a particle passing between sheet particles comes within
+     * contact distance of them: the crossing would have been seen). */
+    if (!m->first[e] || (back && m->now[e] == m->first[e]))
+      m->first[e] = m->now[e] = side;
     if (side != m->now[e]) pen->crossings++;
     m->now[e] = side;
   }

@@ -12,7 +12,13 @@
  *    the other side than its first one is *through* the sheet.  When the
  *    sheet's view has an "edge" field (UInt8, 1 on the sheet's border) and
  *    the nearest sheet particle is on the edge, the particle forgets its
- *    side: going around a sheet's edge is no crossing.
+ *    side: going around a sheet's edge is no crossing.  Nor is coming
+ *    back near the sheet on the other side after leaving it on the first:
+ *    the particle went round it out of contact distance (say, splashed
+ *    over the edge and came back up from below).  A particle that passes
+ *    between sheet particles comes within contact distance of them, so a
+ *    real crossing is always seen -- unless the sheet's gaps are wider than
+ *    the particle, when it passes without touching and is not counted.
  *  - A *solid* is a system that collides with itself through the core and
  *    is not a sheet.  A particle p of another system is *inside* it when its
  *    centre is within the collision radius r_q of a particle q of the solid
@@ -46,6 +52,7 @@ struct ms__metrics {
   int32_t *sheet_of;      /* per system: sheet index or -1 */
   size_t n, cap;          /* particles tracked */
   int8_t *first, *now;    /* n * nsheets: sides (0: none yet) */
+  uint8_t *away;          /* n * nsheets: not near the sheet last step */
   double *best_d2;        /* n * nsheets scratch: nearest sheet particle */
   uint32_t *best_c;
   uint32_t *stamp, epoch; /* n: distinct-particle counting */

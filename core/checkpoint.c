@@ -136,16 +136,8 @@ static int metrics_io(struct io *io, struct ms_sim *S, int w) {
     if ((rc = ms__metrics_prepare(S))) return rc;
     if (k != m->nsheets) return MS_ESTATE;
   }
-  size_t bytes = (size_t)(n * (k ? k : 1));
-  if (w) {
-    if ((rc = io_write(io, m->first, bytes)) ||
-        (rc = io_write(io, m->now, bytes)))
-      return rc;
-    return io_write(io, m->away, bytes);
-  }
-  if ((rc = io_read(io, m->first, bytes)) || (rc = io_read(io, m->now, bytes)))
-    return rc;
-  return io_read(io, m->away, bytes);
+  size_t bytes = (size_t)(n * (k ? k : 1)) * sizeof *m->side;
+  return w ? io_write(io, m->side, bytes) : io_read(io, m->side, bytes);
 }
 
 static int sim_io(struct io *io, struct ms_sim *S, int w) {

@@ -11,9 +11,7 @@
 
 void ms__metrics_free(struct ms__metrics *m) {
   free(m->sheet_of);
-  free(m->first);
-  free(m->now);
-  free(m->away);
+  free(m->side);
   free(m->best_d2);
   free(m->best_c);
   free(m->stamp);
@@ -69,25 +67,19 @@ int ms__metrics_prepare(struct ms_sim *S) {
   size_t n = S->ntotal, k = m->nsheets ? m->nsheets : 1;
   if (n > m->cap) {
     size_t c = n + n / 4 + 64;
-    if (ms__grow((void **)&m->first, c * k, 1) ||
-        ms__grow((void **)&m->now, c * k, 1) ||
-        ms__grow((void **)&m->away, c * k, 1) ||
+    if (ms__grow((void **)&m->side, c * k, sizeof *m->side) ||
         ms__grow((void **)&m->best_d2, c * k, sizeof(double)) ||
         ms__grow((void **)&m->best_c, c * k, sizeof(uint32_t)) ||
         ms__grow((void **)&m->stamp, c, sizeof(uint32_t)))
       return MS_ENOMEM;
-    memset(m->first + m->cap * k, 0, (c - m->cap) * k);
-    memset(m->now + m->cap * k, 0, (c - m->cap) * k);
-    memset(m->away + m->cap * k, 0, (c - m->cap) * k);
+    memset(m->side + m->cap * k, 0, (c - m->cap) * k * sizeof *m->side);
     memset(m->stamp + m->cap, 0, (c - m->cap) * sizeof(uint32_t));
     m->cap = c;
   }
   for (uint32_t s = 0; s < S->nsys; s++) {
     size_t cnt = S->sys[s].view.count, off = S->sys[s].offset;
     if (cnt == m->counts[s]) continue;
-    memset(m->first + off * k, 0, cnt * k);
-    memset(m->now + off * k, 0, cnt * k);
-    memset(m->away + off * k, 0, cnt * k);
+    memset(m->side + off * k, 0, cnt * k * sizeof *m->side);
     m->counts[s] = cnt;
   }
   m->n = n;
@@ -120,16 +112,17 @@ static void sides(struct ms_sim *S, struct ms__metrics *m,
   uint32_t k = m->nsheets;
   const struct ms__particles *P = &S->P;
   for (size_t e = 0; e < m->n * k; e++) {
+    struct ms__side *t = &m->side[e];
     if (!isfinite(m->best_d2[e])) {
-      m->away[e] = 1;
+      t->away = 1;
       continue;
     }
-    int back = m->away[e];
-    m->away[e] = 0;
+    int back = t->away;
+    t->away = 0;
     uint32_t p = (uint32_t)(e / k), c = m->best_c[e];
     const struct ms_field *edge = m->edge[P->sys[c]];
     if (edge && *((const uint8_t *)edge->data + P->local[c] * edge->stride)) {
-      m->first[e] = m->now[e] = 0; /* by the edge: maybe going around it */
+      t->first = t->now = 0; /* by the edge: maybe going around it */
       continue;
     }
     const double *nc = at(m->normal[P->sys[c]], P->local[c]);
@@ -141,16 +134,16 @@ static void sides(struct ms_sim *S, struct ms__metrics *m,
     /* Back on the other side after leaving on its first one: it went round
      * the sheet (a particle passing between sheet particles comes within
      * contact distance of them: the crossing would have been seen). */
-    if (!m->first[e] || (back && m->now[e] == m->first[e]))
-      m->first[e] = m->now[e] = side;
-    if (side != m->now[e]) pen->crossings++;
-    m->now[e] = side;
+    if (!t->first || (back && t->now == t->first)) t->first = t->now = side;
+    if (side != t->now) pen->crossings++;
+    t->now = side;
   }
   uint64_t through = 0;
   for (size_t p = 0; p < m->n; p++) {
     int bad = 0;
-    for (uint32_t h = 0; h < k; h++)
-      bad |= m->first[p * k + h] && m->now[p * k + h] != m->first[p * k + h];
+    for (const struct ms__side *t = m->side + p * k, *end = t + k; t < end;
+         t++)
+      bad |= t->first && t->now != t->first;
     through += (uint64_t)bad;
   }
   pen->through = through;

@@ -47,12 +47,18 @@ struct ms__penetration {
   double max_speed;   /* largest particle speed seen [m/s] */
 };
 
+/* What a particle knows of a sheet: its sides (-1, 1; 0: none yet) and
+ * whether it was out of the sheet's contact distance at the last step. */
+struct ms__side {
+  int8_t first, now;
+  uint8_t away;
+};
+
 struct ms__metrics {
   uint32_t nsheets;
   int32_t *sheet_of;      /* per system: sheet index or -1 */
   size_t n, cap;          /* particles tracked */
-  int8_t *first, *now;    /* n * nsheets: sides (0: none yet) */
-  uint8_t *away;          /* n * nsheets: not near the sheet last step */
+  struct ms__side *side;  /* n * nsheets */
   double *best_d2;        /* n * nsheets scratch: nearest sheet particle */
   uint32_t *best_c;
   uint32_t *stamp, epoch; /* n: distinct-particle counting */

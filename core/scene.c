@@ -155,11 +155,11 @@ static int parse_formats(struct ms__scene *sc, config_setting_t *g,
   config_setting_t *f = ms__cfg_get(g, "format");
   sc->out_formats = MS__FMT_VTP;
   if (!f) return MS_OK;
-  int n = config_setting_is_array(f) || config_setting_is_list(f)
-              ? config_setting_length(f) : -1;
+  int many = config_setting_is_array(f) || config_setting_is_list(f);
+  int n = many ? config_setting_length(f) : 1;
   sc->out_formats = 0;
-  for (int i = n < 0 ? -1 : 0; i < n; i++) {
-    config_setting_t *e = i < 0 ? f : config_setting_get_elem(f, (unsigned)i);
+  for (int i = 0; i < n; i++) {
+    config_setting_t *e = many ? config_setting_get_elem(f, (unsigned)i) : f;
     const char *v = config_setting_get_string(e);
     if (v && !strcmp(v, "vtp")) sc->out_formats |= MS__FMT_VTP;
     else if (v && !strcmp(v, "ply")) sc->out_formats |= MS__FMT_PLY;
@@ -167,7 +167,6 @@ static int parse_formats(struct ms__scene *sc, config_setting_t *g,
       return ms__cfg_fail(err, f, NULL, "must be \"vtp\", \"ply\" or "
                           "[\"vtp\", \"ply\"]%s%s%s", v ? " (got \"" : "",
                           v ? v : "", v ? "\")" : "");
-    if (i < 0) break;
   }
   if (!sc->out_formats)
     return ms__cfg_fail(err, f, NULL, "names no format (\"vtp\", \"ply\")");

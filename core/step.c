@@ -264,9 +264,10 @@ static int integrate_all(struct ms_sim *S, struct ms_step *st) {
  * is judged twice: by the stage-1 velocities (read from the views: members
  * of a meta-particle carry its velocity) and by the relative displacement
  * stage 1 made.  The two agree for a solver that moves its particles by
- * dt v; a FLIP particle moves through the grid's velocity while it carries
- * its blended particle velocity, so a pair can report separating velocities
- * while the step carries one particle into the other.
+ * dt v; a FLIP particle advected through the grid (advect = "grid") moves
+ * by the grid's velocity while it carries its blended particle velocity, so
+ * a pair can report separating velocities while the step carries one
+ * particle into the other.
  *  - a marked pair triggers stage 2 if either measure approaches (Rule 2)
  *    and it is in contact at the start of the step or after stage 1;
  *  - stage 2 then merges every marked pair that either measure does not

@@ -1,5 +1,6 @@
-/* Advection through the grid velocity and the solid boundaries of the
- * particles: the tank walls and static box obstacles. */
+/* Advection (through the grid velocity, or by the particles' own) and the
+ * solid boundaries of the particles: the tank walls and static box
+ * obstacles. */
 #include "flip.h"
 
 void flip_advect(const struct flip_grid *g, double *x, size_t n, double dt,
@@ -13,6 +14,16 @@ void flip_advect(const struct flip_grid *g, double *x, size_t n, double dt,
     for (int a = 0; a < 3; a++) mid[a] = xp[a] + 0.5 * dt * u1[a];
     flip_velocity(g, mid, u2);
     for (int a = 0; a < 3; a++) xp[a] += dt * u2[a];
+  }
+}
+
+void flip_advect_own(double *x, const double *v, size_t n, double dt,
+                     const int32_t *skip, int threads) {
+  threads = flip_team(threads, n);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (size_t p = 0; p < n; p++) {
+    if (skip && skip[p] >= 0) continue;
+    for (int a = 0; a < 3; a++) x[3 * p + a] += dt * v[3 * p + a];
   }
 }
 

@@ -196,12 +196,26 @@ static int read_particles(const struct ms_host *h, ms_ctx *c,
   return MS_OK;
 }
 
+static int read_advect(const struct ms_host *h, ms_ctx *c,
+                       const ms_config *sec, struct flip_params *p) {
+  const char *s;
+  int rc = h->cfg_string(c, sec, "advect", "particle", &s);
+  if (rc) return rc;
+  if (!strcmp(s, "particle")) p->advect = FLIP_ADVECT_PARTICLE;
+  else if (!strcmp(s, "grid")) p->advect = FLIP_ADVECT_GRID;
+  else
+    return h->cfg_error(c, sec, "advect", "unknown advection '%s' (expected "
+                        "\"particle\" or \"grid\")", s);
+  return MS_OK;
+}
+
 int flip_read_params(const struct ms_host *h, ms_ctx *c, const ms_config *sec,
                      struct flip_params *p) {
   int rc;
   memset(p, 0, sizeof *p);
   if ((rc = read_particles(h, c, sec, p)) ||
       (rc = h->cfg_double(c, sec, "flip_ratio", 0.97, &p->flip_ratio)) ||
+      (rc = read_advect(h, c, sec, p)) ||
       (rc = h->cfg_double(c, sec, "cfl", 1.0, &p->cfl)) ||
       (rc = h->cfg_bool(c, sec, "couple_cells", 1, &p->couple_cells)) ||
       (rc = read_solver(h, c, sec, p)) || (rc = read_tank(h, c, sec, p)) ||

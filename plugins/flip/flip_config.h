@@ -24,6 +24,7 @@ struct flip_params {
   double spacing, cell_size, radius, density, velocity[3];
   int refine;           /* scene.scale: spacing and cells this much finer */
   double flip_ratio;
+  int advect;           /* FLIP_ADVECT_* */
   double tol, cfl;
   int64_t max_iterations;
   int solver;           /* FLIP_SOLVER_* */

@@ -20,6 +20,8 @@
  *   density               [kg/m^3], default 1000
  *   velocity              initial velocity [m/s], default [0, 0, 0]
  *   flip_ratio            FLIP share of the PIC/FLIP blend, [0, 1], 0.97
+ *   advect                "particle" (default): free particles move by
+ *                         their own velocity; "grid": through the grid's
  *   tank                  { min; max; } the solid walls; default: the
  *                         domain, or without one the water's bounding box
  *                         grown by 4 cells
@@ -54,7 +56,7 @@ struct state {
   double *phi0, dt0;            /* ... and the solver's warm start */
   int32_t *meta;                /* meta-particle of each particle, or -1 */
   double gravity[3], flip_ratio, density, cfl;
-  int couple_cells;
+  int couple_cells, advect;
   struct ms_field fields[5];
 };
 
@@ -231,6 +233,7 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   s->density = p.density;
   s->cfl = p.cfl;
   s->couple_cells = p.couple_cells;
+  s->advect = p.advect;
   set_fields(s);
   flip_params_free(&p);
   *out = (ms_instance *)(void *)s;
@@ -362,7 +365,10 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   s->host->report(s->ctx, "pressure_iterations", ss.iterations);
   s->host->report(s->ctx, "fluid_cells", (double)ss.unknowns);
   flip_g2p(&F->g, s->x, s->v, s->n, s->flip_ratio, F->threads);
-  flip_advect(&F->g, s->x, s->n, dt, s->meta, F->threads);
+  if (s->advect == FLIP_ADVECT_GRID)
+    flip_advect(&F->g, s->x, s->n, dt, s->meta, F->threads);
+  else
+    flip_advect_own(s->x, s->v, s->n, dt, s->meta, F->threads);
   flip_push_out(&F->g, F->obst, F->nobst, s->x, s->v, s->r, s->n, s->meta,
                 F->threads);
   finish_metas(s, dt, metas, res);

@@ -65,6 +65,12 @@ START_TEST(unknown_pressure_solver) {
 }
 END_TEST
 
+START_TEST(unknown_advection) {
+  expect_error(WATER("spacing = 0.025; advect = \"sideways\";"),
+               "systems.[0].advect", "unknown advection 'sideways'");
+}
+END_TEST
+
 START_TEST(bad_tolerance) {
   expect_error(WATER("spacing = 0.025; pressure_tolerance = 0.0;"),
                "pressure_tolerance", "must be in (0, 1)");
@@ -111,6 +117,7 @@ Suite *suite_flip_config(void) {
   tcase_add_test(t, cell_size_must_fit_tank);
   tcase_add_test(t, flip_ratio_range);
   tcase_add_test(t, unknown_pressure_solver);
+  tcase_add_test(t, unknown_advection);
   tcase_add_test(t, bad_tolerance);
   tcase_add_test(t, obstacle_box_inverted);
   tcase_add_test(t, tank_outside_domain);

@@ -184,11 +184,11 @@ void flip_sample_cells(const struct flip_grid *g, const double *f,
                        int threads);
 
 /* ---- advection (flip_advect.c) --------------------------------------- */
-/* How free particles move: by their own velocity after grid-to-particle
- * (the coupling's velocity changes then move them, as they move
- * meta-particle members and every other solver's particles), or through
- * the grid velocity (Zhu & Bridson). */
-enum { FLIP_ADVECT_PARTICLE, FLIP_ADVECT_GRID };
+/* How free particles move: through the grid velocity (Zhu & Bridson), or
+ * by their own velocity after grid-to-particle (the coupling's velocity
+ * changes then move them, as they move meta-particle members and every
+ * other solver's particles). */
+enum { FLIP_ADVECT_GRID, FLIP_ADVECT_PARTICLE };
 /* x += dt v for every particle with skip[i] < 0 (all when skip is NULL). */
 void flip_advect_own(double *x, const double *v, size_t n, double dt,
                      const int32_t *skip, int threads);

@@ -20,8 +20,8 @@
  *   density               [kg/m^3], default 1000
  *   velocity              initial velocity [m/s], default [0, 0, 0]
  *   flip_ratio            FLIP share of the PIC/FLIP blend, [0, 1], 0.97
- *   advect                "particle" (default): free particles move by
- *                         their own velocity; "grid": through the grid's
+ *   advect                "grid" (default): free particles move through
+ *                         the grid's velocity; "particle": by their own
  *   tank                  { min; max; } the solid walls; default: the
  *                         domain, or without one the water's bounding box
  *                         grown by 4 cells

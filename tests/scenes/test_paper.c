@@ -58,6 +58,31 @@ static void run(const char *file, const char *method, double stiffness,
           out->rc ? ", failed: " : "", out->rc ? out->err : "");
 }
 
+/* The whole text of file `path` (static buffer, up to 64 KiB). */
+static char *read_text(const char *path) {
+  static char text[1 << 16];
+  FILE *f = fopen(path, "r");
+  ck_assert_msg(f != NULL, "%s", path);
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  return text;
+}
+
+/* Write `text` to the open file `o` (closed here) with its first `key`
+ * replaced by `repl` (no key: as it is). */
+static void write_edited(FILE *o, const char *text, const char *key,
+                         const char *repl) {
+  ck_assert_msg(o != NULL, "cannot write the edited scene");
+  const char *at = key ? strstr(text, key) : NULL;
+  ck_assert_msg(!key || at != NULL, "no '%s' in the scene", key);
+  if (at)
+    fprintf(o, "%.*s%s%s", (int)(at - text), text, repl, at + strlen(key));
+  else
+    fputs(text, o);
+  fclose(o);
+}
+
 /* configs/paper/FILE with its size limits and unmerged_pairs replaced by
  * `limits` (coupling keys), run whole at `scale` with
  * merging-and-splitting. */
@@ -65,23 +90,13 @@ static void run_limits(const char *file, const char *limits, double scale,
                        struct outcome *out) {
   char path[4096], tmp[] = "/tmp/ms-limits-XXXXXX";
   snprintf(path, sizeof path, "%s/paper/%s", getenv("MS_CONFIGS"), file);
-  FILE *f = fopen(path, "r");
-  ck_assert_msg(f != NULL, "%s", path);
-  static char text[1 << 16];
-  size_t n = fread(text, 1, sizeof text - 1, f);
-  fclose(f);
-  text[n] = '\0';
+  char *text = read_text(path);
   /* the scene's own unmerged_pairs setting gives way to `limits` */
   for (char *u = strstr(text, "unmerged_pairs ="); u && *u != '\n'; u++)
     *u = ' ';
-  const char *key = "n_min = 8;\n  n_max = 64;";
-  char *at = strstr(text, key);
-  ck_assert_msg(at != NULL, "%s: no '%s'", file, key);
   int fd = mkstemp(tmp);
   ck_assert_int_ge(fd, 0);
-  FILE *o = fdopen(fd, "w");
-  fprintf(o, "%.*s%s%s", (int)(at - text), text, limits, at + strlen(key));
-  fclose(o);
+  write_edited(fdopen(fd, "w"), text, "n_min = 8;\n  n_max = 64;", limits);
   run(tmp, NULL, 0.0, scale, 0, out);
   unlink(tmp);
 }
@@ -239,40 +254,22 @@ START_TEST(size_limits_of_fig11) {
 }
 END_TEST
 
-/* Copy of text file `from` to `to` with the first `key` followed by
- * `extra`. */
-static void copy_with(const char *from, const char *to, const char *key,
-                      const char *extra) {
-  static char text[1 << 16];
-  FILE *f = fopen(from, "r");
-  ck_assert_msg(f != NULL, "%s", from);
-  size_t n = fread(text, 1, sizeof text - 1, f);
-  fclose(f);
-  text[n] = '\0';
-  char *at = strstr(text, key);
-  ck_assert_msg(at != NULL, "%s: no '%s'", from, key);
-  at += strlen(key);
-  FILE *o = fopen(to, "w");
-  ck_assert_msg(o != NULL, "%s", to);
-  fprintf(o, "%.*s%s%s", (int)(at - text), text, extra, at);
-  fclose(o);
-}
-
 /* Fig. 11 with 8/64 limits and FLIP's `advect` set, run `frames` frames
  * at `scale`. */
 static void run_fig11_advect(const char *advect, double scale, int64_t frames,
                              struct outcome *out) {
   char dir[] = "/tmp/ms-advect-XXXXXX", from[4096], cfg[4096], sys[4096],
-       extra[64];
+       key[64];
   ck_assert(mkdtemp(dir) != NULL);
   const char *paper = getenv("MS_CONFIGS");
+  /* the systems file sits beside the scene, which @includes it */
   snprintf(from, sizeof from, "%s/paper/block_on_cloth.systems", paper);
   snprintf(sys, sizeof sys, "%s/block_on_cloth.systems", dir);
-  snprintf(extra, sizeof extra, " advect = \"%s\";", advect);
-  copy_with(from, sys, "density = 1000.0;", extra);
+  snprintf(key, sizeof key, "density = 1000.0; advect = \"%s\";", advect);
+  write_edited(fopen(sys, "w"), read_text(from), "density = 1000.0;", key);
   snprintf(from, sizeof from, "%s/paper/fig11_nmin_nmax_8_64.cfg", paper);
   snprintf(cfg, sizeof cfg, "%s/fig11.cfg", dir);
-  copy_with(from, cfg, "scale = 1.0;", "");
+  write_edited(fopen(cfg, "w"), read_text(from), NULL, NULL);
   run(cfg, NULL, 0.0, scale, frames, out);
   unlink(cfg);
   unlink(sys);

@@ -36,6 +36,8 @@ struct flip_grid {
   double *u0[3];     /* after the transfer, before forces (FLIP's old) */
   double *wsum[3];   /* transfer weights (mass) per face */
   uint8_t *valid[3]; /* face known (weighted or extrapolated) */
+  double *held[3];   /* share of a face's weight from meta-particle
+                        members (0 where no particle weighs it) */
 };
 
 /* Particles binned by cell (a stable counting sort). */
@@ -170,24 +172,27 @@ void flip_bins_free(struct flip_bins *b);
 /* ---- transfers (flip_transfer.c) ------------------------------------- */
 /* Mass-weighted trilinear particle-to-grid: u = sum w m v / sum w m per
  * face; faces without weight are marked unknown.  pm: transfer mass of
- * each particle. */
+ * each particle; meta (NULL: none): >= 0 for a meta-particle member, whose
+ * share of each face's weight goes to `held`. */
 void flip_p2g(struct flip_grid *g, const struct flip_bins *b,
               const double *x, const double *v, const double *pm,
-              int threads);
-/* Grid-to-particle, PIC/FLIP blend for every particle: v = r (v + u(x) -
- * u0(x)) + (1 - r) u(x) for r = flip_ratio. */
+              const int32_t *meta, int threads);
+/* Grid-to-particle, PIC/FLIP blend: v = r (v + u(x) - u0(x)) + (1 - r)
+ * u(x).  r = flip_ratio for a meta-particle member (meta[i] >= 0) and for
+ * every particle when meta is NULL; a free particle takes r (1 - h), h the
+ * members' share of the faces it reads (`held`, interpolated). */
 void flip_g2p(const struct flip_grid *g, const double *x, double *v,
-              size_t n, double flip_ratio, int threads);
+              const int32_t *meta, size_t n, double flip_ratio, int threads);
 /* Trilinear interpolation of a cell-centred field f at each particle. */
 void flip_sample_cells(const struct flip_grid *g, const double *f,
                        const double *x, double *out, size_t n, double scale,
                        int threads);
 
 /* ---- advection (flip_advect.c) --------------------------------------- */
-/* How free particles move: through the grid velocity (Zhu & Bridson), or
- * by their own velocity after grid-to-particle (the coupling's velocity
- * changes then move them, as they move meta-particle members and every
- * other solver's particles). */
+/* How free particles move: by their own velocity after grid-to-particle
+ * (the default: the coupling's velocity changes then move them, as they
+ * move meta-particle members and every other solver's particles), or
+ * through the grid velocity (Zhu & Bridson). */
 enum { FLIP_ADVECT_GRID, FLIP_ADVECT_PARTICLE };
 /* x += dt v for every particle with skip[i] < 0 (all when skip is NULL). */
 void flip_advect_own(double *x, const double *v, size_t n, double dt,
@@ -257,7 +262,7 @@ void flip_sim_free(struct flip_sim *S);
 /* Bin the particles, mark the cells they occupy as fluid, transfer to the
  * grid, extrapolate, keep the result as FLIP's old grid velocity. */
 int flip_sim_to_grid(struct flip_sim *S, const double *x, const double *v,
-                     const double *pm, size_t n);
+                     const double *pm, const int32_t *meta, size_t n);
 /* Gravity, solid walls and obstacles, pressure projection, extrapolation
  * of the projected velocity into the air.  Returns 0, -1 (out of memory)
  * or -2 (solver breakdown). */

@@ -199,7 +199,7 @@ static int read_particles(const struct ms_host *h, ms_ctx *c,
 static int read_advect(const struct ms_host *h, ms_ctx *c,
                        const ms_config *sec, struct flip_params *p) {
   const char *s;
-  int rc = h->cfg_string(c, sec, "advect", "grid", &s);
+  int rc = h->cfg_string(c, sec, "advect", "particle", &s);
   if (rc) return rc;
   if (!strcmp(s, "particle")) p->advect = FLIP_ADVECT_PARTICLE;
   else if (!strcmp(s, "grid")) p->advect = FLIP_ADVECT_GRID;

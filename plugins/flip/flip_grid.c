@@ -32,7 +32,8 @@ int flip_grid_init(struct flip_grid *g, const double lo[3], const int n[3],
     g->u0[a] = calloc(g->nface[a], sizeof(double));
     g->wsum[a] = calloc(g->nface[a], sizeof(double));
     g->valid[a] = calloc(g->nface[a], 1);
-    ok = ok && g->u[a] && g->u0[a] && g->wsum[a] && g->valid[a];
+    g->held[a] = calloc(g->nface[a], sizeof(double));
+    ok = ok && g->u[a] && g->u0[a] && g->wsum[a] && g->valid[a] && g->held[a];
   }
   if (!ok) {
     flip_grid_free(g);
@@ -49,6 +50,7 @@ void flip_grid_free(struct flip_grid *g) {
     free(g->u0[a]);
     free(g->wsum[a]);
     free(g->valid[a]);
+    free(g->held[a]);
   }
   memset(g, 0, sizeof *g);
 }

@@ -3,8 +3,9 @@
  *
  * Per step: particles to a MAC grid (trilinear, mass-weighted), gravity,
  * solid walls and static box obstacles, pressure projection (MIC(0)-PCG or
- * CHOLMOD), grid to particles with a PIC/FLIP blend, midpoint advection
- * through the grid velocity, particles pushed out of the solids.  Fluid
+ * CHOLMOD), grid to particles with a PIC/FLIP blend (PIC on the faces
+ * meta-particle members weigh), advection by each particle's own velocity
+ * (or through the grid's), particles pushed out of the solids.  Fluid
  * particles carry mass (density x spacing^3) so they can couple.  Cells
  * holding particles of any system count as fluid in the projection.
  *
@@ -20,8 +21,8 @@
  *   density               [kg/m^3], default 1000
  *   velocity              initial velocity [m/s], default [0, 0, 0]
  *   flip_ratio            FLIP share of the PIC/FLIP blend, [0, 1], 0.97
- *   advect                "grid" (default): free particles move through
- *                         the grid's velocity; "particle": by their own
+ *   advect                "particle" (default): free particles move by
+ *                         their own velocity; "grid": through the grid's
  *   tank                  { min; max; } the solid walls; default: the
  *                         domain, or without one the water's bounding box
  *                         grown by 4 cells
@@ -345,7 +346,7 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   F->threads = s->host->thread_count(s->ctx);
   if (F->threads < 1) F->threads = 1;
   prepare(s, st, metas);
-  if (flip_sim_to_grid(F, s->x, s->v, s->m, s->n))
+  if (flip_sim_to_grid(F, s->x, s->v, s->m, s->meta, s->n))
     return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory (binning "
                               "%zu particles)", s->n);
   if (s->couple_cells && (rc = mark_others(s))) return rc;
@@ -364,7 +365,7 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
                  ss.iterations, st->time);
   s->host->report(s->ctx, "pressure_iterations", ss.iterations);
   s->host->report(s->ctx, "fluid_cells", (double)ss.unknowns);
-  flip_g2p(&F->g, s->x, s->v, s->n, s->flip_ratio, F->threads);
+  flip_g2p(&F->g, s->x, s->v, s->meta, s->n, s->flip_ratio, F->threads);
   if (s->advect == FLIP_ADVECT_GRID)
     flip_advect(&F->g, s->x, s->n, dt, s->meta, F->threads);
   else

@@ -42,11 +42,11 @@ void flip_sim_free(struct flip_sim *S) {
 }
 
 int flip_sim_to_grid(struct flip_sim *S, const double *x, const double *v,
-                     const double *pm, size_t n) {
+                     const double *pm, const int32_t *meta, size_t n) {
   if (flip_bins_sort(&S->bins, &S->g, x, n, S->threads)) return -1;
   flip_mark_reset(&S->g, S->threads);
   flip_mark_bins(&S->g, &S->bins, S->threads);
-  flip_p2g(&S->g, &S->bins, x, v, pm, S->threads);
+  flip_p2g(&S->g, &S->bins, x, v, pm, meta, S->threads);
   flip_extrapolate(&S->g, S->layers, S->threads);
   flip_save_old(&S->g, S->threads);
   return 0;

@@ -105,7 +105,7 @@ static int step(struct run *R, double dt, struct times *T) {
   flip_mark_reset(&S->g, th);
   flip_mark_bins(&S->g, &S->bins, th);
   double t1 = now();
-  flip_p2g(&S->g, &S->bins, R->x, R->v, R->m, th);
+  flip_p2g(&S->g, &S->bins, R->x, R->v, R->m, NULL, th);
   flip_extrapolate(&S->g, S->layers, th);
   flip_save_old(&S->g, th);
   flip_add_gravity(&S->g, g, dt, th);
@@ -125,7 +125,7 @@ static int step(struct run *R, double dt, struct times *T) {
   S->dt_prev = dt;
   flip_extrapolate_fluid(&S->g, S->layers, th);
   double t5 = now();
-  flip_g2p(&S->g, R->x, R->v, R->n, 0.97, th);
+  flip_g2p(&S->g, R->x, R->v, NULL, R->n, 0.97, th);
   double t6 = now();
   flip_advect(&S->g, R->x, R->n, dt, NULL, th);
   flip_push_out(&S->g, NULL, 0, R->x, R->v, R->r, R->n, NULL, th);

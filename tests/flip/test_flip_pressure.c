@@ -322,7 +322,7 @@ START_TEST(other_cells_add_no_energy) {
       for (int a = 0; a < 3; a++)
         v[3 * p + a] = drift[a] + fx_uniform(&r, -0.2, 0.2);
     }
-    ck_assert_int_eq(flip_sim_to_grid(S, x, v, m, n), 0);
+    ck_assert_int_eq(flip_sim_to_grid(S, x, v, m, NULL, n), 0);
     double shell[3 * 6 * 6 * 6];
     size_t ns = 0;
     for (int k = 3; k < 9; k++)

@@ -32,6 +32,7 @@ struct flip_grid {
   size_t ncell, nface[3];
   uint8_t *solid;    /* static: cell centre inside an obstacle */
   uint8_t *cell;     /* FLIP_AIR, FLIP_FLUID or FLIP_SOLID this step */
+  uint8_t *near;     /* within a cell of another system's particle */
   double *u[3];      /* face velocities */
   double *u0[3];     /* after the transfer, before forces (FLIP's old) */
   double *wsum[3];   /* transfer weights (mass) per face */
@@ -193,7 +194,17 @@ void flip_sample_cells(const struct flip_grid *g, const double *f,
  * (the default: the coupling's velocity changes then move them, as they
  * move meta-particle members and every other solver's particles), or
  * through the grid velocity (Zhu & Bridson). */
-enum { FLIP_ADVECT_GRID, FLIP_ADVECT_PARTICLE };
+enum { FLIP_ADVECT_GRID, FLIP_ADVECT_PARTICLE, FLIP_ADVECT_INTERFACE };
+/* Clear `near`. */
+void flip_clear_near(struct flip_grid *g);
+/* Mark `near` every cell within one cell (27-neighbourhood) of one of
+ * these points; points outside the grid are ignored. */
+void flip_mark_near(struct flip_grid *g, const double *xyz, size_t n);
+/* Interface advection: a particle (skip[i] < 0) in a `near` cell moves by
+ * dt v, every other one through the grid velocity (RK2). */
+void flip_advect_interface(const struct flip_grid *g, double *x,
+                           const double *v, size_t n, double dt,
+                           const int32_t *skip, int threads);
 /* x += dt v for every particle with skip[i] < 0 (all when skip is NULL). */
 void flip_advect_own(double *x, const double *v, size_t n, double dt,
                      const int32_t *skip, int threads);

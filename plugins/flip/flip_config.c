@@ -203,9 +203,10 @@ static int read_advect(const struct ms_host *h, ms_ctx *c,
   if (rc) return rc;
   if (!strcmp(s, "particle")) p->advect = FLIP_ADVECT_PARTICLE;
   else if (!strcmp(s, "grid")) p->advect = FLIP_ADVECT_GRID;
+  else if (!strcmp(s, "interface")) p->advect = FLIP_ADVECT_INTERFACE;
   else
     return h->cfg_error(c, sec, "advect", "unknown advection '%s' (expected "
-                        "\"particle\" or \"grid\")", s);
+                        "\"particle\", \"interface\" or \"grid\")", s);
   return MS_OK;
 }
 

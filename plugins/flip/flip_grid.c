@@ -25,7 +25,8 @@ int flip_grid_init(struct flip_grid *g, const double lo[3], const int n[3],
   g->ncell = (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
   g->solid = calloc(g->ncell, 1);
   g->cell = calloc(g->ncell, 1);
-  int ok = g->solid && g->cell;
+  g->near = calloc(g->ncell, 1);
+  int ok = g->solid && g->cell && g->near;
   for (int a = 0; a < 3; a++) {
     g->nface[a] = (size_t)g->fn[a][0] * g->fn[a][1] * g->fn[a][2];
     g->u[a] = calloc(g->nface[a], sizeof(double));
@@ -45,6 +46,7 @@ int flip_grid_init(struct flip_grid *g, const double lo[3], const int n[3],
 void flip_grid_free(struct flip_grid *g) {
   free(g->solid);
   free(g->cell);
+  free(g->near);
   for (int a = 0; a < 3; a++) {
     free(g->u[a]);
     free(g->u0[a]);

@@ -22,7 +22,9 @@
  *   velocity              initial velocity [m/s], default [0, 0, 0]
  *   flip_ratio            FLIP share of the PIC/FLIP blend, [0, 1], 0.97
  *   advect                "particle" (default): free particles move by
- *                         their own velocity; "grid": through the grid's
+ *                         their own velocity; "grid": through the grid's;
+ *                         "interface": their own within a cell of another
+ *                         system's particle, the grid's elsewhere
  *   tank                  { min; max; } the solid walls; default: the
  *                         domain, or without one the water's bounding box
  *                         grown by 4 cells
@@ -335,6 +337,23 @@ static int mark_others(struct state *s) {
   return MS_OK;
 }
 
+/* Cells within a cell of another system's particle: the coupling's
+ * interface, where interface advection moves particles by their own
+ * velocity. */
+static int mark_near_others(struct state *s) {
+  const struct ms_scene_info *info = s->host->scene(s->ctx);
+  flip_clear_near(&s->sim.g);
+  for (uint32_t y = 0; y < info->system_count; y++) {
+    const double *xyz, *rad;
+    size_t cnt;
+    if (y == info->system_index) continue;
+    int rc = s->host->system_particles(s->ctx, y, &xyz, &rad, &cnt);
+    if (rc) return rc;
+    flip_mark_near(&s->sim.g, xyz, cnt);
+  }
+  return MS_OK;
+}
+
 static int integrate(ms_instance *inst, const struct ms_step *st,
                      const struct ms_metas *metas,
                      struct ms_meta_result *res) {
@@ -368,8 +387,12 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   flip_g2p(&F->g, s->x, s->v, s->meta, s->n, s->flip_ratio, F->threads);
   if (s->advect == FLIP_ADVECT_GRID)
     flip_advect(&F->g, s->x, s->n, dt, s->meta, F->threads);
-  else
+  else if (s->advect == FLIP_ADVECT_PARTICLE)
     flip_advect_own(s->x, s->v, s->n, dt, s->meta, F->threads);
+  else if ((rc = mark_near_others(s)))
+    return rc;
+  else
+    flip_advect_interface(&F->g, s->x, s->v, s->n, dt, s->meta, F->threads);
   flip_push_out(&F->g, F->obst, F->nobst, s->x, s->v, s->r, s->n, s->meta,
                 F->threads);
   finish_metas(s, dt, metas, res);

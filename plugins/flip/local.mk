@@ -25,7 +25,8 @@ check_PROGRAMS += tests/flip/run-flip
 tests_flip_run_flip_SOURCES = tests/flip/runner.c tests/flip/suites.h \
 	tests/flip/flip_fixture.c tests/flip/flip_fixture.h \
 	tests/flip/test_flip_transfer.c tests/flip/test_flip_pressure.c \
-	tests/flip/test_flip_scenes.c tests/flip/test_flip_config.c
+	tests/flip/test_flip_scenes.c tests/flip/test_flip_config.c \
+	tests/flip/test_flip_advect.c
 tests_flip_run_flip_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE \
 	-I$(top_srcdir)/plugins/flip $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_flip_run_flip_LDADD = plugins/flip/libflip.la \

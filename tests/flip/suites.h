@@ -6,7 +6,8 @@
 #include <check.h>
 
 #define FLIP_SUITES(X) \
-  X(flip_transfer) X(flip_pressure) X(flip_config) X(flip_scenes)
+  X(flip_transfer) X(flip_advect) X(flip_pressure) X(flip_config) \
+  X(flip_scenes)
 
 #define FLIP__DECLARE_SUITE(name) Suite *suite_##name(void);
 FLIP_SUITES(FLIP__DECLARE_SUITE)

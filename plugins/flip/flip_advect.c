@@ -5,18 +5,22 @@
 
 #include "flip.h"
 
+/* One midpoint (RK2) step of xp through the grid velocity. */
+static inline void midpoint_step(const struct flip_grid *g, double *xp,
+                                 double dt) {
+  double u1[3], mid[3], u2[3];
+  flip_velocity(g, xp, u1);
+  for (int a = 0; a < 3; a++) mid[a] = xp[a] + 0.5 * dt * u1[a];
+  flip_velocity(g, mid, u2);
+  for (int a = 0; a < 3; a++) xp[a] += dt * u2[a];
+}
+
 void flip_advect(const struct flip_grid *g, double *x, size_t n, double dt,
                  const int32_t *skip, int threads) {
   threads = flip_team(threads, n);
 #pragma omp parallel for schedule(static) num_threads(threads)
-  for (size_t p = 0; p < n; p++) {
-    if (skip && skip[p] >= 0) continue;
-    double *xp = x + 3 * p, u1[3], mid[3], u2[3];
-    flip_velocity(g, xp, u1);
-    for (int a = 0; a < 3; a++) mid[a] = xp[a] + 0.5 * dt * u1[a];
-    flip_velocity(g, mid, u2);
-    for (int a = 0; a < 3; a++) xp[a] += dt * u2[a];
-  }
+  for (size_t p = 0; p < n; p++)
+    if (!skip || skip[p] < 0) midpoint_step(g, x + 3 * p, dt);
 }
 
 void flip_advect_own(double *x, const double *v, size_t n, double dt,
@@ -58,17 +62,14 @@ void flip_advect_interface(const struct flip_grid *g, double *x,
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (size_t p = 0; p < n; p++) {
     if (skip && skip[p] >= 0) continue;
-    double *xp = x + 3 * p, u1[3], mid[3], u2[3];
+    double *xp = x + 3 * p;
     int c[3];
     flip_cell_of(g, xp, c);
-    if (g->near[flip_cell(g, c[0], c[1], c[2])]) {
-      for (int a = 0; a < 3; a++) xp[a] += dt * v[3 * p + a];
+    if (!g->near[flip_cell(g, c[0], c[1], c[2])]) {
+      midpoint_step(g, xp, dt);
       continue;
     }
-    flip_velocity(g, xp, u1);
-    for (int a = 0; a < 3; a++) mid[a] = xp[a] + 0.5 * dt * u1[a];
-    flip_velocity(g, mid, u2);
-    for (int a = 0; a < 3; a++) xp[a] += dt * u2[a];
+    for (int a = 0; a < 3; a++) xp[a] += dt * v[3 * p + a];
   }
 }
 

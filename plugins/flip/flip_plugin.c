@@ -323,8 +323,10 @@ static void finish_metas(struct state *s, double dt,
   }
 }
 
-/* Cells holding other systems' particles count as fluid (Sec. 6.2). */
-static int mark_others(struct state *s) {
+/* Hand every other system's particle positions to `mark`. */
+static int mark_others(struct state *s,
+                       void (*mark)(struct flip_grid *, const double *,
+                                    size_t)) {
   const struct ms_scene_info *info = s->host->scene(s->ctx);
   for (uint32_t y = 0; y < info->system_count; y++) {
     const double *xyz, *rad;
@@ -332,24 +334,7 @@ static int mark_others(struct state *s) {
     if (y == info->system_index) continue;
     int rc = s->host->system_particles(s->ctx, y, &xyz, &rad, &cnt);
     if (rc) return rc;
-    flip_mark_points(&s->sim.g, xyz, cnt);
-  }
-  return MS_OK;
-}
-
-/* Cells within a cell of another system's particle: the coupling's
- * interface, where interface advection moves particles by their own
- * velocity. */
-static int mark_near_others(struct state *s) {
-  const struct ms_scene_info *info = s->host->scene(s->ctx);
-  flip_clear_near(&s->sim.g);
-  for (uint32_t y = 0; y < info->system_count; y++) {
-    const double *xyz, *rad;
-    size_t cnt;
-    if (y == info->system_index) continue;
-    int rc = s->host->system_particles(s->ctx, y, &xyz, &rad, &cnt);
-    if (rc) return rc;
-    flip_mark_near(&s->sim.g, xyz, cnt);
+    mark(&s->sim.g, xyz, cnt);
   }
   return MS_OK;
 }
@@ -368,7 +353,8 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   if (flip_sim_to_grid(F, s->x, s->v, s->m, s->meta, s->n))
     return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory (binning "
                               "%zu particles)", s->n);
-  if (s->couple_cells && (rc = mark_others(s))) return rc;
+  /* cells holding other systems' particles count as fluid (Sec. 6.2) */
+  if (s->couple_cells && (rc = mark_others(s, flip_mark_points))) return rc;
   rc = flip_sim_project(F, s->gravity, dt, &ss);
   if (rc == -1)
     return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory (pressure "
@@ -389,10 +375,12 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
     flip_advect(&F->g, s->x, s->n, dt, s->meta, F->threads);
   else if (s->advect == FLIP_ADVECT_PARTICLE)
     flip_advect_own(s->x, s->v, s->n, dt, s->meta, F->threads);
-  else if ((rc = mark_near_others(s)))
-    return rc;
-  else
+  else {
+    /* the coupling's interface: within a cell of another system */
+    flip_clear_near(&F->g);
+    if ((rc = mark_others(s, flip_mark_near))) return rc;
     flip_advect_interface(&F->g, s->x, s->v, s->n, dt, s->meta, F->threads);
+  }
   flip_push_out(&F->g, F->obst, F->nobst, s->x, s->v, s->r, s->n, s->meta,
                 F->threads);
   finish_metas(s, dt, metas, res);

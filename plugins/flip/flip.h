@@ -146,6 +146,11 @@ void flip_mark_bins(struct flip_grid *g, const struct flip_bins *b,
  * of such a cell that no fluid particle weighs are set to rest in u and u0:
  * call after flip_sim_to_grid(). */
 void flip_mark_points(struct flip_grid *g, const double *xyz, size_t n);
+/* Clear `near`. */
+void flip_clear_near(struct flip_grid *g);
+/* Mark `near` every cell within one cell (27-neighbourhood) of one of
+ * these points; points outside the grid are ignored. */
+void flip_mark_near(struct flip_grid *g, const double *xyz, size_t n);
 size_t flip_count_cells(const struct flip_grid *g, int state);
 /* Extrapolate face velocities into faces without weight, `layers` rings
  * deep (mean of known neighbours); faces still unknown get 0. */
@@ -192,14 +197,10 @@ void flip_sample_cells(const struct flip_grid *g, const double *f,
 /* ---- advection (flip_advect.c) --------------------------------------- */
 /* How free particles move: by their own velocity after grid-to-particle
  * (the default: the coupling's velocity changes then move them, as they
- * move meta-particle members and every other solver's particles), or
- * through the grid velocity (Zhu & Bridson). */
+ * move meta-particle members and every other solver's particles), through
+ * the grid velocity (Zhu & Bridson), or by their own only at the
+ * coupling's interface (`near` cells) and through the grid elsewhere. */
 enum { FLIP_ADVECT_GRID, FLIP_ADVECT_PARTICLE, FLIP_ADVECT_INTERFACE };
-/* Clear `near`. */
-void flip_clear_near(struct flip_grid *g);
-/* Mark `near` every cell within one cell (27-neighbourhood) of one of
- * these points; points outside the grid are ignored. */
-void flip_mark_near(struct flip_grid *g, const double *xyz, size_t n);
 /* Interface advection: a particle (skip[i] < 0) in a `near` cell moves by
  * dt v, every other one through the grid velocity (RK2). */
 void flip_advect_interface(const struct flip_grid *g, double *x,
@@ -305,6 +306,17 @@ static inline int flip_team(int threads, size_t work) {
 static inline size_t flip_cell(const struct flip_grid *g, int i, int j,
                                int k) {
   return (size_t)i + (size_t)g->n[0] * ((size_t)j + (size_t)g->n[1] * k);
+}
+
+/* Cell holding x; 0 (and c unspecified) when x is outside the grid. */
+static inline int flip_cell_inside(const struct flip_grid *g,
+                                   const double *x, int c[3]) {
+  for (int b = 0; b < 3; b++) {
+    double q = (x[b] - g->lo[b]) * g->inv_h;
+    if (!(q >= 0.0 && q < (double)g->n[b])) return 0;
+    c[b] = (int)q;
+  }
+  return 1;
 }
 
 /* Cell holding x, clamped into the grid (NaN goes to cell 0). */

@@ -1,8 +1,6 @@
 /* Advection (through the grid velocity, or by the particles' own) and the
  * solid boundaries of the particles: the tank walls and static box
  * obstacles. */
-#include <string.h>
-
 #include "flip.h"
 
 /* One midpoint (RK2) step of xp through the grid velocity. */
@@ -30,28 +28,6 @@ void flip_advect_own(double *x, const double *v, size_t n, double dt,
   for (size_t p = 0; p < n; p++) {
     if (skip && skip[p] >= 0) continue;
     for (int a = 0; a < 3; a++) x[3 * p + a] += dt * v[3 * p + a];
-  }
-}
-
-void flip_clear_near(struct flip_grid *g) { memset(g->near, 0, g->ncell); }
-
-void flip_mark_near(struct flip_grid *g, const double *xyz, size_t n) {
-  for (size_t p = 0; p < n; p++) {
-    int c[3], in = 1, lo[3], hi[3];
-    for (int b = 0; b < 3; b++) {
-      double q = (xyz[3 * p + b] - g->lo[b]) * g->inv_h;
-      in = in && q >= 0.0 && q < (double)g->n[b];
-      c[b] = in ? (int)q : 0;
-    }
-    if (!in) continue;
-    for (int b = 0; b < 3; b++) {
-      lo[b] = c[b] > 0 ? c[b] - 1 : 0;
-      hi[b] = c[b] + 1 < g->n[b] ? c[b] + 1 : c[b];
-    }
-    for (int k = lo[2]; k <= hi[2]; k++)
-      for (int j = lo[1]; j <= hi[1]; j++)
-        for (int i = lo[0]; i <= hi[0]; i++)
-          g->near[flip_cell(g, i, j, k)] = 1;
   }
 }
 

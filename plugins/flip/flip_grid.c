@@ -111,18 +111,29 @@ static void rest_unweighted_faces(struct flip_grid *g, const int c[3]) {
 
 void flip_mark_points(struct flip_grid *g, const double *xyz, size_t n) {
   for (size_t p = 0; p < n; p++) {
-    const double *x = xyz + 3 * p;
-    int c[3], in = 1;
-    for (int b = 0; b < 3; b++) {
-      double q = (x[b] - g->lo[b]) * g->inv_h;
-      in = in && q >= 0.0 && q < (double)g->n[b];
-      c[b] = in ? (int)q : 0;
-    }
-    if (!in) continue;
+    int c[3];
+    if (!flip_cell_inside(g, xyz + 3 * p, c)) continue;
     size_t i = flip_cell(g, c[0], c[1], c[2]);
     if (g->cell[i] != FLIP_AIR) continue;
     g->cell[i] = FLIP_FLUID;
     rest_unweighted_faces(g, c);
+  }
+}
+
+void flip_clear_near(struct flip_grid *g) { memset(g->near, 0, g->ncell); }
+
+void flip_mark_near(struct flip_grid *g, const double *xyz, size_t n) {
+  for (size_t p = 0; p < n; p++) {
+    int c[3], lo[3], hi[3];
+    if (!flip_cell_inside(g, xyz + 3 * p, c)) continue;
+    for (int b = 0; b < 3; b++) {
+      lo[b] = c[b] > 0 ? c[b] - 1 : 0;
+      hi[b] = c[b] + 1 < g->n[b] ? c[b] + 1 : c[b];
+    }
+    for (int k = lo[2]; k <= hi[2]; k++)
+      for (int j = lo[1]; j <= hi[1]; j++)
+        for (int i = lo[0]; i <= hi[0]; i++)
+          g->near[flip_cell(g, i, j, k)] = 1;
   }
 }
 

@@ -350,7 +350,9 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   F->threads = s->host->thread_count(s->ctx);
   if (F->threads < 1) F->threads = 1;
   prepare(s, st, metas);
-  if (flip_sim_to_grid(F, s->x, s->v, s->m, s->meta, s->n))
+  /* members' shares of the faces matter only when there are members */
+  const int32_t *tags = metas->count ? s->meta : NULL;
+  if (flip_sim_to_grid(F, s->x, s->v, s->m, tags, s->n))
     return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory (binning "
                               "%zu particles)", s->n);
   /* cells holding other systems' particles count as fluid (Sec. 6.2) */
@@ -370,7 +372,7 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
                  ss.iterations, st->time);
   s->host->report(s->ctx, "pressure_iterations", ss.iterations);
   s->host->report(s->ctx, "fluid_cells", (double)ss.unknowns);
-  flip_g2p(&F->g, s->x, s->v, s->meta, s->n, s->flip_ratio, F->threads);
+  flip_g2p(&F->g, s->x, s->v, tags, s->n, s->flip_ratio, F->threads);
   if (s->advect == FLIP_ADVECT_GRID)
     flip_advect(&F->g, s->x, s->n, dt, s->meta, F->threads);
   else if (s->advect == FLIP_ADVECT_PARTICLE)

@@ -47,14 +47,16 @@ static void run(const char *file, const char *method, double stiffness,
   ck_assert_int_eq(ms_sim_metrics(S, &out->m), 0);
   ms_sim_close(S);
   fprintf(stderr, "# %-32s %-15s %5llu steps, penetrations %llu (max %llu, "
-          "through %llu, inside %llu), max speed %.3g m/s, metas %.2f "
-          "(max %llu)%s%s\n", file, method ? method : "merge-split",
+          "through %llu, inside %llu), max speed %.3g m/s, meta size %.2f, "
+          "%.1f per particle (max %llu)%s%s\n",
+          file, method ? method : "merge-split",
           (unsigned long long)out->m.steps,
           (unsigned long long)out->m.penetrations,
           (unsigned long long)out->m.max_penetrations,
           (unsigned long long)out->m.through_sheet,
           (unsigned long long)out->m.inside_solid, out->m.max_speed,
-          out->m.meta_size_mean, (unsigned long long)out->m.meta_size_max,
+          out->m.meta_size_mean, out->m.meta_size_weighted,
+          (unsigned long long)out->m.meta_size_max,
           out->rc ? ", failed: " : "", out->rc ? out->err : "");
 }
 
@@ -228,8 +230,13 @@ START_TEST(size_limited_contacts_are_resolved) {
 }
 END_TEST
 
-/* Fig. 11 at scale 1: 4/8 lets water through the cloth, 8/64 and no limit
- * do not. */
+/* Fig. 11 at scale 1, whole runs: 4/8 lets water through the cloth, 8/64
+ * and no limit do not; without a limit the meta-particle a merged particle
+ * is in is >= 10x as large as with 8/64 -- the cloth and the water on it
+ * move as one piece (rigidification).  Per merged particle, because the
+ * mean per meta-particle counts the one group of the whole contact as
+ * much as each pair formed at the cloth's pinned border (seed 1: 1831
+ * against 34 per merged particle, 30.7 against 16.0 per meta-particle). */
 START_TEST(size_limits_of_fig11) {
   struct outcome small, dflt, none;
   run("fig11_nmin_nmax_4_8.cfg", NULL, 0.0, 1.0, 0, &small);
@@ -243,25 +250,8 @@ START_TEST(size_limits_of_fig11) {
                 (unsigned long long)small.m.max_penetrations,
                 (unsigned long long)dflt.m.max_penetrations);
   ck_assert_msg(dflt.m.max_penetrations == 0 && dflt.m.sheet_crossings == 0 &&
-                    none.m.max_penetrations == 0,
-                "8/64: %llu, unlimited: %llu through",
-                (unsigned long long)dflt.m.max_penetrations,
-                (unsigned long long)none.m.max_penetrations);
-}
-END_TEST
-
-/* Fig. 11 at scale 4 (FLIP's cells half as large as at scale 1): without
- * a limit, the meta-particle a merged particle is in is >= 10x as large as
- * with 8/64 -- the cloth and the water on it move as one piece
- * (rigidification).  At scale 1 the contact breaks into smaller groups
- * (64 against 27 per merged particle over the run). */
-START_TEST(no_limit_rigidifies_fig11) {
-  struct outcome dflt, none;
-  run("fig11_nmin_nmax_8_64.cfg", NULL, 0.0, 4.0, 0, &dflt);
-  run("fig11_nmin_nmax_unlimited.cfg", NULL, 0.0, 4.0, 0, &none);
-  ck_assert_int_eq(dflt.rc, 0);
-  ck_assert_int_eq(none.rc, 0);
-  ck_assert_msg(dflt.m.max_penetrations == 0 && none.m.max_penetrations == 0,
+                    none.m.max_penetrations == 0 &&
+                    none.m.sheet_crossings == 0,
                 "8/64: %llu, unlimited: %llu through",
                 (unsigned long long)dflt.m.max_penetrations,
                 (unsigned long long)none.m.max_penetrations);
@@ -299,7 +289,7 @@ static void run_fig11_advect(const char *advect, double scale, int64_t frames,
  * separation velocities move them back.  FLIP advecting each particle by
  * its own velocity (the default) keeps that motion; advected through the
  * grid's velocity, a particle's separation is averaged over its cell, and
- * the water creeps through the cloth (seed 1: 0 through vs 449). */
+ * the water creeps through the cloth (seed 1: 0 through vs 875). */
 START_TEST(split_velocities_move_flip_particles) {
   struct outcome own, grid;
   run_fig11_advect("particle", 1.0, 120, &own);
@@ -330,7 +320,6 @@ Suite *suite_paper(void) {
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, size_limited_contacts_are_resolved);
   tcase_add_test(tc, size_limits_of_fig11);
-  tcase_add_test(tc, no_limit_rigidifies_fig11);
   tcase_add_test(tc, split_velocities_move_flip_particles);
   suite_add_tcase(s, tc);
   return s;

@@ -235,8 +235,9 @@ END_TEST
  * is in is >= 10x as large as with 8/64 -- the cloth and the water on it
  * move as one piece (rigidification).  Per merged particle, because the
  * mean per meta-particle counts the one group of the whole contact as
- * much as each pair formed at the cloth's pinned border (seed 1: 1831
- * against 34 per merged particle, 30.7 against 16.0 per meta-particle). */
+ * much as each small group formed apart from it, mostly at the cloth's
+ * pinned border (seed 1: 1831 against 34 per merged particle, 30.7
+ * against 16.0 per meta-particle). */
 START_TEST(size_limits_of_fig11) {
   struct outcome small, dflt, none;
   run("fig11_nmin_nmax_4_8.cfg", NULL, 0.0, 1.0, 0, &small);

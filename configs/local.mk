@@ -30,3 +30,11 @@ dist_paper_DATA = \
 	configs/paper/fig11_nmin_nmax_8_16.cfg \
 	configs/paper/fig11_nmin_nmax_8_64.cfg \
 	configs/paper/fig11_nmin_nmax_4_8.cfg
+
+# Coupled runs in zero gravity with nothing in reach: what they show is
+# whether the coupling conserves momentum (doc/sync.md).
+zerogdir = $(configsdir)/zero_g
+dist_zerog_DATA = \
+	configs/zero_g/ball_into_cloth.cfg \
+	configs/zero_g/blob_into_block.cfg \
+	configs/zero_g/grains_cloth_ball.cfg

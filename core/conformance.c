@@ -19,6 +19,8 @@
 #include <omp.h>
 #endif
 
+#include <mergesplit/plugin_util.h>
+
 #include "loader.h"
 #include "settings.h"
 #include "sim.h"
@@ -112,7 +114,7 @@ static double *snap_view(ms_instance *inst, const struct ms_plugin *d,
 
 struct metas {
   uint32_t off[2], *member;
-  double mass, own, pos[3], vel[3], rv[3], rd[3];
+  double mass, own, pos[3], vel[3], rv[3], rd[3], inertia[6];
   uint8_t con;
   struct ms_metas in;
   struct ms_meta_result out;
@@ -159,8 +161,9 @@ static void make_meta(struct kit *K, struct metas *M, uint32_t k,
     for (int a = 0; a < 3; a++) M->pos[a] /= M->own, M->vel[a] /= M->own;
   }
   M->mass = M->own + foreign;
+  ms_sym3_scalar(M->inertia, M->mass);
   M->in = (struct ms_metas){sizeof M->in, k ? 1 : 0, M->off, M->member,
-                            &M->mass, &M->own, M->pos, M->vel};
+                            &M->mass, &M->own, M->pos, M->vel, M->inertia};
   M->out = (struct ms_meta_result){sizeof M->out, k ? 1 : 0, M->rv, M->rd,
                                    &M->con};
 }
@@ -182,7 +185,9 @@ static int check_descriptor(struct kit *K, struct verdict *v) {
   if (!d->license || !*d->license) return fail(v, "license is missing");
   if (!d->description || !*d->description)
     return fail(v, "description is missing");
-  if (d->flags & ~(uint32_t)MS_PLUGIN_SELF_COLLISION)
+  if (d->flags & ~(uint32_t)(MS_PLUGIN_SELF_COLLISION |
+                             MS_PLUGIN_INERTIA_TENSOR |
+                             MS_PLUGIN_META_OWN_MASS))
     return fail(v, "unknown flag bits 0x%x", d->flags);
   if (d->reserved0) return fail(v, "reserved0 is not 0");
   return pass(v, "%s %s, ABI %u.%u, %s", d->id, d->version, d->abi_major,

@@ -48,8 +48,8 @@ int ms__plugin_validate(const struct ms_plugin *d, char *why, size_t len) {
     return MS_EABI;
   }
   if (d->abi_minor > MS_ABI_MINOR) {
-    snprintf(why, len, "plugin ABI %u.%u is newer than this core's ABI %d.%d",
-             d->abi_major, d->abi_minor, MS_ABI_MAJOR, MS_ABI_MINOR);
+    snprintf(why, len, "plugin needs ABI %u.%u, newer than this core's ABI "
+             "%d.%d", d->abi_major, d->abi_minor, MS_ABI_MAJOR, MS_ABI_MINOR);
     return MS_EABI;
   }
   if (d->struct_size < MS_PLUGIN_V1_SIZE) {
@@ -64,6 +64,12 @@ int ms__plugin_validate(const struct ms_plugin *d, char *why, size_t len) {
     return MS_EPLUGIN;
   }
   const char *missing = !d->name ? "name" : !d->version ? "version" : NULL;
+  /* Collective response comes in two halves (plugin.h): stating inertia
+   * without taking the impulse back would not conserve momentum. */
+  if (d->struct_size >= offsetof(struct ms_plugin, meta_response) +
+                            sizeof d->meta_response &&
+      d->meta_inertia && !d->meta_response)
+    missing = "meta_response";
   if (missing) {
     snprintf(why, len, "solver '%s': descriptor field '%s' is NULL", d->id,
              missing);

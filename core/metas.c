@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <mergesplit/plugin.h>
+#include <mergesplit/plugin_util.h>
 #include <mergesplit/status.h>
 
 #include "merge.h"
@@ -19,14 +20,17 @@ void ms__metaset_free(struct ms__metaset *M) {
                     M->share,  M->cross,  M->vout,  M->mass,  M->pos,
                     M->vel,    M->vfin,   M->disp,  M->dek,   M->de_sum,
                     M->restored, M->northo, M->eoff, M->esys, M->emass,
-                    M->evel,   M->edisp, M->econ};
+                    M->evel,   M->edisp, M->econ, M->coll, M->inertia,
+                    M->ecoll, M->eweight, M->eimp, M->ew, M->elead};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) free(arrays[i]);
   memset(M, 0, sizeof *M);
 }
 
 void ms__sysmetas_free(struct ms__sysmetas *S) {
-  void *arrays[] = {S->entry, S->member_offset, S->member, S->mass,
-                    S->own_mass, S->pos, S->vel, S->rvel, S->rdisp, S->rcon};
+  void *arrays[] = {S->entry, S->meta, S->member_offset, S->member, S->mass,
+                    S->own_mass, S->pos, S->vel, S->rvel, S->rdisp, S->rcon,
+                    S->inertia, S->coll, S->vsync, S->imp, S->dsync,
+                    S->lead};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) free(arrays[i]);
   memset(S, 0, sizeof *S);
 }
@@ -44,7 +48,9 @@ static int reserve_metas(struct ms__metaset *M, size_t nm) {
       ms__grow((void **)&M->dek, c, sizeof(double)) ||
       ms__grow((void **)&M->de_sum, c, sizeof(double)) ||
       ms__grow((void **)&M->restored, c, sizeof(double)) ||
-      ms__grow((void **)&M->northo, c, sizeof(uint32_t)))
+      ms__grow((void **)&M->northo, c, sizeof(uint32_t)) ||
+      ms__grow((void **)&M->coll, c, sizeof(uint8_t)) ||
+      ms__grow((void **)&M->inertia, c, 6 * sizeof(double)))
     return MS_ENOMEM;
   M->cap_meta = c + 1;
   return MS_OK;
@@ -70,7 +76,12 @@ static int reserve_slots(struct ms__metaset *M, size_t ns) {
       ms__grow((void **)&M->emass, c, sizeof(double)) ||
       ms__grow((void **)&M->evel, c, 3 * sizeof(double)) ||
       ms__grow((void **)&M->edisp, c, 3 * sizeof(double)) ||
-      ms__grow((void **)&M->econ, c, sizeof(uint8_t)))
+      ms__grow((void **)&M->econ, c, sizeof(uint8_t)) ||
+      ms__grow((void **)&M->ecoll, c, 6 * sizeof(double)) ||
+      ms__grow((void **)&M->eweight, c, 6 * sizeof(double)) ||
+      ms__grow((void **)&M->eimp, c, 3 * sizeof(double)) ||
+      ms__grow((void **)&M->ew, c, sizeof(double)) ||
+      ms__grow((void **)&M->elead, c, sizeof(uint8_t)))
     return MS_ENOMEM;
   M->cap_slot = c;
   return MS_OK;
@@ -120,6 +131,12 @@ int ms__metaset_build(struct ms__metaset *M, const struct ms__groups *G,
   for (uint32_t k = 0; k < nm; k++) e = add_entries(M, k, e);
   M->eoff[nm] = e;
   M->nentries = e;
+  M->collective = 0;
+  memset(M->coll, 0, nm);
+  memset(M->ecoll, 0, 6 * (size_t)e * sizeof *M->ecoll);
+  memset(M->eimp, 0, 3 * (size_t)e * sizeof *M->eimp);
+  for (uint32_t q = 0; q < e; q++) M->ew[q] = 1.0;
+  memset(M->elead, 0, e);
   return MS_OK;
 }
 
@@ -127,6 +144,7 @@ static int reserve_sys(struct ms__sysmetas *S, size_t n, size_t nmem) {
   if (n + 1 > S->cap) {
     size_t c = n + n / 2 + 16;
     if (ms__grow((void **)&S->entry, c, sizeof(uint32_t)) ||
+        ms__grow((void **)&S->meta, c, sizeof(uint32_t)) ||
         ms__grow((void **)&S->member_offset, c + 1, sizeof(uint32_t)) ||
         ms__grow((void **)&S->mass, c, sizeof(double)) ||
         ms__grow((void **)&S->own_mass, c, sizeof(double)) ||
@@ -134,7 +152,13 @@ static int reserve_sys(struct ms__sysmetas *S, size_t n, size_t nmem) {
         ms__grow((void **)&S->vel, c, 3 * sizeof(double)) ||
         ms__grow((void **)&S->rvel, c, 3 * sizeof(double)) ||
         ms__grow((void **)&S->rdisp, c, 3 * sizeof(double)) ||
-        ms__grow((void **)&S->rcon, c, sizeof(uint8_t)))
+        ms__grow((void **)&S->rcon, c, sizeof(uint8_t)) ||
+        ms__grow((void **)&S->inertia, c, 6 * sizeof(double)) ||
+        ms__grow((void **)&S->coll, c, 6 * sizeof(double)) ||
+        ms__grow((void **)&S->vsync, c, 3 * sizeof(double)) ||
+        ms__grow((void **)&S->imp, c, 3 * sizeof(double)) ||
+        ms__grow((void **)&S->dsync, c, 3 * sizeof(double)) ||
+        ms__grow((void **)&S->lead, c, sizeof(uint8_t)))
       return MS_ENOMEM;
     S->cap = c;
   }
@@ -158,8 +182,10 @@ int ms__sysmetas_build(struct ms__sysmetas *S, const struct ms__metaset *M,
     for (uint32_t e = M->eoff[k]; e < M->eoff[k + 1]; e++) {
       if (M->esys[e] != s) continue;
       S->entry[c] = e;
+      S->meta[c] = k;
       S->mass[c] = M->mass[k];
       S->own_mass[c] = M->emass[e];
+      ms_sym3_scalar(S->inertia + 6 * c, M->mass[k]);
       ms__copy3(S->pos + 3 * c, M->pos + 3 * k);
       ms__copy3(S->vel + 3 * c, M->vel + 3 * k);
       for (uint32_t q = M->offset[k]; q < M->offset[k + 1]; q++)
@@ -168,6 +194,7 @@ int ms__sysmetas_build(struct ms__sysmetas *S, const struct ms__metaset *M,
     }
   }
   S->count = c;
+  S->stated = 0;
   memset(S->rcon, 0, c);
   return MS_OK;
 }
@@ -179,5 +206,83 @@ void ms__sysmetas_collect(const struct ms__sysmetas *S,
     ms__copy3(M->evel + 3 * e, S->rvel + 3 * c);
     ms__copy3(M->edisp + 3 * e, S->rdisp + 3 * c);
     M->econ[e] = S->rcon[c] > MS_PINNED ? MS_PINNED : S->rcon[c];
+  }
+}
+
+void ms__sysmetas_state_inertia(struct ms__sysmetas *S,
+                                struct ms__metaset *M) {
+  for (uint32_t c = 0; c < S->count; c++) {
+    const double *C = S->coll + 6 * c;
+    if (ms_sym3_is_zero(C)) continue;
+    uint32_t e = S->entry[c];
+    memcpy(M->ecoll + 6 * e, C, 6 * sizeof *C);
+    S->stated = 1;
+  }
+  M->collective |= S->stated;
+}
+
+void ms__metaset_inertia(struct ms__metaset *M) {
+  if (!M->collective) return;
+#pragma omp parallel for schedule(static) if (M->count > MS__PAR_MIN_METAS)
+  for (uint32_t k = 0; k < M->count; k++) {
+    double *I = M->inertia + 6 * k;
+    ms_sym3_scalar(I, M->mass[k]);
+    M->coll[k] = 0;
+    for (uint32_t e = M->eoff[k]; e < M->eoff[k + 1]; e++)
+      if (!ms_sym3_is_zero(M->ecoll + 6 * e)) {
+        ms_sym3_add(I, M->ecoll + 6 * e, 1.0);
+        M->coll[k] += M->coll[k] < 2;
+      }
+  }
+}
+
+void ms__sysmetas_inertia(struct ms__sysmetas *S, const struct ms__metaset *M,
+                          int use) {
+  if (!M->collective) return;
+  for (uint32_t c = 0; c < S->count; c++) {
+    uint32_t e = S->entry[c], k = S->meta[c];
+    const double *Mc = M->inertia + 6 * k, *C = M->ecoll + 6 * e;
+    double *I = S->inertia + 6 * c, *W = M->eweight + 6 * e;
+    /* what this system integrates with: Mc less its own statement */
+    memcpy(I, Mc, 6 * sizeof *I);
+    ms_sym3_add(I, C, -1.0);
+    S->mass[c] = M->mass[k] + (ms_sym3_trace(I) - 3.0 * M->mass[k]) / 3.0;
+    /* the weight of its result in the sum: m_s + C_s (sync.c) */
+    if (use == MS__INERTIA_OWN) {
+      ms_sym3_scalar(W, M->emass[e]);
+      ms_sym3_add(W, C, 1.0);
+    } else if (use == MS__INERTIA_TENSOR) {
+      memcpy(W, Mc, 6 * sizeof *W);
+    } else {
+      ms_sym3_scalar(W, S->mass[c]);
+      ms_sym3_add(W, C, 1.0);
+    }
+  }
+}
+
+void ms__sysmetas_own_mass(const struct ms__sysmetas *S,
+                           struct ms__metaset *M) {
+  for (uint32_t c = 0; c < S->count; c++) {
+    uint32_t e = S->entry[c];
+    M->ew[e] = M->emass[e] / M->mass[S->meta[c]];
+  }
+}
+
+void ms__sysmetas_response(struct ms__sysmetas *S,
+                           const struct ms__metaset *M) {
+  for (uint32_t c = 0; c < S->count; c++) {
+    uint32_t e = S->entry[c], k = S->meta[c];
+    S->lead[c] = M->elead[e];
+    ms__copy3(S->imp + 3 * c, M->eimp + 3 * e);
+    ms__copy3(S->vsync + 3 * c, M->vfin + 3 * k);
+    ms__copy3(S->dsync + 3 * c, M->disp + 3 * k);
+  }
+}
+
+void ms__sysmetas_led(const struct ms__sysmetas *S, struct ms__metaset *M) {
+  for (uint32_t c = 0; c < S->count; c++) {
+    if (!S->lead[c]) continue;
+    ms__copy3(M->vfin + 3 * S->meta[c], S->vsync + 3 * c);
+    ms__copy3(M->disp + 3 * S->meta[c], S->dsync + 3 * c);
   }
 }

@@ -23,10 +23,18 @@ struct ms__particles {
 struct ms__sysmetas {
   uint32_t count;
   uint32_t *entry;         /* count: entry index in the meta set */
+  uint32_t *meta;          /* count: its meta-particle in the meta set */
   uint32_t *member_offset; /* count + 1 */
   uint32_t *member;        /* local particle indices */
   double *mass, *own_mass, *pos, *vel, *rvel, *rdisp;
   uint8_t *rcon;
+  /* collective response (ABI 1.1) */
+  double *inertia; /* 6 * count: the tensor the system integrates with */
+  double *coll;    /* 6 * count: collective inertia it states */
+  /* meta_response(): role, impulse, velocity and displacement */
+  uint8_t *lead;
+  double *imp, *vsync, *dsync; /* 3 * count */
+  int stated;      /* it stated a nonzero collective inertia this stage */
   size_t cap, cap_member;
 };
 
@@ -51,6 +59,18 @@ struct ms__metaset {
   double *emass, *evel, *edisp; /* own mass; the system's result v^s, dx^s */
   uint8_t *econ;                /* how the system constrained its result:
                                    0, MS_CONSTRAINED or MS_PINNED */
+  /* collective response (ABI 1.1, doc/sync.md) */
+  int collective;   /* some system stated collective inertia this stage */
+  uint8_t *coll;    /* per meta: how many of its entries did (2: 2+) */
+  double *inertia;  /* per meta, 6: Mc = M 1 + sum_s C_s */
+  double *ecoll;    /* per entry, 6: C_s */
+  double *eweight;  /* per entry, 6: m_s + C_s, m_s the inertia the system
+                       integrated with */
+  double *eimp;     /* per entry, 3: FOLLOW: K_s = C_s (V - v^s); LEAD: G,
+                       the other entries' impulse on the meta */
+  uint8_t *elead;   /* per entry: it leads its meta-particle */
+  double *ew;       /* per entry: m_s / M, 1 unless the system integrated
+                       with its own mass (MS_PLUGIN_META_OWN_MASS) */
   size_t cap_meta, cap_slot, cap_entry;
 };
 
@@ -69,6 +89,31 @@ int ms__sysmetas_build(struct ms__sysmetas *S, const struct ms__metaset *M,
 /* Copy system s's reported results back into the entries. */
 void ms__sysmetas_collect(const struct ms__sysmetas *S, struct ms__metaset *M);
 
+/* Collective response.  Record the inertia system S stated (S->coll) in
+ * the entries; then, once every system has, derive each meta-particle's Mc
+ * and hand each system the inertia it integrates with (the others' C_s
+ * added; `use`: enum ms__inertia_use).  Without any statement nothing
+ * changes. */
+void ms__sysmetas_state_inertia(struct ms__sysmetas *S, struct ms__metaset *M);
+/* System S integrates its meta-particles with its members' own mass. */
+void ms__sysmetas_own_mass(const struct ms__sysmetas *S,
+                           struct ms__metaset *M);
+void ms__metaset_inertia(struct ms__metaset *M);
+/* How a system's integrate() takes a meta-particle's inertia. */
+enum ms__inertia_use {
+  MS__INERTIA_SCALAR = 0, /* metas->mass */
+  MS__INERTIA_TENSOR = 1, /* metas->inertia (MS_PLUGIN_INERTIA_TENSOR) */
+  MS__INERTIA_OWN = 2     /* own_mass (MS_PLUGIN_META_OWN_MASS) */
+};
+void ms__sysmetas_inertia(struct ms__sysmetas *S, const struct ms__metaset *M,
+                          int use);
+/* After synchronisation: the role, impulse, velocity and displacement of
+ * system S's meta-particles for meta_response(); then, after the call,
+ * the end velocity and displacement of the meta-particles S leads. */
+void ms__sysmetas_response(struct ms__sysmetas *S,
+                           const struct ms__metaset *M);
+void ms__sysmetas_led(const struct ms__sysmetas *S, struct ms__metaset *M);
+
 /* Energy ledger of one step. */
 struct ms__ledger {
   double stored;    /* sum of dE (merging) and dEk (synchronisation) */
@@ -80,9 +125,10 @@ struct ms__ledger {
   uint64_t contacts; /* contact impulses applied */
 };
 
-/* Synchronise every meta-particle (sync.h); dt for multi-system positions. */
-void ms__metaset_sync(struct ms__metaset *M, double dt,
-                      struct ms__ledger *L);
+/* Synchronise every meta-particle by `rule` (enum ms__sync_rule, sync.h);
+ * dt for multi-system positions, g the scene's gravity. */
+void ms__metaset_sync(struct ms__metaset *M, int rule, double dt,
+                      const double *g, struct ms__ledger *L);
 /* Split every meta-particle into member velocities vout (split.h). */
 void ms__metaset_split(struct ms__metaset *M, double alpha, double beta,
                        struct ms__ledger *L);

@@ -9,6 +9,7 @@
 
 #include "output.h"
 #include "settings.h"
+#include "sync.h"
 
 #define TRY(expr)          \
   do {                     \
@@ -76,7 +77,7 @@ static int unit_interval(struct ms__err *err, config_setting_t *g,
 static int parse_coupling(struct ms__scene *sc, config_setting_t *root,
                           struct ms__err *err) {
   config_setting_t *g = ms__cfg_get(root, "coupling");
-  const char *method, *unmerged;
+  const char *method, *unmerged, *sync;
   int64_t nmin, nmax;
   if (g && !config_setting_is_group(g))
     return ms__cfg_fail(err, g, NULL, "must be a group { ... }");
@@ -88,6 +89,14 @@ static int parse_coupling(struct ms__scene *sc, config_setting_t *root,
   TRY(ms__cfg_bool(g, "two_stage", 1, &sc->two_stage, err));
   TRY(ms__cfg_bool(g, "limits_follow_scale", 0, &sc->limits_follow_scale,
                    err));
+  TRY(ms__cfg_string(g, "sync", "momentum", &sync, err));
+  if (!strcmp(sync, "momentum"))
+    sc->sync = MS__SYNC_MOMENTUM;
+  else if (!strcmp(sync, "paper"))
+    sc->sync = MS__SYNC_PAPER;
+  else
+    return ms__cfg_fail(err, g, "sync", "unknown synchronisation '%s' "
+                        "(expected \"momentum\" or \"paper\")", sync);
   TRY(ms__cfg_string(g, "unmerged_pairs", "ignore", &unmerged, err));
   TRY(ms__cfg_double(g, "contact_restitution", 0.0, &sc->contact_restitution,
                      err));

@@ -38,6 +38,7 @@ struct ms__scene {
   double gravity[3], domain_min[3], domain_max[3];
   /* coupling */
   int method;
+  int sync; /* enum ms__sync_rule (metas.h) */
   double alpha, beta, cfl, max_dt, min_dt, skin;
   double stiffness, damping, restitution; /* baselines */
   uint32_t n_min, n_max; /* both 0: no limit */

@@ -8,9 +8,12 @@
 
 #include "parallel.h"
 #include "baselines.h"
+#include "sync.h"
 #include "sim.h"
 #include "vec3.h"
 #include "xalloc.h"
+
+#include <mergesplit/plugin_util.h>
 
 /* Margin of the candidate pairs kept across steps (detect.h), in units of
  * the smallest radius.  A larger margin searches less often but filters
@@ -220,12 +223,66 @@ static int contact_impulses(const struct ms__scene *sc) {
   return sc->contact_impulses && sc->n_max != 0;
 }
 
+/* The ms_metas a system receives (valid while S->sys[s].sm is unchanged). */
+static struct ms_metas metas_of(const struct ms__sysmetas *sm) {
+  return (struct ms_metas){
+      .struct_size = sizeof(struct ms_metas), .count = sm->count,
+      .member_offset = sm->member_offset, .member = sm->member,
+      .mass = sm->mass, .own_mass = sm->own_mass, .position = sm->pos,
+      .velocity = sm->vel, .inertia = sm->inertia};
+}
+
+/* How system y's integrate() takes a meta-particle's inertia. */
+static int inertia_use(const struct ms__system *y) {
+  uint32_t f = y->plugin->desc.flags;
+  return (f & MS_PLUGIN_META_OWN_MASS)    ? MS__INERTIA_OWN
+         : (f & MS_PLUGIN_INERTIA_TENSOR) ? MS__INERTIA_TENSOR
+                                          : MS__INERTIA_SCALAR;
+}
+
+/* Collective response (ABI 1.1, doc/sync.md): every system that can states
+ * the inertia the rest of it adds to its meta-particles; each system then
+ * integrates with the others' added.  The paper's rule knows none. */
+static int collective_inertia(struct ms_sim *S, const struct ms_step *st) {
+  struct ms__metaset *M = &S->metas;
+  if (S->scene.sync == MS__SYNC_PAPER) return MS_OK;
+  for (uint32_t s = 0; s < S->nsys; s++)
+    if (inertia_use(&S->sys[s]) == MS__INERTIA_OWN)
+      ms__sysmetas_own_mass(&S->sys[s].sm, M);
+  for (uint32_t s = 0; s < S->nsys; s++) {
+    struct ms__system *y = &S->sys[s];
+    struct ms__sysmetas *sm = &y->sm;
+    if (!y->plugin->desc.meta_inertia || !sm->count) continue;
+    struct ms_metas in = metas_of(sm);
+    memset(sm->coll, 0, 6 * (size_t)sm->count * sizeof *sm->coll);
+    int rc = y->plugin->desc.meta_inertia(y->inst, st, &in, sm->coll);
+    if (rc) return ms__system_fail(S, s, rc, "meta_inertia() failed");
+    for (uint32_t c = 0; c < sm->count; c++) {
+      const double *C = sm->coll + 6 * c;
+      if (!ms_sym3_is_psd(C))
+        return ms__errf(&S->err, MS_ENUMERIC,
+                        "system '%s' (solver '%s', %s): meta_inertia() "
+                        "stated inertia (%g, %g, %g, %g, %g, %g) kg for "
+                        "meta-particle %u at t = %g s (step %llu): not "
+                        "finite or not positive semidefinite",
+                        y->desc->name, y->plugin->desc.id, y->plugin->path,
+                        C[0], C[1], C[2], C[3], C[4], C[5], c, S->time,
+                        (unsigned long long)S->step);
+    }
+    ms__sysmetas_state_inertia(sm, M);
+  }
+  ms__metaset_inertia(M);
+  for (uint32_t s = 0; s < S->nsys; s++)
+    ms__sysmetas_inertia(&S->sys[s].sm, M, inertia_use(&S->sys[s]));
+  return MS_OK;
+}
+
 /* Group the approaching pairs, merge, and prepare each system's piece. */
-static int merge_pairs(struct ms_sim *S, uint32_t stage) {
+static int merge_pairs(struct ms_sim *S, const struct ms_step *st) {
   const struct ms__scene *sc = &S->scene;
   struct ms__rng rng;
   /* One stream per (seed, step, stage): reproducible, checkpoint-free. */
-  ms__rng_seed(&rng, sc->seed, S->step, stage);
+  ms__rng_seed(&rng, sc->seed, S->step, st->stage);
   if (ms__group(&S->groups, S->ntotal, S->appr, S->napp, sc->n_min, sc->n_max,
                 contact_impulses(sc), &rng) ||
       ms__metaset_build(&S->metas, &S->groups, &S->P))
@@ -233,7 +290,7 @@ static int merge_pairs(struct ms_sim *S, uint32_t stage) {
   for (uint32_t s = 0; s < S->nsys; s++)
     if (ms__sysmetas_build(&S->sys[s].sm, &S->metas, &S->P, s))
       return ms__errf(&S->err, MS_ENOMEM, "out of memory");
-  return MS_OK;
+  return collective_inertia(S, st);
 }
 
 static int integrate_all(struct ms_sim *S, struct ms_step *st) {
@@ -241,11 +298,7 @@ static int integrate_all(struct ms_sim *S, struct ms_step *st) {
     struct ms__system *y = &S->sys[s];
     st->external_force = S->fext ? S->fext + 3 * y->offset : NULL;
     struct ms__sysmetas *sm = &y->sm;
-    struct ms_metas in = {
-        .struct_size = sizeof in, .count = sm->count,
-        .member_offset = sm->member_offset, .member = sm->member,
-        .mass = sm->mass, .own_mass = sm->own_mass, .position = sm->pos,
-        .velocity = sm->vel};
+    struct ms_metas in = metas_of(sm);
     struct ms_meta_result out = {.struct_size = sizeof out,
                                  .count = sm->count, .velocity = sm->rvel,
                                  .displacement = sm->rdisp,
@@ -324,8 +377,8 @@ static int stage_two(struct ms_sim *S, struct ms_step *st) {
     int rc = y->plugin->desc.rewind(y->inst);
     if (rc) return ms__system_fail(S, s, rc, "rewind() failed");
   }
-  TRY(merge_pairs(S, 2));
   st->stage = 2;
+  TRY(merge_pairs(S, st));
   S->frame_counts.stage2_steps++;
   return integrate_all(S, st);
 }
@@ -345,6 +398,39 @@ static void write_back(struct ms_sim *S) {
         v[a] = M->vout[3 * q + a];
       }
     }
+}
+
+/* Collective response, second half (plugin.h): the systems that stated
+ * inertia answer for the meta-particles they lead and make the part of
+ * them they counted follow the others.  Before splitting. */
+static int respond(struct ms_sim *S, const struct ms_step *st) {
+  if (!S->metas.collective) return MS_OK;
+  for (uint32_t s = 0; s < S->nsys; s++) {
+    struct ms__system *y = &S->sys[s];
+    struct ms__sysmetas *sm = &y->sm;
+    if (!sm->stated) continue;
+    ms__sysmetas_response(sm, &S->metas);
+    struct ms_metas in = metas_of(sm);
+    struct ms_meta_response r = {.struct_size = sizeof r, .count = sm->count,
+                                 .lead = sm->lead, .impulse = sm->imp,
+                                 .velocity = sm->vsync,
+                                 .displacement = sm->dsync};
+    int rc = y->plugin->desc.meta_response(y->inst, st, &in, &r);
+    if (rc) return ms__system_fail(S, s, rc, "meta_response() failed");
+    for (uint32_t c = 0; c < sm->count; c++) {
+      const double *v = sm->vsync + 3 * c, *d = sm->dsync + 3 * c;
+      if (sm->lead[c] && !(isfinite(v[0] + v[1] + v[2] + d[0] + d[1] + d[2])))
+        return ms__errf(&S->err, MS_ENUMERIC,
+                        "system '%s' (solver '%s', %s): meta_response() "
+                        "gave meta-particle %u velocity (%g, %g, %g), "
+                        "displacement (%g, %g, %g) at t = %g s (step %llu)",
+                        y->desc->name, y->plugin->desc.id, y->plugin->path,
+                        c, v[0], v[1], v[2], d[0], d[1], d[2], S->time,
+                        (unsigned long long)S->step);
+    }
+    ms__sysmetas_led(sm, &S->metas);
+  }
+  return MS_OK;
 }
 
 static void count_metas(struct ms_sim *S) {
@@ -428,7 +514,7 @@ int ms__step(struct ms_sim *S, double t_end) {
     if (rc) return ms__system_fail(S, s, rc, "begin_step() failed");
   }
   double t4 = ms__now();
-  TRY(merge_pairs(S, 1));
+  TRY(merge_pairs(S, &st));
   double t5 = ms__now();
   TRY(integrate_all(S, &st));
   double t6 = ms__now();
@@ -438,7 +524,9 @@ int ms__step(struct ms_sim *S, double t_end) {
     if (S->frame_counts.stage2_steps == before) break;
   }
   double t7 = ms__now();
-  ms__metaset_sync(&S->metas, dt, &S->frame_counts.ledger);
+  ms__metaset_sync(&S->metas, sc->sync, dt, sc->gravity,
+                   &S->frame_counts.ledger);
+  TRY(respond(S, &st));
   double t8 = ms__now();
   if (contact_impulses(sc)) {
     if (ms__contacts_find(&S->contacts, &S->metas, S->groups.mark, S->P.x,

@@ -1,9 +1,17 @@
-/* Synchronising one meta-particle across the systems it spans (paper
- * Eqs. 17-19, generalised to k systems). */
+/* Synchronising one meta-particle across the systems it spans: the
+ * momentum rule (the systems' impulses summed; doc/sync.md) and the
+ * paper's (Eqs. 17-19, generalised to k systems). */
 #ifndef MS_CORE_SYNC_H
 #define MS_CORE_SYNC_H
 
 #include <stdint.h>
+
+/* How the systems' results for one meta-particle are combined
+ * (coupling.sync). */
+enum ms__sync_rule {
+  MS__SYNC_MOMENTUM = 0, /* impulses summed: momentum conserved */
+  MS__SYNC_PAPER = 1     /* mass-weighted mean, paper Eq. 17 */
+};
 
 /* k systems; Ms[s] the mass of the members system s owns, vs[3s] the end
  * velocity system s computed.  Writes the synchronised velocity
@@ -11,5 +19,19 @@
  * and returns the kinetic energy the averaging removed,
  *   dEk = 1/2 sum_s Ms |vs|^2 - 1/2 M |v|^2 = 1/2 sum_s Ms |vs - v|^2 >= 0. */
 double ms__sync(uint32_t k, const double *Ms, const double *vs, double *v);
+
+/* The momentum rule: k systems; v the merged start velocity, gd = g dt
+ * (gravity over the step), vs[3s] the end velocity system s computed.
+ * Without collective inertia (W == NULL) every system's impulse beyond
+ * gravity counts in full, w[s] = m_s / M (1, or own mass / M for a system
+ * that integrated with its own mass; w == NULL: all 1):
+ *   V = v + gd + sum_s w_s (vs - v - gd).
+ * With it, W[6s] = m_s + C_s (the inertia system s integrated with plus
+ * its own collective inertia) and Mc = M 1 + sum_s C_s:
+ *   Mc (V - v - gd) = sum_s W_s (vs - v - gd).
+ * Writes V. */
+void ms__sync_momentum(uint32_t k, const double *v, const double *gd,
+                       const double *vs, const double *w, const double *W,
+                       const double *Mc, double *V);
 
 #endif

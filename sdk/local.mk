@@ -4,6 +4,7 @@ mergesplitinclude_HEADERS = \
 	sdk/include/mergesplit/core.h \
 	sdk/include/mergesplit/host.h \
 	sdk/include/mergesplit/plugin.h \
+	sdk/include/mergesplit/plugin_util.h \
 	sdk/include/mergesplit/status.h \
 	sdk/include/mergesplit/view.h
 

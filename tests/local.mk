@@ -24,8 +24,11 @@ MS_FIXTURES = good:GOOD bad_major:MAJOR bad_minor:MINOR bad_size:SIZE \
 	loose:LOOSE ownmass:OWNMASS lax:LAX chatty:CHATTY zerodt:ZERODT \
 	nolicense:NOLICENSE
 MS_FIXTURE_LAS = $(foreach f,$(MS_FIXTURES),tests/fixtures/$(firstword $(subst :, ,$(f))).la)
+# ... and fixtures of their own source: a rigid cluster (ABI 1.1 collective
+# response, and the same body as an ABI 1.0 descriptor).
+MS_FIXTURE_LAS += tests/fixtures/rigid_cluster.la
 check_DATA = $(MS_FIXTURE_LAS)
-EXTRA_DIST += tests/fixtures/fixture_plugin.c
+EXTRA_DIST += tests/fixtures/fixture_plugin.c tests/fixtures/rigid_cluster.c
 MS_FIXTURE_COMPILE = $(LIBTOOL) $(AM_V_lt) --tag=CC --mode=compile $(CC) \
 	-I$(top_srcdir)/sdk/include $(MS_CFLAGS) $(MS_VISIBILITY_CFLAGS) $(CFLAGS)
 tests/fixtures/%.la: $(top_srcdir)/tests/fixtures/fixture_plugin.c
@@ -35,6 +38,12 @@ tests/fixtures/%.la: $(top_srcdir)/tests/fixtures/fixture_plugin.c
 	$(LIBTOOL) $(AM_V_lt) --tag=CC --mode=link $(CC) $(CFLAGS) -module \
 	  -avoid-version -shared -no-undefined -rpath /nowhere \
 	  -o $@ tests/fixtures/$*.lo -lm
+tests/fixtures/rigid_cluster.la: $(top_srcdir)/tests/fixtures/rigid_cluster.c
+	$(AM_V_CC)$(MKDIR_P) tests/fixtures && \
+	$(MS_FIXTURE_COMPILE) -c -o tests/fixtures/rigid_cluster.lo $< && \
+	$(LIBTOOL) $(AM_V_lt) --tag=CC --mode=link $(CC) $(CFLAGS) -module \
+	  -avoid-version -shared -no-undefined -rpath /nowhere \
+	  -o $@ tests/fixtures/rigid_cluster.lo -lm
 clean-local: clean-fixtures
 clean-fixtures:
 	-rm -rf tests/fixtures/.libs tests/fixtures/*.la tests/fixtures/*.lo \
@@ -67,7 +76,8 @@ tests_scenes_libsimtest_la_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAG
 check_PROGRAMS += tests/scenes/run-scenes
 tests_scenes_run_scenes_SOURCES = tests/scenes/runner.c tests/scenes/scene_list.h \
 	tests/scenes/test_core_scenes.c tests/scenes/test_baselines.c \
-	tests/scenes/test_metrics.c tests/scenes/test_scale.c
+	tests/scenes/test_metrics.c tests/scenes/test_scale.c \
+	tests/scenes/test_sync_scenes.c
 tests_scenes_run_scenes_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_scenes_run_scenes_LDADD = tests/scenes/libsimtest.la core/libmscore.la \
 	$(CHECK_LIBS) $(LIBCONFIG_LIBS)

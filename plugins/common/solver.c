@@ -138,6 +138,29 @@ static int keep_solution(struct msi_solver *S, const struct msi_nodes *N,
   return MS_OK;
 }
 
+/* PCG stops at a residual, and the residual's sum is momentum the step
+ * makes or loses.  The term blocks are translation invariant, so in a
+ * system with no fixed particle sum_J (A dV)_J = sum_J d_J dV_J, which the
+ * exact solution makes equal to sum_J rhs_J.  Shifting every node's dV by
+ * one delta restores that equality exactly (to round-off) and changes
+ * each residual entry by d_J delta only: free systems conserve momentum
+ * whatever the tolerance. */
+static void conserve_momentum(const struct msi_solver *S,
+                              const struct msi_nodes *N, const double *d,
+                              double *dv) {
+  for (size_t p = 0; p < N->np; p++)
+    if (N->node[p] < 0) return; /* held: momentum is not conserved */
+  double r[3] = {0.0, 0.0, 0.0}, D = 0.0;
+  for (size_t J = 0; J < N->nn; J++) {
+    D += d[J];
+    for (int k = 0; k < 3; k++)
+      r[k] += S->rhs[3 * J + k] - d[J] * dv[3 * J + k];
+  }
+  if (!(D > 0.0)) return;
+  for (size_t J = 0; J < N->nn; J++)
+    for (int k = 0; k < 3; k++) dv[3 * J + k] += r[k] / D;
+}
+
 /* The linear solve by the chosen policy (enum msi_linear_solver). */
 static int solve(struct msi_solver *S, const struct msi_options *opt,
                  const struct msi_nodes *N, const struct msi_terms *terms,
@@ -170,9 +193,13 @@ static int solve(struct msi_solver *S, const struct msi_options *opt,
       S->pcg_skip = (1 << S->pcg_misses) - 1;
     }
   }
+  int pcg = ok;
   if (!ok && (rc = msi_cholmod_solve(S, opt, N, terms, d, dv))) return rc;
-  return keep_solution(S, N, dv) ? msi_fail(S, MS_ENOMEM, "out of memory")
-                                 : MS_OK;
+  /* The next first guess is PCG's own answer, so that integrating the
+   * same step again (after a rewind) repeats it bit for bit. */
+  if (keep_solution(S, N, dv)) return msi_fail(S, MS_ENOMEM, "out of memory");
+  if (pcg) conserve_momentum(S, N, d, dv);
+  return MS_OK;
 }
 
 int msi_implicit_step(struct msi_solver *S, const struct msi_options *opt,

@@ -278,8 +278,9 @@ static int rewind_step(ms_instance *inst) {
 /* Start velocities: a member of a meta-particle carries the meta-
  * particle's velocity (plus the external force on all its members over the
  * whole mass).  It enters the transfer with its own mass, as every fluid
- * particle does: the core weighs FLIP's result for the meta-particle by
- * the mass FLIP owns in it, so the grid need not carry the foreign mass.
+ * particle does, and the descriptor says so (MS_PLUGIN_META_OWN_MASS): the
+ * core weighs FLIP's result for the meta-particle by the mass FLIP owns in
+ * it, so the grid need not carry the foreign mass.
  * Carrying it (m_i M / M_own) let a held meta-particle -- one whose
  * velocity the core resets every step, e.g. to a pinned cloth edge --
  * outweigh the free water sharing its faces: the projection then moved
@@ -455,7 +456,9 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
 
 static const struct ms_plugin flip = {
     MS_PLUGIN_HEADER_INIT,
-    .flags = 0, /* fluid: particles interact through the grid */
+    /* fluid: particles interact through the grid, which weighs meta-
+     * particle members with their own masses (prepare()) */
+    .flags = MS_PLUGIN_META_OWN_MASS,
     .id = "flip",
     .name = "FLIP fluid",
     .version = PACKAGE_VERSION,

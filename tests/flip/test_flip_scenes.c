@@ -393,8 +393,14 @@ START_TEST(water_stays_on_cloth) {
     if (couple) {
       ck_assert_msg(worst == 0, "%zu water particles went through", worst);
       /* the water landed on the cloth and weighs on it: the cloth alone
-       * sags to about 0.45 m under its own weight */
-      ck_assert_msg(sag < 0.42, "cloth only down to %g m", sag);
+       * (the scene without its water) comes to rest at 0.466 m and never
+       * goes below 0.463 m.  With 8 kg of water on it, 0.431 m at worst
+       * (0.435 m at rest).  The paper's rule (coupling.sync = "paper")
+       * sags it to 0.399 m, but only because Eq. 17 hands the meta-
+       * particles m_cloth / M of the cloth's impulse while the cloth takes
+       * the whole reaction: the cloth must push harder than the load
+       * (doc/sync.md). */
+      ck_assert_msg(sag < 0.45, "cloth only down to %g m", sag);
     } else {
       ck_assert_uint_gt(worst, 400); /* the count does see water through */
     }

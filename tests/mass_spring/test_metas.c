@@ -66,7 +66,7 @@ static void run_meta(ms_sim *S, double dt, struct meta_run *R) {
   uint32_t off[2] = {0, 2}, mem[2] = {1, 2};
   double mass = 5.0, own = 2.0, pos[3] = {1.65, -0.05, 0.075};
   R->V[0] = 0.7, R->V[1] = -0.4, R->V[2] = 0.25, R->M = mass;
-  struct ms_metas m = {sizeof m, 1, off, mem, &mass, &own, pos, R->V};
+  struct ms_metas m = {sizeof m, 1, off, mem, &mass, &own, pos, R->V, NULL};
   struct ms_meta_result r = {sizeof r, 1, R->rv, R->rd, &R->con};
   R->con = 0;
   ck_assert_int_eq(P->begin_step(y->inst, &st), 0);
@@ -123,7 +123,7 @@ START_TEST(meta_backward_euler_axis) {
   double mass = 5.0, own = 2.0, pos[3] = {1.65, 0.0, 0.0};
   double V[3] = {0.7, 0.0, 0.0}, rv[3], rd[3];
   uint8_t con = 0;
-  struct ms_metas m = {sizeof m, 1, off, mem, &mass, &own, pos, V};
+  struct ms_metas m = {sizeof m, 1, off, mem, &mass, &own, pos, V, NULL};
   struct ms_meta_result r = {sizeof r, 1, rv, rd, &con};
   ck_assert_int_eq(P->begin_step(y->inst, &st), 0);
   ck_assert_int_eq(P->integrate(y->inst, &st, &m, &r), 0);
@@ -200,7 +200,7 @@ START_TEST(meta_with_pin_is_constrained) {
   double V[3] = {1.0, 2.0, 3.0}, rv[3], rd[3], x2[3];
   uint8_t con = 0;
   memcpy(x2, mt_x(y, 2), sizeof x2);
-  struct ms_metas m = {sizeof m, 1, off, mem, &mass, &own, pos, V};
+  struct ms_metas m = {sizeof m, 1, off, mem, &mass, &own, pos, V, NULL};
   struct ms_meta_result r = {sizeof r, 1, rv, rd, &con};
   ck_assert_int_eq(P->begin_step(y->inst, &st), 0);
   ck_assert_int_eq(P->integrate(y->inst, &st, &m, &r), 0);

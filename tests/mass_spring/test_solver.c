@@ -49,7 +49,7 @@ static void make_meta(struct one_meta *q, const struct mss_model *M,
     q->vel[k] = 0.5 * (M->v[3 * a + k] + M->v[3 * b + k]);
   }
   q->m = (struct ms_metas){sizeof q->m, 1, q->off, q->mem, &q->mass, &q->own,
-                           q->pos, q->vel};
+                           q->pos, q->vel, NULL};
   q->r = (struct ms_meta_result){sizeof q->r, 1, q->rv, q->rd, &q->con};
 }
 

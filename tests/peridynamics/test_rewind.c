@@ -80,7 +80,7 @@ START_TEST(rewind_restores_broken_bonds) {
   save(y, y->inst, &a);
   struct ms_step st = {sizeof st, 1, 0, 0.0, 5e-4, NULL};
   struct ms_metas none = {sizeof none, 0, (uint32_t[]){0}, NULL, NULL, NULL,
-                          NULL, NULL};
+                          NULL, NULL, NULL};
   struct ms_meta_result out = {sizeof out, 0, NULL, NULL, NULL};
   ck_assert_int_eq(d->begin_step(y->inst, &st), 0);
   ck_assert_int_eq(d->integrate(y->inst, &st, &none, &out), 0);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <glob.h>
 #include <unistd.h>
 
 #include "simtest.h"
@@ -85,22 +86,56 @@ static void write_edited(FILE *o, const char *text, const char *key,
   fclose(o);
 }
 
+/* Run configs/paper/FILE whole at `scale` with its first `key` replaced by
+ * `repl`.  The edited copy goes to a temporary directory beside links to
+ * the scenes' @included *.systems files. */
+static void run_edited(const char *file, char *text, const char *key,
+                       const char *repl, double scale, struct outcome *out) {
+  char dir[] = "/tmp/ms-paper-XXXXXX", path[4096], link[4096];
+  ck_assert(mkdtemp(dir) != NULL);
+  glob_t g;
+  snprintf(path, sizeof path, "%s/paper/*.systems", getenv("MS_CONFIGS"));
+  ck_assert_int_eq(glob(path, 0, NULL, &g), 0);
+  for (size_t i = 0; i < g.gl_pathc; i++) {
+    snprintf(link, sizeof link, "%s/%s", dir, strrchr(g.gl_pathv[i], '/') + 1);
+    ck_assert_int_eq(symlink(g.gl_pathv[i], link), 0);
+  }
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  write_edited(fopen(path, "w"), text, key, repl);
+  run(path, NULL, 0.0, scale, 0, out);
+  unlink(path);
+  for (size_t i = 0; i < g.gl_pathc; i++) {
+    snprintf(link, sizeof link, "%s/%s", dir, strrchr(g.gl_pathv[i], '/') + 1);
+    unlink(link);
+  }
+  globfree(&g);
+  rmdir(dir);
+}
+
+/* The text of configs/paper/FILE. */
+static char *paper_scene(const char *file) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/paper/%s", getenv("MS_CONFIGS"), file);
+  return read_text(path);
+}
+
 /* configs/paper/FILE with its size limits and unmerged_pairs replaced by
  * `limits` (coupling keys), run whole at `scale` with
  * merging-and-splitting. */
 static void run_limits(const char *file, const char *limits, double scale,
                        struct outcome *out) {
-  char path[4096], tmp[] = "/tmp/ms-limits-XXXXXX";
-  snprintf(path, sizeof path, "%s/paper/%s", getenv("MS_CONFIGS"), file);
-  char *text = read_text(path);
+  char *text = paper_scene(file);
   /* the scene's own unmerged_pairs setting gives way to `limits` */
   for (char *u = strstr(text, "unmerged_pairs ="); u && *u != '\n'; u++)
     *u = ' ';
-  int fd = mkstemp(tmp);
-  ck_assert_int_ge(fd, 0);
-  write_edited(fdopen(fd, "w"), text, "n_min = 8;\n  n_max = 64;", limits);
-  run(tmp, NULL, 0.0, scale, 0, out);
-  unlink(tmp);
+  run_edited(file, text, "n_min = 8;\n  n_max = 64;", limits, scale, out);
+}
+
+/* configs/paper/FILE run whole at scale 1 with the paper's synchronisation
+ * (coupling.sync = "paper", Eq. 17) instead of the default. */
+static void run_paper_rule(const char *file, struct outcome *out) {
+  run_edited(file, paper_scene(file), "method = \"merge-split\";",
+             "method = \"merge-split\"; sync = \"paper\";", 1.0, out);
 }
 
 /* Every scene, at half its particles and over the frames of its impact
@@ -203,7 +238,9 @@ END_TEST
 START_TEST(size_limited_contacts_are_resolved) {
   static const char *scene = "fig03_ball_on_cloth_low.cfg";
   struct outcome ign, inel, el;
-  run_limits(scene, "n_min = 2; n_max = 2;", 0.5, &ign);
+  /* The leak is the paper's rule's (doc/sync.md): with the momentum rule
+   * the ignored pairs of this run end with nothing through. */
+  run_limits(scene, "n_min = 2; n_max = 2; sync = \"paper\";", 0.5, &ign);
   run_limits(scene, "n_min = 2; n_max = 2; unmerged_pairs = \"impulse\";",
              0.5, &inel);
   run_limits(scene, "n_min = 2; n_max = 2; unmerged_pairs = \"impulse\"; "
@@ -230,8 +267,9 @@ START_TEST(size_limited_contacts_are_resolved) {
 }
 END_TEST
 
-/* Fig. 11 at scale 1, whole runs: 4/8 lets water through the cloth, 8/64
- * and no limit do not; without a limit the meta-particle a merged particle
+/* Fig. 11 at scale 1, whole runs: with the paper's synchronisation 4/8
+ * lets water through the cloth (with the momentum rule it does not: the
+ * README's table), 8/64 and no limit do not; without a limit the meta-particle a merged particle
  * is in is >= 10x as large as with 8/64 -- the cloth and the water on it
  * move as one piece (rigidification).  Per merged particle, because the
  * mean per meta-particle counts the one group of the whole contact as
@@ -240,7 +278,7 @@ END_TEST
  * against 16.0 per meta-particle). */
 START_TEST(size_limits_of_fig11) {
   struct outcome small, dflt, none;
-  run("fig11_nmin_nmax_4_8.cfg", NULL, 0.0, 1.0, 0, &small);
+  run_paper_rule("fig11_nmin_nmax_4_8.cfg", &small);
   run("fig11_nmin_nmax_8_64.cfg", NULL, 0.0, 1.0, 0, &dflt);
   run("fig11_nmin_nmax_unlimited.cfg", NULL, 0.0, 1.0, 0, &none);
   ck_assert_int_eq(small.rc, 0);

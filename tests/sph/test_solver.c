@@ -130,7 +130,7 @@ START_TEST(meta_particles_move_as_one) {
   const double mass[2] = {3 * S.P.mass + 2.5, S.P.mass + 0.75};
   const double own[2] = {3 * S.P.mass, S.P.mass};
   const double vel[6] = {0.3, -0.2, 0.1, -1.0, 0.5, 0.25}, pos[6] = {0};
-  struct ms_metas M = {sizeof M, 2, off, mem, mass, own, pos, vel};
+  struct ms_metas M = {sizeof M, 2, off, mem, mass, own, pos, vel, NULL};
   double rv[6], rd[6];
   uint8_t rc[2] = {0, 0};
   struct ms_meta_result res = {sizeof res, 2, rv, rd, rc};
@@ -192,7 +192,7 @@ START_TEST(meta_particle_at_wall_is_constrained) {
   const uint32_t off[2] = {0, 2}, mem[2] = {0, 1}; /* at x = y = z = s/2 */
   const double mass[1] = {5.0}, own[1] = {2 * S.P.mass};
   const double vel[3] = {-30.0, 1.0, 0.0}, pos[3] = {0};
-  struct ms_metas M = {sizeof M, 1, off, mem, mass, own, pos, vel};
+  struct ms_metas M = {sizeof M, 1, off, mem, mass, own, pos, vel, NULL};
   double rv[3], rd[3];
   uint8_t rc[1] = {0};
   struct ms_meta_result res = {sizeof res, 1, rv, rd, rc};

@@ -47,8 +47,8 @@ static const char *refusal(const char *file) {
 static const struct {
   const char *file, *reason;
 } refused[] = {
-    {"bad_major.so", "bad_major.so: plugin ABI 2.0, this core implements ABI 1.0 (major versions differ)"},
-    {"bad_minor.so", "bad_minor.so: plugin ABI 1.1 is newer than this core's ABI 1.0"},
+    {"bad_major.so", "bad_major.so: plugin ABI 2.0, this core implements ABI 1.1 (major versions differ)"},
+    {"bad_minor.so", "bad_minor.so: plugin needs ABI 1.2, newer than this core's ABI 1.1"},
     {"bad_size.so", "bad_size.so: descriptor struct_size 64 is smaller than ABI 1.0's 144 bytes"},
     {"no_entry.so", "no_entry.so: no entry symbol 'mergesplit_plugin' (not a mergesplit plugin)"},
     {"null_fn.so", "null_fn.so: solver 'fixture_null_fn': required function 'integrate' is NULL"},
@@ -77,10 +77,29 @@ START_TEST(good_plugins_accepted_scan_goes_on) {
   ck_assert_ptr_nonnull(ms__registry_find(reg, "fixture_good"));
   ck_assert_ptr_nonnull(ms__registry_find(reg, "fixture_nan"));
   ck_assert_ptr_nonnull(ms__registry_find(reg, "fixture_badview"));
-  /* the 12 loadable fixtures (defects that only show at run time) */
-  ck_assert_uint_eq(ms_registry_count(reg), 12);
+  /* the 12 loadable fixtures (defects that only show at run time) and the
+   * two rigid clusters of rigid_cluster.so */
+  ck_assert_uint_eq(ms_registry_count(reg), 14);
   ck_assert_uint_eq(ms_registry_refusal_count(reg),
                     sizeof refused / sizeof *refused);
+}
+END_TEST
+
+/* A descriptor of ABI 1.0's size loads in the 1.1 core and nothing past
+ * its struct_size is read (its 1.1 members are NULL); one that needs 1.1
+ * loads with them. */
+START_TEST(descriptor_sizes_of_both_minors) {
+  const struct ms__plugin *v10 = ms__registry_find(reg, "fixture_rigid_v10");
+  const struct ms__plugin *v11 = ms__registry_find(reg, "fixture_rigid");
+  ck_assert_ptr_nonnull(v10);
+  ck_assert_ptr_nonnull(v11);
+  ck_assert_uint_eq(v10->desc.struct_size, MS_PLUGIN_V1_SIZE);
+  ck_assert_uint_eq(v10->desc.abi_minor, 0);
+  ck_assert_ptr_null(v10->desc.meta_inertia);
+  ck_assert_ptr_null(v10->desc.meta_response);
+  ck_assert_uint_eq(v11->desc.abi_minor, 1);
+  ck_assert_ptr_nonnull(v11->desc.meta_inertia);
+  ck_assert_ptr_nonnull(v11->desc.meta_response);
 }
 END_TEST
 
@@ -92,7 +111,7 @@ START_TEST(later_directory_overrides) {
   const struct ms__plugin *p = ms__registry_find(r2, "fixture_good");
   ck_assert_ptr_nonnull(p);
   ck_assert_ptr_nonnull(p->shadowed);
-  ck_assert_uint_eq(ms_registry_count(r2), 12);
+  ck_assert_uint_eq(ms_registry_count(r2), 14);
   ms_registry_close(r2);
 }
 END_TEST
@@ -105,6 +124,7 @@ Suite *suite_loader(void) {
                       (int)(sizeof refused / sizeof *refused));
   tcase_add_test(tc, good_plugins_accepted_scan_goes_on);
   tcase_add_test(tc, later_directory_overrides);
+  tcase_add_test(tc, descriptor_sizes_of_both_minors);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -10,12 +10,24 @@
  *
  * VERSIONING
  *   A descriptor starts with a header that never changes: struct_size,
- *   abi_major, abi_minor.  The core refuses a plugin whose major differs from
- *   its own, whose minor is newer than its own, or whose struct_size is
+ *   abi_major, abi_minor.  abi_minor is the lowest minor version of the
+ *   core the plugin NEEDS (not the version of the headers it was built
+ *   with): a plugin built against the 1.1 headers that uses nothing of 1.1,
+ *   or uses it only when present, declares 0 and still loads in a 1.0
+ *   core.  The core refuses a plugin whose major differs from its own,
+ *   whose needed minor is newer than its own, or whose struct_size is
  *   smaller than the v1.0 descriptor; it never reads a field past
- *   struct_size.  A minor version may only append members (to ms_plugin,
- *   ms_host or the size-prefixed structs below) and status codes; anything
- *   else is a new major.
+ *   struct_size, so a member appended in a later minor is simply absent
+ *   (NULL) for a core or a plugin that predates it.  A minor version may
+ *   only append members (to ms_plugin, ms_host or the size-prefixed
+ *   structs below) and status codes; anything else is a new major.
+ *   A plugin learns what the core offers from host->abi_minor and from
+ *   the struct_size of what it is handed (MS_HOST_HAS, MS_HAS).
+ *
+ *   1.0  the step protocol, meta-particles, save/load.
+ *   1.1  the momentum-conserving synchronisation and collective response
+ *        (meta_inertia, meta_response, metas->inertia,
+ *        MS_PLUGIN_INERTIA_TENSOR), MS_PLUGIN_META_OWN_MASS.
  *
  * LIFECYCLE AND THE STEP PROTOCOL
  *   create -> { max_dt -> filter_pairs -> begin_step -> integrate(stage 1)
@@ -36,13 +48,69 @@
  *   Colliding particles are merged into meta-particles for one step.  Inside
  *   integrate, a meta-particle is ONE particle of the plugin's system: its
  *   members move rigidly with one shared velocity (starting from the merged
- *   velocity given), its mass is the whole meta-particle's mass (members of
- *   other systems included), forces on its members (evaluated at the
- *   members' real positions) are summed onto it, gravity acts on its whole
- *   mass.  Implicit solvers assemble it as one node.
+ *   velocity given), its mass is metas->mass (the whole meta-particle's
+ *   mass, members of other systems included, plus what other systems state
+ *   as collective inertia, below), forces on its members (evaluated at the
+ *   members' real positions) are summed onto it, gravity (the scene's)
+ *   acts on its whole mass.  Implicit solvers assemble it as one node.
  *   When integrate returns, for every meta-particle k and each of its members
  *   i: velocity[i] == result->velocity[k] and position[i] == (position of i
  *   at begin_step) + result->displacement[k], exactly.
+ *
+ * SYNCHRONISATION (what the core does with the results)
+ *   For a meta-particle spanning several systems, let v be its merged start
+ *   velocity, g the scene's gravity, v^s the end velocity system s reported
+ *   and m_s the inertia it integrated the meta-particle with.  System s
+ *   gave it the impulse J_s = m_s (v^s - v - g dt) and its other particles
+ *   the reaction -J_s.  With coupling.sync = "momentum" (the default of a
+ *   1.1 core) the meta-particle receives every J_s in full:
+ *       Mc (V - v - g dt) = sum_s (m_s + C_s) (v^s - v - g dt),
+ *       Mc = M 1 + sum_s C_s   (M: its mass, C_s: collective inertia),
+ *   which conserves linear momentum exactly; without collective inertia
+ *   V = v + g dt + sum_s (v^s - v - g dt).  coupling.sync = "paper" takes
+ *   the mass-weighted mean of the v^s instead (the paper's Eq. 17, the only
+ *   rule of a 1.0 core), which loses or creates momentum when solvers
+ *   exert internal forces on the meta-particle.  Every member is then
+ *   displaced by dt V and split (paper Eqs. 8-16).  A meta-particle one
+ *   system LEADS (collective response, below) ends as that system says.
+ *   doc/sync.md in the source tree derives all of it.
+ *
+ * COLLECTIVE RESPONSE (ABI 1.1)
+ *   Over a step a member may be held by much more of its system than
+ *   itself: a rigid body's particle moves with the whole body, a particle
+ *   of a stiff implicit cluster with the cluster.  Another system that
+ *   sees only the member's mass answers the body as if it were that one
+ *   particle (a box resting on a cloth sinks through it).  A system states
+ *   this in meta_inertia(): for every meta-particle, the inertia C_s [kg],
+ *   a symmetric positive semidefinite 3x3 tensor, that the rest of the
+ *   system adds to its members over the step (0: none; a rigid body
+ *   touching through n meta-particles: about its mass / n).  The core
+ *   hands every OTHER system the meta-particle with C_s added to its
+ *   inertia: metas->inertia (tensor) for plugins that set
+ *   MS_PLUGIN_INERTIA_TENSOR, metas->mass (whole mass + trace/3 of the
+ *   others' C) for all.  After every system has integrated it calls
+ *   meta_response() once, before splitting, for each meta-particle the
+ *   system stated a nonzero C_s for, in one of two roles:
+ *     LEAD  (lead[k] = 1) the system is the only one of the meta-particle
+ *           that stated collective inertia, none constrained it, and it
+ *           integrated with metas->mass (not MS_PLUGIN_META_OWN_MASS).
+ *           impulse[k] is G = sum over the OTHER systems r of
+ *           m_r (v^r - v - g dt), the impulse their forces gave the
+ *           meta-particle.  The plugin MUST take every G onto itself with
+ *           the meta-particles glued as in integrate() (a rigid body: all
+ *           of them at once, into its linear and angular momentum, so its
+ *           contacts stay rigid with it) and write each meta-particle's end
+ *           velocity and displacement; the core splits and writes W1 from
+ *           them.  The system's total momentum then changes by exactly
+ *           sum G (plus gravity), which the others lost.
+ *     FOLLOW (lead[k] = 0) several systems stated inertia (or one
+ *           constrained the result): the core synchronised the meta-
+ *           particle as above (velocity[k] = V), and impulse[k] is
+ *           K_s = C_s (V - v^s).  The plugin MUST add K_s to the part of
+ *           itself it counted in C_s, so that part follows V.
+ *   Either way momentum is conserved exactly if the plugin does what its
+ *   role says.  A plugin that states no collective inertia is never
+ *   called back and behaves exactly as under a 1.0 core.
  *
  * THREADING
  *   The core calls one instance from one thread at a time; different
@@ -78,7 +146,7 @@ extern "C" {
 #endif
 
 #define MS_ABI_MAJOR 1
-#define MS_ABI_MINOR 0
+#define MS_ABI_MINOR 1
 
 /* Name of the exported entry function. */
 #define MS_PLUGIN_ENTRY_SYMBOL "mergesplit_plugin"
@@ -100,7 +168,19 @@ enum ms_plugin_flag {
    * the scene says `self_collision = false` (solids).  Without this flag
    * self-collision is off unless the scene turns it on (fluids, whose own
    * forces keep particles apart). */
-  MS_PLUGIN_SELF_COLLISION = 1u << 0
+  MS_PLUGIN_SELF_COLLISION = 1u << 0,
+  /* ABI 1.1: integrate() moves every meta-particle with the inertia tensor
+   * metas->inertia instead of the scalar metas->mass.  The two differ only
+   * when another system states collective inertia; the core needs to know
+   * which one the result answers to. */
+  MS_PLUGIN_INERTIA_TENSOR = 1u << 1,
+  /* ABI 1.1: integrate() weighs each meta-particle's members with their
+   * own masses (a grid solver's transfer: see mergesplit-plugin(7)), so
+   * its result carries the impulse own_mass (v^s - v - g dt), not
+   * mass (v^s - v - g dt); the core weighs it so.  Without the flag a
+   * grid solver that does this creates momentum under the momentum
+   * rule. */
+  MS_PLUGIN_META_OWN_MASS = 1u << 2
 };
 
 /* The step being taken.  Owned by the core, valid during the call. */
@@ -127,6 +207,12 @@ struct ms_metas {
   const double *own_mass;        /* count: mass of this system's members */
   const double *position;        /* 3 * count: centre of mass, all members */
   const double *velocity;        /* 3 * count: merged start velocity */
+  /* ---- ABI 1.1 (present when struct_size covers it) ---- */
+  /* 6 * count: the inertia tensor [kg] (xx, yy, zz, xy, xz, yz) of each
+   * meta-particle in this system: its whole mass times the identity plus
+   * the collective inertia the OTHER systems state.  In meta_inertia() it
+   * is still the whole mass times the identity. */
+  const double *inertia;
 };
 
 /* What integrate() reports per meta-particle.  Arrays owned by the core,
@@ -153,6 +239,26 @@ struct ms_meta_result {
   uint8_t *constrained; /* count: see above */
 };
 
+/* ABI 1.1: collective response, per meta-particle of the system's last
+ * integrate() (same order and count as its metas; see COLLECTIVE
+ * RESPONSE).  Owned by the core, valid during meta_response(). */
+struct ms_meta_response {
+  uint32_t struct_size;
+  uint32_t count;
+  /* count: 1 = LEAD, 0 = FOLLOW; entries the system stated no inertia for
+   * are FOLLOW with a zero impulse */
+  const uint8_t *lead;
+  /* 3 * count [N s]: LEAD: G, the other systems' impulse on the meta-
+   * particle; FOLLOW: K_s, the impulse the counted part must take */
+  const double *impulse;
+  /* 3 * count: LEAD: arrives as the system's own result v^s, the plugin
+   * writes the end velocity; FOLLOW: the synchronised V (read only) */
+  double *velocity;
+  /* 3 * count: LEAD: arrives as the system's own displacement, the plugin
+   * writes the members' end displacement; FOLLOW: dt V (read only) */
+  double *displacement;
+};
+
 /* A byte stream for save/load.  Owned by the core.  write/read return
  * MS_OK or a negative status (short reads are MS_ESTATE). */
 struct ms_stream {
@@ -165,7 +271,7 @@ struct ms_plugin {
   /* Header: never changes. */
   uint32_t struct_size; /* sizeof(struct ms_plugin) as compiled */
   uint16_t abi_major;   /* MS_ABI_MAJOR */
-  uint16_t abi_minor;   /* MS_ABI_MINOR */
+  uint16_t abi_minor;   /* the minor it needs (VERSIONING) */
 
   /* ---- ABI 1.0 ---------------------------------------------------- */
   uint32_t flags;       /* enum ms_plugin_flag */
@@ -223,12 +329,41 @@ struct ms_plugin {
    * NULL: the system cannot be checkpointed. */
   int (*save)(ms_instance *inst, const struct ms_stream *out);
   int (*load)(ms_instance *inst, const struct ms_stream *in);
+
+  /* ---- ABI 1.1 (all optional; NULL or absent past struct_size) ----- */
+
+  /* Collective response (see above).  Called once per integrated stage,
+   * after merging and before any integrate() of the stage, with the
+   * meta-particles this system takes part in (metas->count may be 0; then
+   * it is not called).  inertia holds 6 * metas->count doubles, zeroed;
+   * write C_s of meta-particle k at inertia + 6 k.  Each MUST be finite
+   * and symmetric positive semidefinite (the core refuses the step
+   * otherwise, naming the system).  MUST NOT change the system's state. */
+  int (*meta_inertia)(ms_instance *inst, const struct ms_step *step,
+                      const struct ms_metas *metas, double *inertia);
+  /* Called after every system integrated the step's last stage and
+   * before the split and the write W1, only when this system stated a
+   * nonzero collective inertia in that stage; metas is that stage's.
+   * Take the impulses as the role of each meta-particle says (COLLECTIVE
+   * RESPONSE above).  Every velocity and displacement written MUST be
+   * finite. */
+  int (*meta_response)(ms_instance *inst, const struct ms_step *step,
+                       const struct ms_metas *metas,
+                       const struct ms_meta_response *response);
 };
 
-/* Initialiser for the header of a descriptor compiled against this file. */
-#define MS_PLUGIN_HEADER_INIT                                        \
+/* Initialiser for the header of a descriptor compiled against this file
+ * that needs ABI 1.`minor` of the core (see VERSIONING). */
+#define MS_PLUGIN_HEADER_INIT_NEEDS(minor)                           \
   .struct_size = sizeof(struct ms_plugin), .abi_major = MS_ABI_MAJOR, \
-  .abi_minor = MS_ABI_MINOR
+  .abi_minor = (minor)
+/* The same for a plugin that needs nothing past ABI 1.0 (and uses 1.1
+ * members only when the core has them): it loads in every 1.x core. */
+#define MS_PLUGIN_HEADER_INIT MS_PLUGIN_HEADER_INIT_NEEDS(0)
+
+/* Nonzero when a size-prefixed struct `s` (a pointer) holds `member`. */
+#define MS_HAS(s, type, member) \
+  ((s)->struct_size >= offsetof(type, member) + sizeof((s)->member))
 
 /* The entry point every plugin exports.  index 0, 1, ...: one descriptor per
  * solver in the file, then NULL.  The returned descriptor is static and
@@ -249,9 +384,15 @@ _Static_assert(offsetof(struct ms_plugin, create) == 56, "ms_plugin v1 layout");
 _Static_assert(offsetof(struct ms_plugin, end_step) == 104,
                "ms_plugin v1 layout");
 _Static_assert(offsetof(struct ms_plugin, load) == 136, "ms_plugin v1 layout");
-_Static_assert(sizeof(struct ms_plugin) == 144, "ms_plugin v1 size");
+_Static_assert(offsetof(struct ms_plugin, meta_inertia) == 144,
+               "ms_plugin v1.1 layout");
+_Static_assert(sizeof(struct ms_plugin) == 160, "ms_plugin v1.1 size");
 _Static_assert(sizeof(struct ms_step) == 40, "ms_step v1 size");
-_Static_assert(sizeof(struct ms_metas) == 56, "ms_metas v1 size");
+_Static_assert(offsetof(struct ms_metas, inertia) == 56,
+               "ms_metas v1.1 layout");
+_Static_assert(sizeof(struct ms_metas) == 64, "ms_metas v1.1 size");
+_Static_assert(sizeof(struct ms_meta_response) == 40,
+               "ms_meta_response v1.1 size");
 _Static_assert(sizeof(struct ms_meta_result) == 32, "ms_meta_result v1 size");
 _Static_assert(sizeof(struct ms_stream) == 24, "ms_stream v1 size");
 #endif

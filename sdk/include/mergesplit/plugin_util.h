@@ -1,0 +1,130 @@
+/* mergesplit — inline helpers for plugin authors, beside the contract.
+ *
+ * plugin.h says what a plugin MUST do; this header gives ready-made pieces
+ * that do it (the pattern of LV2's lv2_util.h).  Everything here is
+ * static inline and header-only: a plugin that includes it links against
+ * nothing new, and a plugin that does not is no less conforming.
+ *
+ * Symmetric 3x3 tensors (inertia, ABI 1.1) are stored as 6 doubles in the
+ * order xx, yy, zz, xy, xz, yz.
+ */
+#ifndef MERGESPLIT_PLUGIN_UTIL_H
+#define MERGESPLIT_PLUGIN_UTIL_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- symmetric 3x3 tensors ---------------------------------------------- */
+
+/* out = m * identity */
+static inline void ms_sym3_scalar(double *out, double m) {
+  out[0] = out[1] = out[2] = m;
+  out[3] = out[4] = out[5] = 0.0;
+}
+
+static inline int ms_sym3_is_zero(const double *s) {
+  return s[0] == 0.0 && s[1] == 0.0 && s[2] == 0.0 && s[3] == 0.0 &&
+         s[4] == 0.0 && s[5] == 0.0;
+}
+
+/* out += f * a */
+static inline void ms_sym3_add(double *out, const double *a, double f) {
+  for (int i = 0; i < 6; i++) out[i] += f * a[i];
+}
+
+/* out += w * d d^T (a direction's contribution, e.g. one spring's) */
+static inline void ms_sym3_add_outer(double *out, const double *d, double w) {
+  out[0] += w * d[0] * d[0];
+  out[1] += w * d[1] * d[1];
+  out[2] += w * d[2] * d[2];
+  out[3] += w * d[0] * d[1];
+  out[4] += w * d[0] * d[2];
+  out[5] += w * d[1] * d[2];
+}
+
+/* out = s v (out may not alias v) */
+static inline void ms_sym3_mul(double *out, const double *s, const double *v) {
+  out[0] = s[0] * v[0] + s[3] * v[1] + s[4] * v[2];
+  out[1] = s[3] * v[0] + s[1] * v[1] + s[5] * v[2];
+  out[2] = s[4] * v[0] + s[5] * v[1] + s[2] * v[2];
+}
+
+static inline double ms_sym3_trace(const double *s) {
+  return s[0] + s[1] + s[2];
+}
+
+static inline double ms_sym3_det(const double *s) {
+  return s[0] * (s[1] * s[2] - s[5] * s[5]) -
+         s[3] * (s[3] * s[2] - s[5] * s[4]) +
+         s[4] * (s[3] * s[5] - s[1] * s[4]);
+}
+
+/* Solve s x = b for x (x may alias b).  Returns 0 when s is singular (or
+ * not finite) and leaves x untouched. */
+static inline int ms_sym3_solve(double *x, const double *s, const double *b) {
+  /* cofactors of the symmetric matrix [[xx xy xz] [xy yy yz] [xz yz zz]] */
+  double c00 = s[1] * s[2] - s[5] * s[5];
+  double c01 = s[5] * s[4] - s[3] * s[2];
+  double c02 = s[3] * s[5] - s[1] * s[4];
+  double det = s[0] * c00 + s[3] * c01 + s[4] * c02;
+  if (!(det != 0.0) || !isfinite(det)) return 0;
+  double c11 = s[0] * s[2] - s[4] * s[4];
+  double c12 = s[3] * s[4] - s[0] * s[5];
+  double c22 = s[0] * s[1] - s[3] * s[3];
+  double r0 = (c00 * b[0] + c01 * b[1] + c02 * b[2]) / det;
+  double r1 = (c01 * b[0] + c11 * b[1] + c12 * b[2]) / det;
+  double r2 = (c02 * b[0] + c12 * b[1] + c22 * b[2]) / det;
+  x[0] = r0, x[1] = r1, x[2] = r2;
+  return 1;
+}
+
+/* Nonzero when s is finite and symmetric positive semidefinite (every
+ * principal minor >= 0, to round-off): what an inertia may be. */
+static inline int ms_sym3_is_psd(const double *s) {
+  for (int i = 0; i < 6; i++)
+    if (!isfinite(s[i])) return 0;
+  double t = fabs(s[0]) + fabs(s[1]) + fabs(s[2]), e = 1e-12;
+  if (s[0] < -e * t || s[1] < -e * t || s[2] < -e * t) return 0;
+  double t2 = e * t * t;
+  if (s[0] * s[1] - s[3] * s[3] < -t2 || s[0] * s[2] - s[4] * s[4] < -t2 ||
+      s[1] * s[2] - s[5] * s[5] < -t2)
+    return 0;
+  return ms_sym3_det(s) >= -t2 * t;
+}
+
+/* ---- collective response (ABI 1.1) -------------------------------------- */
+
+/* The LEAD answer (plugin.h, COLLECTIVE RESPONSE) for a meta-particle
+ * whose counted part belongs to it alone (a cluster's share, one ring of
+ * neighbours: nothing ties it to the system's other meta-particles).  C is
+ * the inertia the system stated for it, I its metas->inertia (with one
+ * leader: its mass times the identity), G response->impulse.  The counted
+ * part and the meta-particle take G together: velocity and displacement
+ * (arriving as the system's own result) change by du = (I + C)^-1 G and
+ * dt du, and K receives C du, the impulse the plugin adds to its counted
+ * part (FOLLOW's K_s has the same meaning).  A rigid body leads all its
+ * meta-particles at once instead. */
+static inline void ms_meta_lead_lump(const double *C, const double *I,
+                                     const double *G, double dt,
+                                     double *velocity, double *displacement,
+                                     double *K) {
+  double Mc[6], du[3];
+  for (int i = 0; i < 6; i++) Mc[i] = I[i] + C[i];
+  if (!ms_sym3_solve(du, Mc, G)) du[0] = du[1] = du[2] = 0.0;
+  for (int a = 0; a < 3; a++) {
+    velocity[a] += du[a];
+    displacement[a] += dt * du[a];
+  }
+  ms_sym3_mul(K, C, du);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MERGESPLIT_PLUGIN_UTIL_H */

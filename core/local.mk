@@ -23,7 +23,7 @@ core_libmscore_la_SOURCES = \
 	core/host.c \
 	core/loader.c core/loader.h \
 	core/merge.c core/merge.h \
-	core/metrics.c core/metrics.h \
+	core/metrics.c core/metrics.h core/energy.c core/energy.h \
 	core/metas.c core/metas.h \
 	core/contacts.c core/contacts.h \
 	core/neighbors.c core/neighbors.h \

@@ -115,6 +115,27 @@ static void ledger(FILE *f, const struct ms__ledger *L) {
   fputc('}', f);
 }
 
+/* {"kinetic", "potential", "internal", "total", "complete"}: a system's
+ * internal energy is null when its plugin does not report it; over all
+ * systems, "internal" sums what was reported and "complete" says whether
+ * every system did. */
+static void energy(FILE *f, const struct ms__energy *e, int total) {
+  fprintf(f, "{\"kinetic\": ");
+  num(f, e->kinetic);
+  fprintf(f, ", \"potential\": ");
+  num(f, e->potential);
+  fprintf(f, ", \"internal\": ");
+  if (e->internal_known || total)
+    num(f, e->internal);
+  else
+    fputs("null", f);
+  fprintf(f, ", \"total\": ");
+  num(f, e->kinetic + e->potential + e->internal);
+  if (total)
+    fprintf(f, ", \"complete\": %s", e->internal_known ? "true" : "false");
+  fputc('}', f);
+}
+
 static void counts(FILE *f, const struct ms__counts *c) {
   fprintf(f, "\"steps\": %llu, \"stage2_steps\": %llu, \"pairs\": %llu, "
              "\"approaching\": %llu, \"marked\": %llu, \"metas\": %llu, "
@@ -159,6 +180,8 @@ int ms__report_frame(struct ms__report *r, const struct ms_sim *S) {
     num(f, p[2]);
     fprintf(f, "], \"kinetic_energy\": ");
     num(f, ke);
+    fprintf(f, ", \"energy\": ");
+    energy(f, &y->energy, 0);
     fprintf(f, ", \"stats\": {");
     for (size_t k = 0; k < y->ctx.nstats; k++) {
       fprintf(f, "%s", k ? ", " : "");
@@ -168,7 +191,11 @@ int ms__report_frame(struct ms__report *r, const struct ms_sim *S) {
     }
     fprintf(f, "}}");
   }
-  fprintf(f, "]}");
+  struct ms__energy t;
+  ms__energy_total(S, &t);
+  fprintf(f, "],\n \"energy\": ");
+  energy(f, &t, 1);
+  fprintf(f, "}");
   r->nframes++;
   fflush(f);
   return ferror(f) ? MS_EIO : MS_OK;
@@ -186,6 +213,16 @@ int ms__report_close(struct ms__report *r, const struct ms_sim *S,
   num(f, S->time);
   fprintf(f, ", ");
   counts(f, c);
+  const struct ms__energy_record *e = &S->energy;
+  fprintf(f, ", \"energy\": {\"start\": ");
+  num(f, e->start);
+  fprintf(f, ", \"end\": ");
+  num(f, e->now);
+  fprintf(f, ", \"scale\": ");
+  num(f, e->scale);
+  fprintf(f, ", \"max_rise\": ");
+  num(f, e->max_rise);
+  fprintf(f, ", \"complete\": %s}", e->complete ? "true" : "false");
   fprintf(f, "},\n\"timing\": {\"steps\": %llu, \"phases\": [",
           (unsigned long long)c->steps);
   for (int p = 0; p < MS__PH_COUNT; p++) {

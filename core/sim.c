@@ -39,7 +39,9 @@ static void counts_add(struct ms__counts *a, const struct ms__counts *b) {
 }
 
 static int write_frame(ms_sim *S) {
-  int rc = ms__outputs_frame(S);
+  int rc = ms__energy_measure(S);
+  if (rc) return rc;
+  rc = ms__outputs_frame(S);
   if (rc == MS_OK && S->rep && ms__report_frame(S->rep, S))
     rc = ms__errf(&S->err, MS_EIO, "%s: cannot write the report",
                   S->opt.report_path);
@@ -241,6 +243,13 @@ void ms_sim_print_timing(const ms_sim *S, void *file) {
           (unsigned long long)S->run_counts.meta_max,
           (unsigned long long)S->run_counts.ledger.splits,
           (unsigned long long)S->run_counts.ledger.ortho);
+  const struct ms__energy_record *e = &S->energy;
+  if (e->measured)
+    fprintf(f, "energy: %.6g J at the start, %.6g J at the end, largest rise "
+               "between frames %.3g J (%.3g of %.4g J)%s\n",
+            e->start, e->now, e->max_rise,
+            e->scale > 0 ? e->max_rise / e->scale : 0.0, e->scale,
+            e->complete ? "" : "; internal energy of some systems unknown");
   const struct ms__penetration *p = &S->run_counts.pen;
   fprintf(f, "penetrations: %llu at the end (%llu through a sheet, %llu "
              "inside a solid), at most %llu, %llu sheet crossings; max "
@@ -301,6 +310,11 @@ int ms_sim_metrics(const ms_sim *S, struct ms_metrics *out) {
       c->members ? (double)c->members_sq / (double)c->members : 0.0;
   m.contact_impulses = c->ledger.contacts;
   m.contact_energy = c->ledger.contact;
+  m.energy_start = S->energy.start;
+  m.energy_end = S->energy.now;
+  m.energy_scale = S->energy.scale;
+  m.energy_max_rise = S->energy.max_rise;
+  m.energy_complete = S->energy.complete;
   size_t n = out->struct_size && out->struct_size < sizeof m ? out->struct_size
                                                               : sizeof m;
   memcpy(out, &m, n);

@@ -8,6 +8,7 @@
 
 #include "contacts.h"
 #include "detect.h"
+#include "energy.h"
 #include "error.h"
 #include "group.h"
 #include "loader.h"
@@ -53,6 +54,7 @@ struct ms__system {
   struct ms__fref x, v, m, r;
   size_t offset; /* first global particle index */
   struct ms__sysmetas sm;
+  struct ms__energy energy; /* at the last measurement (energy.h) */
   int32_t *meta_id; /* output: meta-particle of each particle, last step */
   size_t cap_meta_id;
 };
@@ -105,6 +107,7 @@ struct ms_sim {
   uint64_t out_frames;           /* frames written by this process */
   struct ms__counts frame_counts, run_counts;
   struct ms__metrics metrics;
+  struct ms__energy_record energy; /* energy.h */
   int method_override;           /* -1: the scene's coupling.method */
   double stiffness_scale;        /* baseline stiffness multiplier */
   struct ms__output *out;

@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include <mergesplit/plugin.h>
+#include <mergesplit/plugin_util.h>
 
 #include "flip.h"
 #include "flip_config.h"
@@ -392,6 +393,16 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   return MS_OK;
 }
 
+/* The particles carry the fluid's velocity between steps (the grid's is
+ * rebuilt from them each step); an incompressible fluid stores no
+ * internal energy. */
+static int energy(ms_instance *inst, struct ms_energy *out) {
+  const struct state *s = S(inst);
+  ms_energy_of_particles(s->n, s->x, s->v, s->m, s->gravity, out);
+  out->internal = 0.0;
+  return MS_OK;
+}
+
 static int end_step(ms_instance *inst, const struct ms_step *st) {
   return MS_OK;
 }
@@ -474,6 +485,7 @@ static const struct ms_plugin flip = {
     .max_dt = max_dt,
     .save = save,
     .load = load,
+    .energy = energy,
 };
 
 MS_PLUGIN_EXPORT const struct ms_plugin *mergesplit_plugin(uint32_t index) {

@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include <mergesplit/plugin.h>
+#include <mergesplit/plugin_util.h>
 
 #include "config.h"
 #include "mass_spring.h"
@@ -186,6 +187,20 @@ static int end_step(ms_instance *inst, const struct ms_step *st) {
   return MS_OK;
 }
 
+/* Kinetic, gravitational, and the springs' elastic energy. */
+static int energy(ms_instance *inst, struct ms_energy *out) {
+  const struct mss_model *M = &S(inst)->M;
+  const struct mss_springs *sp = &M->springs;
+  double e = 0.0;
+  ms_energy_of_particles(M->n, M->x, M->v, M->m, M->gravity, out);
+  for (size_t t = 0; t < sp->count; t++)
+    e += ms_spring_energy(M->x + 3 * (size_t)sp->pair[2 * t],
+                          M->x + 3 * (size_t)sp->pair[2 * t + 1], sp->k[t],
+                          sp->rest[t]);
+  out->internal = e;
+  return MS_OK;
+}
+
 static int max_dt(ms_instance *inst, double *dt) {
   struct state *s = S(inst);
   if (s->M.max_dt < *dt) *dt = s->M.max_dt;
@@ -260,6 +275,7 @@ static const struct ms_plugin mass_spring = {
     .filter_pairs = filter_pairs,
     .save = save,
     .load = load,
+    .energy = energy,
 };
 
 MS_PLUGIN_EXPORT const struct ms_plugin *mergesplit_plugin(uint32_t index) {

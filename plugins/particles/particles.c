@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include <mergesplit/plugin.h>
+#include <mergesplit/plugin_util.h>
 
 struct state {
   const struct ms_host *host;
@@ -287,6 +288,14 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   return MS_OK;
 }
 
+/* Free grains store nothing: kinetic and gravitational energy only. */
+static int energy(ms_instance *inst, struct ms_energy *out) {
+  const struct state *s = S(inst);
+  ms_energy_of_particles(s->n, s->x, s->v, s->m, s->gravity, out);
+  out->internal = 0.0;
+  return MS_OK;
+}
+
 static int end_step(ms_instance *inst, const struct ms_step *st) {
   return MS_OK;
 }
@@ -338,6 +347,7 @@ static const struct ms_plugin particles = {
     .end_step = end_step,
     .save = save,
     .load = load,
+    .energy = energy,
 };
 
 MS_PLUGIN_EXPORT const struct ms_plugin *mergesplit_plugin(uint32_t index) {

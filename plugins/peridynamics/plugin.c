@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mergesplit/plugin_util.h>
+
 #include "pd.h"
 
 struct state {
@@ -101,6 +103,23 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
     return s->host->set_error(s->ctx, rc, "step %llu at t = %g s: %s",
                               (unsigned long long)st->index, st->time,
                               s->W.error);
+  return MS_OK;
+}
+
+/* Kinetic, gravitational, and the intact bonds' elastic energy
+ * (k (l - L)^2 / 2 with the law's k = c V^2 / L, law.c). */
+static int energy(ms_instance *inst, struct ms_energy *out) {
+  const struct pd_model *M = &S(inst)->M;
+  const struct pd_bonds *B = &M->bonds;
+  const double cv2 = M->mat.micro * M->mat.volume * M->mat.volume;
+  double e = 0.0;
+  ms_energy_of_particles(M->n, M->x, M->v, M->m, M->gravity, out);
+  for (size_t b = 0; b < B->count; b++)
+    if (!B->broken[b])
+      e += ms_spring_energy(M->x + 3 * (size_t)B->pair[2 * b],
+                            M->x + 3 * (size_t)B->pair[2 * b + 1],
+                            cv2 / B->rest[b], B->rest[b]);
+  out->internal = e;
   return MS_OK;
 }
 
@@ -265,6 +284,7 @@ static const struct ms_plugin peridynamics = {
     .filter_pairs = filter_pairs,
     .save = save,
     .load = load,
+    .energy = energy,
 };
 
 MS_PLUGIN_EXPORT const struct ms_plugin *mergesplit_plugin(uint32_t index) {

@@ -146,6 +146,26 @@ static void report(struct sph_plugin *pl) {
   pl->reported_clamps = S->clamps;
 }
 
+/* Kinetic, gravitational (the scene's gravity, whatever the ramp) and the
+ * compression energy of the equation of state at the current densities
+ * (computed at the end of every step for the next one). */
+static int energy(ms_instance *inst, struct ms_energy *out) {
+  struct sph_plugin *pl = PL(inst);
+  struct sph_solver *S = &pl->S;
+  int rc = sph_prepare(S); /* a no-op between steps: the densities match */
+  if (rc) return pl->host->set_error(pl->ctx, rc, "neighbour search failed");
+  const double *g = S->P.gravity;
+  double k = 0.0, p = 0.0, e = 0.0;
+  for (size_t i = 0; i < S->n; i++) {
+    const double *x = S->x + SPH_XS * i, *v = S->v + 3 * i;
+    k += 0.5 * S->m[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    p -= S->m[i] * (g[0] * x[0] + g[1] * x[1] + g[2] * x[2]);
+    e += S->m[i] * sph_internal_energy(&S->P, S->rho[i]);
+  }
+  out->kinetic = k, out->potential = p, out->internal = e;
+  return MS_OK;
+}
+
 static int end_step(ms_instance *inst, const struct ms_step *st) {
   struct sph_plugin *pl = PL(inst);
   struct sph_solver *S = &pl->S;
@@ -245,6 +265,7 @@ static const struct ms_plugin sph = {
     .max_dt = max_dt,
     .save = save,
     .load = load,
+    .energy = energy,
 };
 
 MS_PLUGIN_EXPORT const struct ms_plugin *mergesplit_plugin(uint32_t index) {

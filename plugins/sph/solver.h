@@ -158,8 +158,9 @@ void sph_rewind(struct sph_solver *S);
 int sph_prepare(struct sph_solver *S);
 /* The density pass alone, on lists sph_prepare made. */
 void sph_density(struct sph_solver *S);
-/* Equation of state. */
+/* Equation of state, and the internal energy per unit mass it stores. */
 double sph_pressure(const struct sph_params *P, double rho);
+double sph_internal_energy(const struct sph_params *P, double rho);
 
 /* wsum.c: out[i] = sum_j sph_w_raw(|x_i - x_j|^2) over the lists
  * (lidx, loff, lend) for i in [i0, i1), with instruction set S->isa. */

@@ -44,6 +44,67 @@ static void momentum_case(const char *integrator) {
   st_close(S);
 }
 
+/* The cloth's energy() (kinetic + springs' k (l - L)^2 / 2): the same
+ * free cloth, undamped.  RK4 at a small step keeps it to 1e-6 (it could
+ * not with a wrong spring energy: the forces would not be its gradient);
+ * backward Euler never lets it rise from one frame to the next. */
+static double cloth_energy(struct ms__system *y) {
+  struct ms_energy e = {.struct_size = sizeof e};
+  ck_assert_int_eq(y->plugin->desc.energy(y->inst, &e), 0);
+  ck_assert(e.potential == 0.0 && e.internal >= 0.0);
+  return e.kinetic + e.internal;
+}
+
+static void energy_case(const char *integrator, double tol_total,
+                        double *rise, double *ratio) {
+  ms_sim *S = mt_open(
+      1,
+      "scene = { duration = 0.5; fps = 20.0; gravity = [0.0, 0.0, 0.0]; };\n"
+      "coupling = { max_dt = 2e-4; };\n"
+      "systems = ( { name = \"c\"; solver = \"mass_spring\";\n"
+      "  self_collision = false; mass_damping = 0.0;\n"
+      "  cloth = { corner = [0.0, 0.0, 0.0]; edge_u = [1.0, 0.0, 0.0];\n"
+      "            edge_v = [0.0, 0.2, 1.0]; resolution = [8, 8]; };\n"
+      "  mass = 0.1; stiffness = 10.0; shear_stiffness = 10.0;\n"
+      "  bend_stiffness = 1.0; damping = 0.0; integrator = \"%s\"; } );\n",
+      integrator);
+  struct ms__system *y = st_system(S, "c");
+  uint64_t seed = 11;
+  for (size_t i = 0; i < y->view.count; i++)
+    for (int a = 0; a < 3; a++) mt_v(y, i)[a] = 0.3 * mt_random(&seed);
+  double e0 = cloth_energy(y), prev = e0, springs = 0.0;
+  *rise = 0.0;
+  while (S->frame < S->frames_total) {
+    ck_assert_int_eq(ms_sim_frame(S), 0);
+    double e = cloth_energy(y);
+    *rise = fmax(*rise, (e - prev) / e0);
+    springs = fmax(springs, y->energy.internal);
+    prev = e;
+  }
+  *ratio = prev / e0;
+  /* the springs did take up energy: the test sees the internal part */
+  ck_assert_msg(springs > 0.05 * e0, "%s: springs held at most %g of %g J",
+                integrator, springs, e0);
+  if (tol_total > 0)
+    ck_assert_msg(fabs(prev - e0) <= tol_total * e0, "%s: energy %.9g -> "
+                  "%.9g", integrator, e0, prev);
+  st_close(S);
+}
+
+START_TEST(energy_rk4_conserved) {
+  double rise, ratio;
+  energy_case("rk4", 1e-6, &rise, &ratio);
+}
+END_TEST
+
+START_TEST(energy_backward_euler_never_rises) {
+  double rise, ratio;
+  energy_case("backward_euler", 0.0, &rise, &ratio);
+  ck_assert_msg(rise <= 0.0, "rose by %g of the start", rise);
+  ck_assert(ratio < 1.0);
+}
+END_TEST
+
 START_TEST(momentum_backward_euler) { momentum_case("backward_euler"); }
 END_TEST
 START_TEST(momentum_trapezoidal) { momentum_case("trapezoidal"); }
@@ -104,6 +165,8 @@ Suite *suite_conservation(void) {
   Suite *s = suite_create("conservation");
   TCase *tc = tcase_create("momentum");
   tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, energy_rk4_conserved);
+  tcase_add_test(tc, energy_backward_euler_never_rises);
   tcase_add_test(tc, momentum_backward_euler);
   tcase_add_test(tc, momentum_trapezoidal);
   tcase_add_test(tc, momentum_forward_euler);

@@ -300,6 +300,41 @@ START_TEST(kernel_sums_agree_across_instruction_sets) {
 }
 END_TEST
 
+/* The compression energy per unit mass is the integral of the Tait
+ * pressure over rho^2: its derivative is p / rho^2 (central differences,
+ * 1e-7 relative), it is 0 at rest density and never negative, on both
+ * sides of rho0 without clamping and 0 below rho0 with it. */
+START_TEST(internal_energy_integrates_pressure) {
+  struct sph_params P = {.rho0 = 1000.0, .B = 3.2e5, .gamma = 7.0};
+  for (int clamp = 0; clamp < 2; clamp++) {
+    P.clamp_pressure = clamp;
+    ck_assert(sph_internal_energy(&P, P.rho0) == 0.0);
+    for (double s = 0.9; s <= 1.1; s += 0.01) {
+      double rho = s * P.rho0, h = 1e-4 * P.rho0;
+      double e = sph_internal_energy(&P, rho);
+      ck_assert(e >= 0.0);
+      if (clamp && s < 1.0) {
+        ck_assert(e == 0.0);
+        continue;
+      }
+      if (fabs(s - 1.0) < 2e-3) continue; /* the clamp's kink */
+      double de = (sph_internal_energy(&P, rho + h) -
+                   sph_internal_energy(&P, rho - h)) / (2 * h);
+      double want = sph_pressure(&P, rho) / (rho * rho);
+      ck_assert_msg(fabs(de - want) <= 1e-6 * fabs(want), "s = %g: de/drho "
+                    "%.10g, p/rho^2 %.10g", s, de, want);
+    }
+  }
+  P.gamma = 1.5; /* any exponent */
+  P.clamp_pressure = 0;
+  double rho = 1.05 * P.rho0, h = 1e-4 * P.rho0;
+  double de = (sph_internal_energy(&P, rho + h) -
+               sph_internal_energy(&P, rho - h)) / (2 * h);
+  ck_assert(fabs(de - sph_pressure(&P, rho) / (rho * rho)) <=
+            1e-6 * sph_pressure(&P, rho) / (rho * rho));
+}
+END_TEST
+
 Suite *suite_sph_solver(void) {
   Suite *s = suite_create("sph_solver");
   TCase *t = tcase_create("solver");
@@ -309,6 +344,7 @@ Suite *suite_sph_solver(void) {
   tcase_add_test(t, meta_particle_at_wall_is_constrained);
   tcase_add_test(t, wall_tables_match_lattice_sums);
   tcase_add_test(t, kernel_sums_agree_across_instruction_sets);
+  tcase_add_test(t, internal_energy_integrates_pressure);
   suite_add_tcase(s, t);
   return s;
 }

@@ -166,6 +166,15 @@ struct ms_metrics {
    * coupling.unmerged_pairs), and the kinetic energy they took [J]. */
   uint64_t contact_impulses;
   double contact_energy;
+  /* ---- appended in 0.2 (energy) ---- */
+  /* Total energy (kinetic + gravitational + internal) of all systems [J],
+   * measured at the start and after every frame: the first and the last
+   * measurement, kinetic + |gravitational| + internal at the first (a
+   * scale for relative figures), the largest increase from one frame to
+   * the next, and whether every system reported its internal energy
+   * (plugin ABI 1.1 energy(); else only kinetic and gravitational). */
+  double energy_start, energy_end, energy_scale, energy_max_rise;
+  int energy_complete;
 };
 MS_API int ms_sim_metrics(const ms_sim *sim, struct ms_metrics *out);
 /* Print the per-phase timing table (paper Table I) to a stdio FILE *. */

@@ -27,7 +27,7 @@
  *   1.0  the step protocol, meta-particles, save/load.
  *   1.1  the momentum-conserving synchronisation and collective response
  *        (meta_inertia, meta_response, metas->inertia,
- *        MS_PLUGIN_INERTIA_TENSOR), MS_PLUGIN_META_OWN_MASS.
+ *        MS_PLUGIN_INERTIA_TENSOR), MS_PLUGIN_META_OWN_MASS, energy().
  *
  * LIFECYCLE AND THE STEP PROTOCOL
  *   create -> { max_dt -> filter_pairs -> begin_step -> integrate(stage 1)
@@ -259,6 +259,22 @@ struct ms_meta_response {
   double *displacement;
 };
 
+/* ABI 1.1: a system's energy [J], filled by energy().  Every figure MUST be
+ * finite; kinetic and internal MUST NOT be negative. */
+struct ms_energy {
+  uint32_t struct_size; /* set by the core */
+  uint32_t reserved0;
+  /* 1/2 sum m |v|^2 of the particles, plus kinetic energy the solver holds
+   * elsewhere (a grid's); what the particles' velocities already carry
+   * (a rigid body's rotation) only once */
+  double kinetic;
+  /* in the scene's gravity: -sum m g . x (zero at the origin) */
+  double potential;
+  /* stored in the material: stretched springs and bonds, a compressed
+   * fluid, ...; 0 for a material that stores none */
+  double internal;
+};
+
 /* A byte stream for save/load.  Owned by the core.  write/read return
  * MS_OK or a negative status (short reads are MS_ESTATE). */
 struct ms_stream {
@@ -350,6 +366,12 @@ struct ms_plugin {
   int (*meta_response)(ms_instance *inst, const struct ms_step *step,
                        const struct ms_metas *metas,
                        const struct ms_meta_response *response);
+  /* The system's energy now: called between steps (at the start of the
+   * run and at the end of every frame).  The core sets out->struct_size;
+   * MUST NOT change the state.  NULL: the core counts the kinetic and
+   * gravitational energy of the view's particles and reports the
+   * system's internal energy as unknown. */
+  int (*energy)(ms_instance *inst, struct ms_energy *out);
 };
 
 /* Initialiser for the header of a descriptor compiled against this file
@@ -386,13 +408,14 @@ _Static_assert(offsetof(struct ms_plugin, end_step) == 104,
 _Static_assert(offsetof(struct ms_plugin, load) == 136, "ms_plugin v1 layout");
 _Static_assert(offsetof(struct ms_plugin, meta_inertia) == 144,
                "ms_plugin v1.1 layout");
-_Static_assert(sizeof(struct ms_plugin) == 160, "ms_plugin v1.1 size");
+_Static_assert(sizeof(struct ms_plugin) == 168, "ms_plugin v1.1 size");
 _Static_assert(sizeof(struct ms_step) == 40, "ms_step v1 size");
 _Static_assert(offsetof(struct ms_metas, inertia) == 56,
                "ms_metas v1.1 layout");
 _Static_assert(sizeof(struct ms_metas) == 64, "ms_metas v1.1 size");
 _Static_assert(sizeof(struct ms_meta_response) == 40,
                "ms_meta_response v1.1 size");
+_Static_assert(sizeof(struct ms_energy) == 32, "ms_energy v1.1 size");
 _Static_assert(sizeof(struct ms_meta_result) == 32, "ms_meta_result v1 size");
 _Static_assert(sizeof(struct ms_stream) == 24, "ms_stream v1 size");
 #endif

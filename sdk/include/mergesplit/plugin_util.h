@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mergesplit/plugin.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -121,6 +123,35 @@ static inline void ms_meta_lead_lump(const double *C, const double *I,
     displacement[a] += dt * du[a];
   }
   ms_sym3_mul(K, C, du);
+}
+
+/* ---- energy (ABI 1.1) ---------------------------------------------------- */
+
+/* Kinetic and gravitational energy of n particles (x, v: 3 doubles each,
+ * contiguous; m: one each) in gravity g, into e->kinetic and
+ * e->potential (-sum m g . x, zero at the origin).  Summed in index
+ * order: the same figure on any thread count. */
+static inline void ms_energy_of_particles(size_t n, const double *x,
+                                          const double *v, const double *m,
+                                          const double *g,
+                                          struct ms_energy *e) {
+  double k = 0.0, p = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    const double *xi = x + 3 * i, *vi = v + 3 * i;
+    k += 0.5 * m[i] * (vi[0] * vi[0] + vi[1] * vi[1] + vi[2] * vi[2]);
+    p -= m[i] * (g[0] * xi[0] + g[1] * xi[1] + g[2] * xi[2]);
+  }
+  e->kinetic = k;
+  e->potential = p;
+}
+
+/* Energy stored in a linear spring of stiffness k [N/m] and rest length L
+ * between points a and b: k (|b - a| - L)^2 / 2. */
+static inline double ms_spring_energy(const double *a, const double *b,
+                                      double k, double L) {
+  double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+  double s = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) - L;
+  return 0.5 * k * s * s;
 }
 
 #ifdef __cplusplus

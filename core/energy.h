@@ -1,0 +1,33 @@
+/* The systems' energy (ABI 1.1 energy(), or counted from the views) and
+ * its course over a run: measured at the start and after every frame. */
+#ifndef MS_CORE_ENERGY_H
+#define MS_CORE_ENERGY_H
+
+#include <stdint.h>
+
+struct ms_sim;
+
+/* One system's energy [J]. */
+struct ms__energy {
+  double kinetic, potential, internal;
+  int internal_known; /* the plugin reported it (energy()) */
+};
+
+/* The run's record: totals over all systems. */
+struct ms__energy_record {
+  uint64_t measured;      /* measurements so far */
+  double start, now;      /* total at the first and the last one */
+  double scale;           /* kinetic + |potential| + internal at the first */
+  double max_rise;        /* largest increase between two in a row */
+  int complete;           /* every system reported its internal energy */
+};
+
+/* Measure every system (S->sys[s].energy) and update S->energy.  A plugin
+ * reporting a negative or non-finite figure fails the run with one line
+ * naming it. */
+int ms__energy_measure(struct ms_sim *S);
+
+/* Totals over the systems of the last measurement. */
+void ms__energy_total(const struct ms_sim *S, struct ms__energy *total);
+
+#endif

@@ -27,8 +27,12 @@ MS_FIXTURE_LAS = $(foreach f,$(MS_FIXTURES),tests/fixtures/$(firstword $(subst :
 # ... and fixtures of their own source: a rigid cluster (ABI 1.1 collective
 # response, and the same body as an ABI 1.0 descriptor).
 MS_FIXTURE_LAS += tests/fixtures/rigid_cluster.la
+# ... and the example plugin built against the frozen ABI 1.0 headers: a
+# 1.0 binary the core must keep loading (tests/fixtures/abi-1.0/README).
+MS_FIXTURE_LAS += tests/fixtures/dust_v10.la
 check_DATA = $(MS_FIXTURE_LAS)
-EXTRA_DIST += tests/fixtures/fixture_plugin.c tests/fixtures/rigid_cluster.c
+EXTRA_DIST += tests/fixtures/fixture_plugin.c tests/fixtures/rigid_cluster.c \
+	tests/fixtures/abi-1.0
 MS_FIXTURE_COMPILE = $(LIBTOOL) $(AM_V_lt) --tag=CC --mode=compile $(CC) \
 	-I$(top_srcdir)/sdk/include $(MS_CFLAGS) $(MS_VISIBILITY_CFLAGS) $(CFLAGS)
 tests/fixtures/%.la: $(top_srcdir)/tests/fixtures/fixture_plugin.c
@@ -44,6 +48,15 @@ tests/fixtures/rigid_cluster.la: $(top_srcdir)/tests/fixtures/rigid_cluster.c
 	$(LIBTOOL) $(AM_V_lt) --tag=CC --mode=link $(CC) $(CFLAGS) -module \
 	  -avoid-version -shared -no-undefined -rpath /nowhere \
 	  -o $@ tests/fixtures/rigid_cluster.lo -lm
+tests/fixtures/dust_v10.la: $(top_srcdir)/sdk/example/dust.c \
+		$(top_srcdir)/tests/fixtures/abi-1.0/mergesplit/plugin.h
+	$(AM_V_CC)$(MKDIR_P) tests/fixtures && \
+	$(LIBTOOL) $(AM_V_lt) --tag=CC --mode=compile $(CC) \
+	  -I$(top_srcdir)/tests/fixtures/abi-1.0 $(MS_CFLAGS) \
+	  $(MS_VISIBILITY_CFLAGS) $(CFLAGS) -c -o tests/fixtures/dust_v10.lo $< && \
+	$(LIBTOOL) $(AM_V_lt) --tag=CC --mode=link $(CC) $(CFLAGS) -module \
+	  -avoid-version -shared -no-undefined -rpath /nowhere \
+	  -o $@ tests/fixtures/dust_v10.lo -lm
 clean-local: clean-fixtures
 clean-fixtures:
 	-rm -rf tests/fixtures/.libs tests/fixtures/*.la tests/fixtures/*.lo \

@@ -77,9 +77,9 @@ START_TEST(good_plugins_accepted_scan_goes_on) {
   ck_assert_ptr_nonnull(ms__registry_find(reg, "fixture_good"));
   ck_assert_ptr_nonnull(ms__registry_find(reg, "fixture_nan"));
   ck_assert_ptr_nonnull(ms__registry_find(reg, "fixture_badview"));
-  /* the 13 loadable fixtures (defects that only show at run time) and the
-   * two rigid clusters of rigid_cluster.so */
-  ck_assert_uint_eq(ms_registry_count(reg), 15);
+  /* the 13 loadable fixtures (defects that only show at run time), the
+   * two rigid clusters of rigid_cluster.so and the 1.0 build of dust */
+  ck_assert_uint_eq(ms_registry_count(reg), 16);
   ck_assert_uint_eq(ms_registry_refusal_count(reg),
                     sizeof refused / sizeof *refused);
 }
@@ -87,8 +87,14 @@ END_TEST
 
 /* A descriptor of ABI 1.0's size loads in the 1.1 core and nothing past
  * its struct_size is read (its 1.1 members are NULL); one that needs 1.1
- * loads with them. */
+ * loads with them.  dust_v10.so is the example plugin compiled against
+ * the frozen 1.0 headers (tests/fixtures/abi-1.0): a 1.0 binary. */
 START_TEST(descriptor_sizes_of_both_minors) {
+  const struct ms__plugin *dust = ms__registry_find(reg, "dust");
+  ck_assert_ptr_nonnull(dust);
+  ck_assert_uint_eq(dust->desc.struct_size, MS_PLUGIN_V1_SIZE);
+  ck_assert_uint_eq(dust->desc.abi_minor, 0);
+  ck_assert_ptr_null(dust->desc.energy);
   const struct ms__plugin *v10 = ms__registry_find(reg, "fixture_rigid_v10");
   const struct ms__plugin *v11 = ms__registry_find(reg, "fixture_rigid");
   ck_assert_ptr_nonnull(v10);
@@ -111,7 +117,7 @@ START_TEST(later_directory_overrides) {
   const struct ms__plugin *p = ms__registry_find(r2, "fixture_good");
   ck_assert_ptr_nonnull(p);
   ck_assert_ptr_nonnull(p->shadowed);
-  ck_assert_uint_eq(ms_registry_count(r2), 15);
+  ck_assert_uint_eq(ms_registry_count(r2), 16);
   ms_registry_close(r2);
 }
 END_TEST

@@ -120,6 +120,7 @@ void ms__metaset_sync(struct ms__metaset *M, int rule, double dt,
   for (uint32_t k = 0; k < M->count; k++) {
     uint32_t e0 = M->eoff[k], ne = M->eoff[k + 1] - e0;
     uint8_t con = 0;
+    uint32_t lead;
     for (uint32_t e = e0; e < e0 + ne; e++)
       if (M->econ[e] > con) con = M->econ[e];
     double *V = M->vfin + 3 * k;
@@ -131,8 +132,9 @@ void ms__metaset_sync(struct ms__metaset *M, int rule, double dt,
     }
     if (con) {
       constrained_result(M, e0, ne, con, V, M->disp + 3 * k);
-    } else if (rule == MS__SYNC_MOMENTUM && leader(M, k) != UINT32_MAX) {
-      lead_impulse(M, k, leader(M, k), gd); /* it answers (step.c) */
+    } else if (rule == MS__SYNC_MOMENTUM &&
+               (lead = leader(M, k)) != UINT32_MAX) {
+      lead_impulse(M, k, lead, gd); /* it answers (step.c) */
       continue;
     } else {
       if (rule == MS__SYNC_PAPER)

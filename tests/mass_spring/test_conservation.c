@@ -7,19 +7,26 @@
 #include "mstest.h"
 #include "suites.h"
 
-/* An 8 x 8 free cloth in zero gravity, random velocities, 1000 steps. */
-static void momentum_case(const char *integrator) {
-  ms_sim *S = mt_open(
+/* An 8 x 8 free cloth "c" in zero gravity, no drag, spring dashpots
+ * `damping`, run `duration` s at `fps` frames with steps of at most max_dt. */
+static ms_sim *free_cloth(const char *integrator, double duration, double fps,
+                          double max_dt, double damping) {
+  return mt_open(
       1,
-      "scene = { duration = 1.0; fps = 10.0; gravity = [0.0, 0.0, 0.0]; };\n"
-      "coupling = { max_dt = 1e-3; };\n"
+      "scene = { duration = %g; fps = %g; gravity = [0.0, 0.0, 0.0]; };\n"
+      "coupling = { max_dt = %g; };\n"
       "systems = ( { name = \"c\"; solver = \"mass_spring\";\n"
       "  self_collision = false;\n"
       "  cloth = { corner = [0.0, 0.0, 0.0]; edge_u = [1.0, 0.0, 0.0];\n"
       "            edge_v = [0.0, 0.2, 1.0]; resolution = [8, 8]; };\n"
       "  mass = 0.1; stiffness = 10.0; shear_stiffness = 10.0;\n"
-      "  bend_stiffness = 1.0; damping = 0.05; integrator = \"%s\"; } );\n",
-      integrator);
+      "  bend_stiffness = 1.0; damping = %g; integrator = \"%s\"; } );\n",
+      duration, fps, max_dt, damping, integrator);
+}
+
+/* The free cloth with random velocities, 1000 steps. */
+static void momentum_case(const char *integrator) {
+  ms_sim *S = free_cloth(integrator, 1.0, 10.0, 1e-3, 0.05);
   struct ms__system *y = st_system(S, "c");
   uint64_t seed = 7;
   double p0[3], p[3], ke0, ke;
@@ -57,17 +64,7 @@ static double cloth_energy(struct ms__system *y) {
 
 static void energy_case(const char *integrator, double tol_total,
                         double *rise, double *ratio) {
-  ms_sim *S = mt_open(
-      1,
-      "scene = { duration = 0.5; fps = 20.0; gravity = [0.0, 0.0, 0.0]; };\n"
-      "coupling = { max_dt = 2e-4; };\n"
-      "systems = ( { name = \"c\"; solver = \"mass_spring\";\n"
-      "  self_collision = false; mass_damping = 0.0;\n"
-      "  cloth = { corner = [0.0, 0.0, 0.0]; edge_u = [1.0, 0.0, 0.0];\n"
-      "            edge_v = [0.0, 0.2, 1.0]; resolution = [8, 8]; };\n"
-      "  mass = 0.1; stiffness = 10.0; shear_stiffness = 10.0;\n"
-      "  bend_stiffness = 1.0; damping = 0.0; integrator = \"%s\"; } );\n",
-      integrator);
+  ms_sim *S = free_cloth(integrator, 0.5, 20.0, 2e-4, 0.0);
   struct ms__system *y = st_system(S, "c");
   uint64_t seed = 11;
   for (size_t i = 0; i < y->view.count; i++)

@@ -190,8 +190,8 @@ static int check_descriptor(struct kit *K, struct verdict *v) {
                              MS_PLUGIN_META_OWN_MASS))
     return fail(v, "unknown flag bits 0x%x", d->flags);
   if (d->reserved0) return fail(v, "reserved0 is not 0");
-  return pass(v, "%s %s, ABI %u.%u, %s", d->id, d->version, d->abi_major,
-              d->abi_minor, d->license);
+  return pass(v, "%s %s (%s), ABI %u.%u, %s", d->id, d->version,
+              K->y->plugin->path, d->abi_major, d->abi_minor, d->license);
 }
 
 static int check_max_dt(struct kit *K, struct verdict *v) {
@@ -361,6 +361,133 @@ static int check_meta_momentum(struct kit *K, struct verdict *v) {
   return pass(v, "momentum change = impulse / whole mass (error %.2g)", worst);
 }
 
+/* ---- the core's writes W1 and W2 --------------------------------------- */
+
+/* Add dx to the positions and dv to the velocities of the free particles
+ * of an instance, through its view, as the core does at W1 and W2. */
+static int write_view(struct kit *K, ms_instance *inst, const double dx[3],
+                      const double dv[3]) {
+  struct ms_view w = {.struct_size = sizeof w};
+  if (K->y->plugin->desc.view(inst, &w)) return MS_ESTATE;
+  struct ms_field *x = NULL, *u = NULL;
+  for (uint32_t f = 0; f < w.field_count; f++) {
+    if (!strcmp(w.fields[f].name, "position")) x = (struct ms_field *)&w.fields[f];
+    if (!strcmp(w.fields[f].name, "velocity")) u = (struct ms_field *)&w.fields[f];
+  }
+  if (!x || !u) return MS_ESTATE;
+  for (size_t i = 0; i < w.count; i++) {
+    if (pinned(K->y, i)) continue;
+    double *xi = (double *)((char *)x->data + i * x->stride);
+    double *ui = (double *)((char *)u->data + i * u->stride);
+    for (int a = 0; a < 3; a++) xi[a] += dx[a], ui[a] += dv[a];
+  }
+  return MS_OK;
+}
+
+/* Two fresh instances take the same two steps (the first with one meta-
+ * particle of every free particle), except that the second receives the
+ * core's write `when` (1: W1, before the first end_step; 2: W2, between
+ * the steps) of dx, dv.  diff[0]: the mean difference, second minus first,
+ * of the free particles' positions (0..2) and velocities (3..5) after the
+ * first end_step; diff[1]: the same after the second step. */
+static int probe_write(struct kit *K, int when, const double dx[3],
+                       const double dv[3], double diff[2][6], char *why,
+                       size_t whylen) {
+  struct ms__system *y = K->y;
+  const struct ms_plugin *d = &y->plugin->desc;
+  const ms_config *sec = (const ms_config *)y->desc->section;
+  double *s[2][2] = {{NULL, NULL}, {NULL, NULL}};
+  size_t n[2][2] = {{0, 0}, {0, 0}};
+  int rc = MS_OK;
+  ms_ctx ctx[2] = {y->ctx, y->ctx}; /* alike, random draws included */
+  for (int b = 0; b < 2 && !rc; b++) {
+    ms_instance *inst = NULL;
+    struct metas M, none;
+    struct ms_step s0 = {sizeof s0, 1, 0, 0.0, K->dt, NULL};
+    struct ms_step s1 = {sizeof s1, 1, 1, K->dt, K->dt, NULL};
+    make_meta(K, &M, free_count(y), 0.5 * *ms__at(&y->m, 0));
+    make_meta(K, &none, 0, 0.0);
+    rc = d->create(&ms__host, &ctx[b], sec, &inst);
+    if (!rc) rc = d->begin_step(inst, &s0);
+    if (!rc) rc = d->integrate(inst, &s0, &M.in, &M.out);
+    if (!rc && b && when == 1) rc = write_view(K, inst, dx, dv);
+    if (!rc) rc = d->end_step(inst, &s0);
+    if (!rc) s[b][0] = snap_view(inst, d, &n[b][0]);
+    if (!rc && b && when == 2) rc = write_view(K, inst, dx, dv);
+    if (!rc) rc = d->begin_step(inst, &s1);
+    if (!rc) rc = d->integrate(inst, &s1, &none.in, &none.out);
+    if (!rc) rc = d->end_step(inst, &s1);
+    if (!rc) s[b][1] = snap_view(inst, d, &n[b][1]);
+    if (!rc && (!s[b][0] || !s[b][1])) rc = MS_ESTATE;
+    free(M.member), free(none.member);
+    if (inst) d->destroy(inst);
+  }
+  if (rc) {
+    const char *msg = ctx[0].err.msg[0] ? ctx[0].err.msg : ctx[1].err.msg;
+    snprintf(why, whylen, "a step failed: %s",
+             msg[0] ? msg : ms_status_name(rc));
+  } else {
+    for (int t = 0; t < 2; t++) {
+      uint32_t nf = 0;
+      memset(diff[t], 0, 6 * sizeof(double));
+      for (size_t i = 0; i < n[0][t] && n[0][t] == n[1][t]; i++) {
+        if (pinned(y, i)) continue;
+        nf++;
+        for (int c = 0; c < 6; c++)
+          diff[t][c] += s[1][t][6 * i + c] - s[0][t][6 * i + c];
+      }
+      for (int c = 0; c < 6; c++) diff[t][c] /= nf ? nf : 1;
+    }
+  }
+  for (int b = 0; b < 2; b++) free(s[b][0]), free(s[b][1]);
+  return rc;
+}
+
+/* What the core wrote must be the plugin's state: right after end_step
+ * the view shows a W1 write to within 1e-6, and one step later the written
+ * velocity is still there to within a quarter and the written position
+ * offset at least in part (a fluid moves its particles through a grid its
+ * walls fix).  A plugin that ignores the write keeps none of it. */
+static int check_write(struct kit *K, struct verdict *v, int when) {
+  double span = 0.0, diff[2][6];
+  for (size_t i = 0; i < K->y->view.count; i++)
+    span = fmax(span, *ms__at(&K->y->r, i));
+  const double dv[3] = {0.05, 0.0, 0.0};
+  const double dx[3] = {when == 1 ? 0.1 * span : 0.0, 0.0, 0.0};
+  char why[400];
+  if (free_count(K->y) < 1) return fail(v, "needs a free particle");
+  if (probe_write(K, when, dx, dv, diff, why, sizeof why))
+    return fail(v, "%s", why);
+  const char *at = when == 1 ? "W1 (after integrate, before end_step)"
+                             : "W2 (between end_step and begin_step)";
+  /* after end_step: W1 is there, W2 not yet written */
+  double x0 = when == 1 ? diff[0][0] / dx[0] : 1.0;
+  double u0 = when == 1 ? diff[0][3] / dv[0] : 1.0;
+  double u1 = diff[1][3] / dv[0];
+  double x1 = when == 1 ? (diff[1][0] - K->dt * dv[0]) / dx[0] : 1.0;
+  if (fabs(x0 - 1.0) > 1e-6 || fabs(u0 - 1.0) > 1e-6)
+    return fail(v, "end_step undid the core's write %s: the view keeps %.3g "
+                "of the written position offset and %.3g of the velocity",
+                at, x0, u0);
+  if (fabs(u1 - 1.0) > 0.25 || x1 < 0.25 || x1 > 1.75)
+    return fail(v, "ignores the core's write %s: one step later %.3g of the "
+                "written velocity and %.3g of the position offset remain",
+                at, u1, x1);
+  if (when == 1)
+    return pass(v, "the next step starts from the write %s (velocity kept "
+                "%.3g, position offset %.3g)", at, u1, x1);
+  return pass(v, "the next step starts from the write %s (velocity kept "
+              "%.3g)", at, u1);
+}
+
+static int check_write_w1(struct kit *K, struct verdict *v) {
+  return check_write(K, v, 1);
+}
+
+static int check_write_w2(struct kit *K, struct verdict *v) {
+  return check_write(K, v, 2);
+}
+
 /* A number key the plugin read, given as a string, must be refused; so must
  * a negative value for keys that must be positive. */
 static int check_bad_config(struct kit *K, struct verdict *v) {
@@ -439,6 +566,7 @@ static const struct {
     {"create_destroy", check_create_destroy}, {"rewind", check_rewind},
     {"save_load", check_save_load},       {"meta_rigid", check_meta_rigid},
     {"meta_momentum", check_meta_momentum}, {"bad_config", check_bad_config},
+    {"write_w1", check_write_w1},         {"write_w2", check_write_w2},
     {"silent", check_silent},
 };
 
@@ -477,11 +605,83 @@ static void quiet(void *o, int level, const char *line) {
   (void)o, (void)level, (void)line;
 }
 
+/* The kit's own scenes, tried in turn when the author gives none: a small
+ * box of the usual `shape` and `spacing` keys, then a system of no keys
+ * at all (the plugin's defaults). */
+static const char *const builtin_scene[] = {
+    "scene = { duration = 1.0; fps = 100.0; seed = 3;\n"
+    "  gravity = [0.0, -9.81, 0.0]; };\n"
+    "coupling = { method = \"none\"; };\n"
+    "systems = ( { name = \"under_test\"; solver = \"%s\";\n"
+    "  shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"
+    "            max = [0.1, 0.1, 0.1]; };\n"
+    "  spacing = 0.025; } );\n",
+    "scene = { duration = 1.0; fps = 100.0; seed = 3;\n"
+    "  gravity = [0.0, -9.81, 0.0]; };\n"
+    "coupling = { method = \"none\"; };\n"
+    "systems = ( { name = \"under_test\"; solver = \"%s\"; } );\n",
+};
+
+/* Replace every occurrence of `from` in s by `to`, in place. */
+static void replace_all(char *s, size_t cap, const char *from, const char *to) {
+  char out[1200];
+  size_t n = 0, lf = strlen(from);
+  for (const char *p = s; *p && n + 1 < sizeof out;) {
+    if (lf && !strncmp(p, from, lf)) {
+      n += (size_t)snprintf(out + n, sizeof out - n, "%s", to);
+      p += lf;
+    } else {
+      out[n++] = *p++;
+    }
+  }
+  out[n < sizeof out ? n : sizeof out - 1] = '\0';
+  snprintf(s, cap, "%s", out);
+}
+
+/* Open the simulation the kit runs in: the author's scene, or the first
+ * built-in one the plugin accepts.  Errors name the author's file, or the
+ * built-in scenes and how to give one's own. */
+static int open_scene(const char *plugin_id, const char *user_path,
+                      const struct ms_sim_options *o, ms_sim **S, char *err,
+                      size_t errlen) {
+  if (user_path) return ms_sim_open(user_path, o, S, err, errlen);
+  char first[1200] = "";
+  int rc = MS_EIO;
+  for (size_t k = 0; k < sizeof builtin_scene / sizeof *builtin_scene; k++) {
+    char path[] = "/tmp/ms-conformance-scene-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+      snprintf(err, errlen, "cannot write the built-in scene to /tmp");
+      return MS_EIO;
+    }
+    fprintf(f, builtin_scene[k], plugin_id);
+    fclose(f);
+    rc = ms_sim_open(path, o, S, err, errlen);
+    unlink(path);
+    if (!rc) return MS_OK;
+    replace_all(err, errlen, path, k ? "built-in scene 2 (no keys)"
+                                     : "built-in scene 1 (shape, spacing)");
+    if (!k) snprintf(first, sizeof first, "%s", err);
+  }
+  char last[1200];
+  snprintf(last, sizeof last, "%s", err);
+  replace_all(last, sizeof last, "built-in scene 2 (no keys)",
+              "built-in scene 1 (shape, spacing)");
+  if (!strcmp(first, last)) /* the same complaint twice: say it once */
+    snprintf(err, errlen, "solver '%s' refuses both built-in scenes: %s; "
+             "give a scene of your own with --scene FILE", plugin_id, first);
+  else
+    snprintf(err, errlen, "solver '%s' refuses both built-in scenes (%s; %s);"
+             " give a scene of your own with --scene FILE", plugin_id, first,
+             last);
+  return rc;
+}
+
 int ms_conformance_run(const char *plugin_id,
                        const struct ms_conformance_options *opt,
                        ms_conformance_fn report, void *opaque, char *err,
                        size_t errlen) {
-  char scene[] = "/tmp/ms-conformance-scene-XXXXXX";
   const char *path = opt && opt->scene_path ? opt->scene_path : NULL;
   ms_registry *reg;
   int rc = ms_registry_open(opt ? opt->plugin_paths : NULL, &reg);
@@ -496,23 +696,6 @@ int ms_conformance_run(const char *plugin_id,
              "plugins')", plugin_id);
     return MS_ENOENT;
   }
-  if (!path) {
-    int fd = mkstemp(scene);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-      snprintf(err, errlen, "cannot write a temporary scene");
-      return MS_EIO;
-    }
-    fprintf(f, "scene = { duration = 1.0; fps = 100.0; seed = 3;\n"
-               "  gravity = [0.0, -9.81, 0.0]; };\n"
-               "coupling = { method = \"none\"; };\n"
-               "systems = ( { name = \"under_test\"; solver = \"%s\";\n"
-               "  shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"
-               "            max = [0.1, 0.1, 0.1]; };\n"
-               "  spacing = 0.025; } );\n", plugin_id);
-    fclose(f);
-    path = scene;
-  }
 #ifdef _OPENMP
   omp_set_num_threads(1); /* no thread pool in the parent: children fork */
 #endif
@@ -520,9 +703,7 @@ int ms_conformance_run(const char *plugin_id,
                              .no_output = 1, .log = quiet,
                              .plugin_paths = opt ? opt->plugin_paths : NULL};
   struct kit K = {0};
-  rc = ms_sim_open(path, &o, &K.S, err, errlen);
-  if (path == scene) unlink(scene);
-  if (rc) return rc;
+  if ((rc = open_scene(plugin_id, path, &o, &K.S, err, errlen))) return rc;
   for (uint32_t s = 0; s < K.S->nsys && !K.y; s++) {
     struct ms__system *y = &K.S->sys[s];
     int named = opt && opt->system_name;
@@ -531,7 +712,8 @@ int ms_conformance_run(const char *plugin_id,
       K.y = y;
   }
   if (!K.y || strcmp(K.y->plugin->desc.id, plugin_id)) {
-    snprintf(err, errlen, "%s: no system of solver '%s'%s%s", path, plugin_id,
+    snprintf(err, errlen, "%s: no system of solver '%s'%s%s",
+             path ? path : "built-in scene", plugin_id,
              opt && opt->system_name ? " named " : "",
              opt && opt->system_name ? opt->system_name : "");
     ms_sim_close(K.S);

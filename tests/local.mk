@@ -22,7 +22,7 @@ MS_FIXTURES = good:GOOD bad_major:MAJOR bad_minor:MINOR bad_size:SIZE \
 	no_entry:NOENTRY null_fn:NULLFN bad_id:BADID empty:EMPTY nan:NAN_ \
 	badview:BADVIEW leak:LEAK norewind:NOREWIND badsave:BADSAVE \
 	loose:LOOSE ownmass:OWNMASS lax:LAX chatty:CHATTY zerodt:ZERODT \
-	nolicense:NOLICENSE badenergy:BADENERGY
+	nolicense:NOLICENSE badenergy:BADENERGY now1:NOW1 now2:NOW2
 MS_FIXTURE_LAS = $(foreach f,$(MS_FIXTURES),tests/fixtures/$(firstword $(subst :, ,$(f))).la)
 # ... and fixtures of their own source: a rigid cluster (ABI 1.1 collective
 # response, and the same body as an ABI 1.0 descriptor).

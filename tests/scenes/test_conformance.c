@@ -106,7 +106,8 @@ static const struct {
     {"fixture_leak", "create_destroy"},  {"fixture_norewind", "rewind"},
     {"fixture_badsave", "save_load"},    {"fixture_loose", "meta_rigid"},
     {"fixture_ownmass", "meta_momentum"}, {"fixture_lax", "bad_config"},
-    {"fixture_chatty", "silent"},
+    {"fixture_chatty", "silent"},        {"fixture_now1", "write_w1"},
+    {"fixture_now2", "write_w2"},
 };
 
 START_TEST(broken_fixture_fails_its_check) {

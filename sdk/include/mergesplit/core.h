@@ -220,7 +220,9 @@ struct ms_conformance_options {
   uint32_t struct_size;              /* sizeof(struct ms_conformance_options) */
   const char *const *plugin_paths;   /* extra plugin dirs, NULL-terminated */
   const char *scene_path;            /* NULL: a built-in scene (a 0.1 m box
-                                        shape with spacing 0.025) */
+                                        shape with spacing 0.025; if the
+                                        plugin refuses it, a system of no
+                                        keys) */
   const char *system_name;           /* system under test in scene_path;
                                         NULL: the first of the plugin */
 };
@@ -228,7 +230,8 @@ struct ms_conformance_options {
 /* Run the conformance checks on solver `plugin_id`: descriptor, max_dt,
  * create_destroy (no leak), rewind (bitwise), save_load (bitwise),
  * meta_rigid, meta_momentum (whole-mass treatment), bad_config (refused
- * with a status and a message), silent (never prints).  Each check runs in
+ * with a status and a message), write_w1 and write_w2 (the core's writes
+ * are the state the next step starts from), silent (never prints).  Each check runs in
  * a child process, so a crash fails the check only.  Returns the number of
  * failed checks, or a negative status (with err) if the kit could not
  * start: unknown plugin, or a scene its create() refuses. */

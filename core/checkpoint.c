@@ -112,7 +112,7 @@ static int counts_io(struct io *io, struct ms__counts *c, int w) {
                    &c->members_sq,
                    &c->ledger.merges, &c->ledger.splits, &c->ledger.ortho,
                    &c->pen.crossings, &c->pen.through, &c->pen.inside,
-                   &c->pen.max_pen, &c->ledger.contacts};
+                   &c->pen.max_pen, &c->ledger.contacts, &c->handed};
   double *d[] = {&c->ledger.stored, &c->ledger.restored, &c->pen.max_speed,
                  &c->ledger.contact};
   int rc = MS_OK;
@@ -123,8 +123,9 @@ static int counts_io(struct io *io, struct ms__counts *c, int w) {
   return rc;
 }
 
-/* The sides the penetration metrics track (metrics.h), so a resumed run
- * reports what an uninterrupted one would. */
+/* The sides the penetration metrics track (metrics.h) and the layout they
+ * were tracked in, so a resumed run reports what an uninterrupted one
+ * would.  Read after the systems: their views give the current layout. */
 static int metrics_io(struct io *io, struct ms_sim *S, int w) {
   struct ms__metrics *m = &S->metrics;
   uint64_t n = m->n, k = m->nsheets;
@@ -137,7 +138,12 @@ static int metrics_io(struct io *io, struct ms_sim *S, int w) {
     if (k != m->nsheets) return MS_ESTATE;
   }
   size_t bytes = (size_t)(n * (k ? k : 1)) * sizeof *m->side;
-  return w ? io_write(io, m->side, bytes) : io_read(io, m->side, bytes);
+  size_t per_sys = S->nsys * sizeof(size_t);
+  int (*f)(void *, void *, size_t) =
+      w ? (int (*)(void *, void *, size_t))io_write : io_read;
+  if ((rc = f(io, m->counts, per_sys)) || (rc = f(io, m->offsets, per_sys)))
+    return rc;
+  return f(io, m->side, bytes);
 }
 
 static int sim_io(struct io *io, struct ms_sim *S, int w) {
@@ -153,8 +159,7 @@ static int sim_io(struct io *io, struct ms_sim *S, int w) {
       (rc = f(io, &nph, sizeof nph)))
     return rc;
   if (nph != MS__PH_COUNT) return MS_ESTATE;
-  if ((rc = f(io, S->phase, sizeof S->phase))) return rc;
-  return metrics_io(io, S, w);
+  return f(io, S->phase, sizeof S->phase);
 }
 
 static int stats_io(struct io *io, struct ms_ctx *c, int w) {
@@ -214,6 +219,7 @@ static int write_body(struct io *io, struct ms_sim *S, struct ms__err *err) {
   int rc = sim_io(io, S, 1);
   for (uint32_t i = 0; !rc && i < S->nsys; i++)
     rc = write_system(io, S, i, err);
+  if (!rc) rc = metrics_io(io, S, 1);
   if (rc) return rc;
   uint32_t none = 0;
   return S->out ? ms__output_save(S->out, &st) : PUT(io, none);
@@ -374,6 +380,14 @@ static int read_body(struct io *io, struct ms_sim *S, const char *path,
   if (rc) return refuse(err, path, rc, "damaged run state");
   for (uint32_t i = 0; i < S->nsys; i++)
     if ((rc = read_system(io, S, i, path, err))) return rc;
+  size_t total = 0;
+  for (uint32_t i = 0; i < S->nsys; i++) {
+    S->sys[i].offset = total;
+    total += S->sys[i].view.count;
+  }
+  S->ntotal = total;
+  if ((rc = metrics_io(io, S, 0)))
+    return refuse(err, path, rc, "damaged metrics state");
   struct ms_stream st = {io, io_write, io_read};
   struct ms__err e2 = {0};
   if ((rc = ms__output_load(S->out, &st, &e2)))
@@ -382,12 +396,6 @@ static int read_body(struct io *io, struct ms_sim *S, const char *path,
   char extra;
   if (fread(&extra, 1, 1, io->f) == 1)
     return refuse(err, path, MS_ESTATE, "damaged: data after the end");
-  size_t total = 0;
-  for (uint32_t i = 0; i < S->nsys; i++) {
-    S->sys[i].offset = total;
-    total += S->sys[i].view.count;
-  }
-  S->ntotal = total;
   return MS_OK;
 }
 

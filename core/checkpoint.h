@@ -9,7 +9,9 @@
  *   body: time, step, frame, the frame's and the run's counters, phase
  *     timings; per system its name, solver id and version, host RNG
  *     state, the frame's plugin statistics, the plugin's save() stream and
- *     that stream's length; the output series.
+ *     that stream's length; the penetration metrics' state (particles,
+ *     sheets, per system the count and offset it was tracked at, the
+ *     sides); the output series.
  * Written to a temporary file, fsync'ed and renamed into place. */
 #ifndef MS_CORE_CHECKPOINT_H
 #define MS_CORE_CHECKPOINT_H
@@ -18,7 +20,7 @@
 
 struct ms_sim;
 
-#define MS__CKPT_VERSION 5u
+#define MS__CKPT_VERSION 6u
 
 /* MS_OK when every system's plugin provides save() and load(); otherwise
  * MS_ENOTSUP with a line naming the first that does not. */

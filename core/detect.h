@@ -129,5 +129,8 @@ int ms__pairs_canonical(struct ms__detect *d, size_t n, size_t nblocks,
                         size_t total);
 int ms__pairs_concat(struct ms__detect *d, size_t nblocks, size_t total);
 void ms__reuse_free(struct ms__reuse *R);
+/* Forget the kept candidates: the particles moved to other global indices
+ * (a system's count changed). */
+void ms__detect_forget(struct ms__detect *d);
 
 #endif

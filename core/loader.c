@@ -70,6 +70,11 @@ int ms__plugin_validate(const struct ms_plugin *d, char *why, size_t len) {
                             sizeof d->meta_response &&
       d->meta_inertia && !d->meta_response)
     missing = "meta_response";
+  /* ... and so does giving particles away: listed, then released. */
+  if (d->struct_size >= offsetof(struct ms_plugin, release) +
+                            sizeof d->release &&
+      d->hand_over && !d->release)
+    missing = "release";
   if (missing) {
     snprintf(why, len, "solver '%s': descriptor field '%s' is NULL", d->id,
              missing);

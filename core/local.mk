@@ -20,6 +20,7 @@ core_libmscore_la_SOURCES = \
 	core/file_writer.c core/file_writer.h \
 	core/grid.c \
 	core/group.c core/group.h \
+	core/handover.c \
 	core/host.c \
 	core/loader.c core/loader.h \
 	core/merge.c core/merge.h \

@@ -11,6 +11,7 @@
 
 void ms__metrics_free(struct ms__metrics *m) {
   free(m->sheet_of);
+  free(m->offsets);
   free(m->side);
   free(m->best_d2);
   free(m->best_c);
@@ -49,10 +50,12 @@ int ms__metrics_prepare(struct ms_sim *S) {
   if (!m->sheet_of) {
     m->sheet_of = malloc(S->nsys * sizeof *m->sheet_of);
     m->counts = calloc(S->nsys, sizeof *m->counts);
+    m->offsets = calloc(S->nsys, sizeof *m->offsets);
     m->normal = calloc(S->nsys, sizeof *m->normal);
     m->damage = calloc(S->nsys, sizeof *m->damage);
     m->edge = calloc(S->nsys, sizeof *m->edge);
-    if (!m->sheet_of || !m->counts || !m->normal || !m->damage || !m->edge)
+    if (!m->sheet_of || !m->counts || !m->offsets || !m->normal ||
+        !m->damage || !m->edge)
       return MS_ENOMEM;
     for (uint32_t s = 0; s < S->nsys; s++)
       m->sheet_of[s] = field(&S->sys[s].view, "normal", 3) ? (int32_t)ns++ : -1;
@@ -78,9 +81,9 @@ int ms__metrics_prepare(struct ms_sim *S) {
   }
   for (uint32_t s = 0; s < S->nsys; s++) {
     size_t cnt = S->sys[s].view.count, off = S->sys[s].offset;
-    if (cnt == m->counts[s]) continue;
+    if (cnt == m->counts[s] && off == m->offsets[s]) continue;
     memset(m->side + off * k, 0, cnt * k * sizeof *m->side);
-    m->counts[s] = cnt;
+    m->counts[s] = cnt, m->offsets[s] = off;
   }
   m->n = n;
   return MS_OK;

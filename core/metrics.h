@@ -63,12 +63,14 @@ struct ms__metrics {
   uint32_t *best_c;
   uint32_t *stamp, epoch; /* n: distinct-particle counting */
   size_t *counts;         /* per system: particle count last seen */
+  size_t *offsets;        /* per system: its first global index then */
   const struct ms_field **normal, **damage, **edge; /* per system, or NULL */
 };
 
 void ms__metrics_free(struct ms__metrics *m);
 /* Size the tracking arrays for the current systems (first use, or after a
- * system's particle count changed); MS_ENOMEM. */
+ * system's particles moved to other global indices: a count changed before
+ * it or in it); MS_ENOMEM. */
 int ms__metrics_prepare(struct ms_sim *S);
 /* Update from the current detection pairs; adds to *frame. */
 int ms__metrics_step(struct ms_sim *S, double vmax,

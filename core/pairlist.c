@@ -392,6 +392,10 @@ static int filter(struct ms__detect *d, const struct ms__detect_input *in) {
 
 /* ---- the entry point ---------------------------------------------------- */
 
+void ms__detect_forget(struct ms__detect *d) {
+  if (d->reuse) d->reuse->have = 0;
+}
+
 int ms__detect_pairs(struct ms__detect *d, const struct ms__detect_input *in,
                      size_t *bad) {
   double skin = in->skin, margin = in->reuse;

@@ -146,8 +146,9 @@ static void counts(FILE *f, const struct ms__counts *c) {
   num(f, c->metas ? (double)c->members / (double)c->metas : 0.0);
   fprintf(f, ", \"meta_size_weighted\": ");
   num(f, c->members ? (double)c->members_sq / (double)c->members : 0.0);
-  fprintf(f, ", \"meta_size_max\": %llu, \"ledger\": ",
-          (unsigned long long)c->meta_max);
+  fprintf(f, ", \"meta_size_max\": %llu, \"handed_over\": %llu, "
+             "\"ledger\": ",
+          (unsigned long long)c->meta_max, (unsigned long long)c->handed);
   ledger(f, &c->ledger);
   fprintf(f, ", \"penetration\": {\"through_sheet\": %llu, "
              "\"inside_solid\": %llu, \"max\": %llu, \"crossings\": %llu}, "

@@ -27,6 +27,7 @@ static void counts_add(struct ms__counts *a, const struct ms__counts *b) {
   a->metas += b->metas;
   a->members += b->members;
   a->members_sq += b->members_sq;
+  a->handed += b->handed;
   if (b->meta_max > a->meta_max) a->meta_max = b->meta_max;
   a->ledger.stored += b->ledger.stored;
   a->ledger.restored += b->ledger.restored;
@@ -276,6 +277,7 @@ void ms_sim_close(ms_sim *S) {
   ms__groups_free(&S->groups);
   ms__metaset_free(&S->metas);
   ms__contacts_free(&S->contacts);
+  ms__handover_free(&S->hov);
   ms__metrics_free(&S->metrics);
   struct ms__particles *P = &S->P;
   free(P->x), free(P->v), free(P->m), free(P->r), free(P->sys),
@@ -315,6 +317,7 @@ int ms_sim_metrics(const ms_sim *S, struct ms_metrics *out) {
   m.energy_scale = S->energy.scale;
   m.energy_max_rise = S->energy.max_rise;
   m.energy_complete = S->energy.complete;
+  m.handed_over = c->handed;
   size_t n = out->struct_size && out->struct_size < sizeof m ? out->struct_size
                                                               : sizeof m;
   memcpy(out, &m, n);

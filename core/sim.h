@@ -44,6 +44,13 @@ struct ms_ctx {
   size_t nstats, cap_stats;
 };
 
+/* Workspace of the particle hand-over (handover.c). */
+struct ms__handover_ws {
+  unsigned char *buf;       /* the handed particles' fields, packed */
+  struct ms_field *fields;  /* their descriptions */
+  uint32_t *to;             /* receiving system of each handed particle */
+};
+
 struct ms__system {
   const struct ms__sysdesc *desc;
   const struct ms__plugin *plugin;
@@ -65,6 +72,7 @@ struct ms__counts {
   uint64_t pairs, approaching, marked; /* summed over steps */
   uint64_t metas, members, meta_max;   /* final stage of each step */
   uint64_t members_sq;                 /* sum of squared meta sizes */
+  uint64_t handed;                     /* particles handed over (handover.c) */
   struct ms__ledger ledger;
   struct ms__penetration pen;          /* metrics.h */
 };
@@ -99,6 +107,7 @@ struct ms_sim {
   struct ms__groups groups;
   struct ms__metaset metas;
   struct ms__contacts contacts;
+  struct ms__handover_ws hov;
   /* statistics */
   double phase[MS__PH_COUNT];
   double out_seconds;       /* frame files (not previews), this thread */
@@ -132,6 +141,11 @@ int ms__system_view(struct ms_sim *S, uint32_t i);
 /* Attach a plugin's error to S->err: "MESSAGE (system 'N', solver 'ID')". */
 int ms__system_fail(struct ms_sim *S, uint32_t i, int status,
                     const char *what);
+
+/* handover.c: let every system give the particles it gives away now to
+ * their receivers (plugin.h, PARTICLE HAND-OVER); start of a step. */
+int ms__handover(struct ms_sim *S);
+void ms__handover_free(struct ms__handover_ws *W);
 
 /* step.c: advance by one step, not beyond t_end. */
 int ms__step(struct ms_sim *S, double t_end);

@@ -43,12 +43,15 @@ static int reserve_particles(struct ms__particles *P, size_t n) {
 /* Copy every system's state into P; check it; find max speed, min radius. */
 static int gather(struct ms_sim *S, double *vmax, double *rmin) {
   size_t total = 0;
+  int moved = 0; /* offsets and total determine every system's count */
   for (uint32_t s = 0; s < S->nsys; s++) {
+    moved |= S->sys[s].offset != total;
     S->sys[s].offset = total;
     total += S->sys[s].view.count;
   }
   if (total >= UINT32_MAX)
     return ms__errf(&S->err, MS_EINVAL, "too many particles (%zu)", total);
+  if (moved || total != S->ntotal) ms__detect_forget(&S->det);
   S->ntotal = total;
   if (reserve_particles(&S->P, total))
     return ms__errf(&S->err, MS_ENOMEM, "out of memory");
@@ -477,6 +480,7 @@ static int apply_baseline(struct ms_sim *S) {
 int ms__step(struct ms_sim *S, double t_end) {
   const struct ms__scene *sc = &S->scene;
   double t0 = ms__now(), vmax = 0.0, rmin = INFINITY, dt = 0.0;
+  TRY(ms__handover(S));
   TRY(gather(S, &vmax, &rmin));
   TRY(choose_dt(S, t_end, vmax, rmin, &dt));
   double t1 = ms__now();

@@ -22,16 +22,20 @@ MS_FIXTURES = good:GOOD bad_major:MAJOR bad_minor:MINOR bad_size:SIZE \
 	no_entry:NOENTRY null_fn:NULLFN bad_id:BADID empty:EMPTY nan:NAN_ \
 	badview:BADVIEW leak:LEAK norewind:NOREWIND badsave:BADSAVE \
 	loose:LOOSE ownmass:OWNMASS lax:LAX chatty:CHATTY zerodt:ZERODT \
-	nolicense:NOLICENSE badenergy:BADENERGY now1:NOW1 now2:NOW2
+	nolicense:NOLICENSE badenergy:BADENERGY now1:NOW1 now2:NOW2 \
+	no_release:NORELEASE
 MS_FIXTURE_LAS = $(foreach f,$(MS_FIXTURES),tests/fixtures/$(firstword $(subst :, ,$(f))).la)
 # ... and fixtures of their own source: a rigid cluster (ABI 1.1 collective
 # response, and the same body as an ABI 1.0 descriptor).
 MS_FIXTURE_LAS += tests/fixtures/rigid_cluster.la
+# ... and one that hands particles between systems (ABI 1.1 hand-over).
+MS_FIXTURE_LAS += tests/fixtures/handover.la
 # ... and the example plugin built against the frozen ABI 1.0 headers: a
 # 1.0 binary the core must keep loading (tests/fixtures/abi-1.0/README).
 MS_FIXTURE_LAS += tests/fixtures/dust_v10.la
 check_DATA = $(MS_FIXTURE_LAS)
 EXTRA_DIST += tests/fixtures/fixture_plugin.c tests/fixtures/rigid_cluster.c \
+	tests/fixtures/handover.c \
 	tests/fixtures/abi-1.0
 MS_FIXTURE_COMPILE = $(LIBTOOL) $(AM_V_lt) --tag=CC --mode=compile $(CC) \
 	-I$(top_srcdir)/sdk/include $(MS_CFLAGS) $(MS_VISIBILITY_CFLAGS) $(CFLAGS)
@@ -48,6 +52,12 @@ tests/fixtures/rigid_cluster.la: $(top_srcdir)/tests/fixtures/rigid_cluster.c
 	$(LIBTOOL) $(AM_V_lt) --tag=CC --mode=link $(CC) $(CFLAGS) -module \
 	  -avoid-version -shared -no-undefined -rpath /nowhere \
 	  -o $@ tests/fixtures/rigid_cluster.lo -lm
+tests/fixtures/handover.la: $(top_srcdir)/tests/fixtures/handover.c
+	$(AM_V_CC)$(MKDIR_P) tests/fixtures && \
+	$(MS_FIXTURE_COMPILE) -c -o tests/fixtures/handover.lo $< && \
+	$(LIBTOOL) $(AM_V_lt) --tag=CC --mode=link $(CC) $(CFLAGS) -module \
+	  -avoid-version -shared -no-undefined -rpath /nowhere \
+	  -o $@ tests/fixtures/handover.lo -lm
 tests/fixtures/dust_v10.la: $(top_srcdir)/sdk/example/dust.c \
 		$(top_srcdir)/tests/fixtures/abi-1.0/mergesplit/plugin.h
 	$(AM_V_CC)$(MKDIR_P) tests/fixtures && \
@@ -90,7 +100,7 @@ check_PROGRAMS += tests/scenes/run-scenes
 tests_scenes_run_scenes_SOURCES = tests/scenes/runner.c tests/scenes/scene_list.h \
 	tests/scenes/test_core_scenes.c tests/scenes/test_baselines.c \
 	tests/scenes/test_metrics.c tests/scenes/test_scale.c \
-	tests/scenes/test_sync_scenes.c
+	tests/scenes/test_sync_scenes.c tests/scenes/test_handover.c
 tests_scenes_run_scenes_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_scenes_run_scenes_LDADD = tests/scenes/libsimtest.la core/libmscore.la \
 	$(CHECK_LIBS) $(LIBCONFIG_LIBS)

@@ -4,13 +4,19 @@ README's "Reproducing the paper" section.
 
 For every scene: merging-and-splitting at scale 1 and then at doubling
 scales while the next run is predicted to finish within the time budget
-(default 10 minutes on this machine's cores); for the scenes of Figs. 3, 4
+(default 10 minutes on this machine's cores), with the default
+synchronisation (the momentum rule); the paper's Eq. 17
+(`coupling.sync = "paper"`) at scale 1; for the scenes of Figs. 3, 4
 and 5 also the baselines at scale 1.  Each run writes a JSON report
 (`mergesplit run --report`); the table gives particles, steps,
 penetrations (largest count seen, and crossings of a sheet), the largest
 speed, the meta-particles' mean size (per meta-particle, and per merged
 particle), ms per step, the share of detection + merging + splitting in
-the step, and stage 2 / stage 1 time.  A scene's last row names the
+the step, stage 2 / stage 1 time, the momentum the synchronisation
+created or lost over the run relative to the coupling impulse it
+exchanged (|sum of the defects| / sum of |impulses|; 0 to round-off for a
+conserving rule), and the largest rise of the total energy between two
+frames relative to the energy's scale (`totals.energy` of the report).  A scene's last row names the
 scale it stopped at: over the budget, predicted over it (not run), or not
 measured yet (--cached-only).  The prediction (2.6x the last run) is
 rough: --min-scale S grows every scene to S whatever it predicts (a run
@@ -37,6 +43,7 @@ import argparse
 import glob
 import hashlib
 import json
+import math
 import os
 import subprocess
 import sys
@@ -75,7 +82,9 @@ def run_once(args, scene, method, scale, tmp):
     cmd = [args.mergesplit, "run", scene, "--no-output", "--quiet",
            "--report", report, "--scale", repr(scale),
            "--threads", str(args.threads)]
-    if method:
+    if method and method.startswith("sync:"):
+        cmd += ["--sync", method[5:]]
+    elif method:
         cmd += ["--method", method]
     t0 = time.monotonic()
     try:
@@ -156,10 +165,31 @@ def load_cache(path):
     return cached
 
 
+def sync_defect(t):
+    """|sum of the synchronisation's momentum defects| / sum of |coupling
+    impulses| over the run, or None when the report predates them."""
+    led = t.get("ledger", {})
+    d, x = led.get("momentum_defect"), led.get("coupling_impulse")
+    if d is None or x is None:
+        return None
+    return math.sqrt(sum(c * c for c in d)) / x if x > 0 else 0.0
+
+
+def energy_rise(t):
+    e = t.get("energy")
+    if not e or not e.get("scale"):
+        return None
+    return e["max_rise"] / e["scale"]
+
+
+def fmt(x):
+    return "—" if x is None else "%.1e" % x
+
+
 def row(name, method, scale, r):
     if "totals" not in r:
-        return "| %s | %s | %g | — | — | — | — | — | — | — | — | %s |" % (
-            name, method, scale, r.get("error", "failed"))
+        return ("| %s | %s | %g | — | — | — | — | — | — | — | — | — | — | "
+                "%s |" % (name, method, scale, r.get("error", "failed")))
     t, tim = r["totals"], r["timing"]
     ph = {p["phase"]: p for p in tim["phases"]}
     steps = max(tim["steps"], 1)
@@ -170,19 +200,22 @@ def row(name, method, scale, r):
     particles = sum(s["particles"] for s in r["systems"])
     pen = t["penetration"]
     status = "ok" if r["status"] == "ok" else r.get("error", "error")
+    defect = sync_defect(t) if method.startswith("merge-split") else None
     return ("| %s | %s | %g | %d | %d | %d (%d) | %.3g | %.2f / %.1f | "
-            "%.1f | %.1f %% | %s | %s |" % (
+            "%.1f | %.1f %% | %s | %s | %s | %s |" % (
                 name, method, scale, particles, t["steps"], pen["max"],
                 pen["crossings"], t["max_speed"], t["meta_size_mean"],
                 t["meta_size_weighted"], 1e3 * total / steps,
                 100.0 * core / total if total > 0 else 0.0,
-                "%.2f" % (s2 / s1) if s1 > 0 else "—", status))
+                "%.2f" % (s2 / s1) if s1 > 0 else "—", fmt(defect),
+                fmt(energy_rise(t)), status))
 
 
 HEADER = ("| scene | method | scale | particles | steps | penetrations "
           "(crossings) | max speed [m/s] | meta size: mean / per particle "
-          "| ms/step | detect+merge+split | stage 2 / stage 1 | status |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| ms/step | detect+merge+split | stage 2 / stage 1 | sync "
+          "momentum error | energy rise | status |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 def main():
@@ -217,6 +250,9 @@ def main():
             label = name[:-4] if name.endswith(".cfg") else name
             r = run(args, scene, None, 1.0, tmp)
             lines.append(row(label, "merge-split", 1.0, r))
+            print(lines[-1], flush=True)
+            p = run(args, scene, "sync:paper", 1.0, tmp)
+            lines.append(row(label, "merge-split (Eq. 17)", 1.0, p))
             print(lines[-1], flush=True)
             if name.startswith(COMPARED):
                 for m in BASELINES:

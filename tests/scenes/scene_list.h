@@ -1,7 +1,7 @@
 /* The central list of scene test suites (tests/scenes/test_NAME.c defines
  * Suite *suite_NAME(void)).  Plugins add theirs in their own runners. */
 #define MS_SCENE_SUITES(X) \
-  X(core_scenes) X(baselines) X(metrics) X(scale) X(sync_scenes)
+  X(core_scenes) X(baselines) X(metrics) X(scale) X(sync_scenes) X(handover)
 /* The paper's experiments: a program of their own (tests/scenes/run-paper),
  * so that they run beside the others under make -j. */
 #define MS_PAPER_SUITES(X) X(paper)

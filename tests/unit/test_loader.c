@@ -54,6 +54,7 @@ static const struct {
     {"null_fn.so", "null_fn.so: solver 'fixture_null_fn': required function 'integrate' is NULL"},
     {"bad_id.so", "bad_id.so: solver id 'Bad-ID' is not [a-z0-9_]+"},
     {"empty.so", "empty.so: exports no solver (entry returned NULL for index 0)"},
+    {"no_release.so", "no_release.so: solver 'fixture_no_release': descriptor field 'release' is NULL"},
     {"zz_garbage.so", "zz_garbage.so: "},
 };
 
@@ -79,7 +80,7 @@ START_TEST(good_plugins_accepted_scan_goes_on) {
   ck_assert_ptr_nonnull(ms__registry_find(reg, "fixture_badview"));
   /* the 13 loadable fixtures (defects that only show at run time), the
    * two rigid clusters of rigid_cluster.so and the 1.0 build of dust */
-  ck_assert_uint_eq(ms_registry_count(reg), 18);
+  ck_assert_uint_eq(ms_registry_count(reg), 19);
   ck_assert_uint_eq(ms_registry_refusal_count(reg),
                     sizeof refused / sizeof *refused);
 }
@@ -117,7 +118,7 @@ START_TEST(later_directory_overrides) {
   const struct ms__plugin *p = ms__registry_find(r2, "fixture_good");
   ck_assert_ptr_nonnull(p);
   ck_assert_ptr_nonnull(p->shadowed);
-  ck_assert_uint_eq(ms_registry_count(r2), 18);
+  ck_assert_uint_eq(ms_registry_count(r2), 19);
   ms_registry_close(r2);
 }
 END_TEST

@@ -175,6 +175,9 @@ struct ms_metrics {
    * (plugin ABI 1.1 energy(); else only kinetic and gravitational). */
   double energy_start, energy_end, energy_scale, energy_max_rise;
   int energy_complete;
+  /* ---- appended in 0.2 (particle hand-over) ---- */
+  /* Particles handed from one system to another (plugin ABI 1.1). */
+  uint64_t handed_over;
 };
 MS_API int ms_sim_metrics(const ms_sim *sim, struct ms_metrics *out);
 /* Print the per-phase timing table (paper Table I) to a stdio FILE *. */

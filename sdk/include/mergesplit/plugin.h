@@ -27,7 +27,8 @@
  *   1.0  the step protocol, meta-particles, save/load.
  *   1.1  the momentum-conserving synchronisation and collective response
  *        (meta_inertia, meta_response, metas->inertia,
- *        MS_PLUGIN_INERTIA_TENSOR), MS_PLUGIN_META_OWN_MASS, energy().
+ *        MS_PLUGIN_INERTIA_TENSOR), MS_PLUGIN_META_OWN_MASS, energy(),
+ *        particle hand-over (hand_over, release, accept).
  *
  * LIFECYCLE AND THE STEP PROTOCOL
  *   create -> { max_dt -> filter_pairs -> begin_step -> integrate(stage 1)
@@ -111,6 +112,36 @@
  *   Either way momentum is conserved exactly if the plugin does what its
  *   role says.  A plugin that states no collective inertia is never
  *   called back and behaves exactly as under a 1.0 core.
+ *
+ * PARTICLE HAND-OVER (ABI 1.1)
+ *   A system may give particles to another system of the scene (a solid
+ *   particle that melts becomes a fluid's).  Between two steps, before
+ *   filter_pairs and begin_step, the core asks every system that has
+ *   hand_over(), in the scene's order, which particles it gives away now
+ *   and to which system (by the scene's system name).  It copies them out
+ *   of the giver's view, every field packed (stride = element size, the
+ *   giver's field order), and calls accept() of each receiving system once,
+ *   receivers in the scene's order, particles in the giver's index order;
+ *   then release() of the giver with the same list.  Every view is asked
+ *   again afterwards.
+ *     giver     hand_over() MUST NOT change the state (the run may stop
+ *               there); the indices MUST be valid and strictly increasing.
+ *               After release() exactly those particles are gone; the
+ *               others SHOULD keep their order.
+ *     receiver  accept() MUST append the particles at the end of its view,
+ *               in the order given, with mass, position and velocity bit
+ *               for bit as given: mass and momentum are then conserved
+ *               exactly.  It SHOULD take the other fields it knows by name
+ *               and type (e.g. "temperature") and ignore the rest; it MAY
+ *               set its own radius.  It MAY refuse particles it cannot take
+ *               (status and host->set_error()): the run then stops with
+ *               that message.
+ *   Handing particles to a system without accept(), to an unknown name or
+ *   to itself stops the run with one line naming both systems.  The
+ *   hand-over happens at the start of a step, so a frame shows the
+ *   particles where the step left them and a checkpoint (written between
+ *   steps) is resumed bit-identically.  A descriptor with hand_over MUST
+ *   have release.
  *
  * THREADING
  *   The core calls one instance from one thread at a time; different
@@ -275,6 +306,16 @@ struct ms_energy {
   double internal;
 };
 
+/* ABI 1.1: the particles a system gives away now (hand_over()).  The core
+ * sets struct_size and zeroes the rest; the arrays are the plugin's, valid
+ * until its next call. */
+struct ms_handover {
+  uint32_t struct_size;
+  uint32_t count;            /* particles given away now; 0: none */
+  const uint32_t *index;     /* count, strictly increasing */
+  const char *const *to;     /* count: the receiving system's scene name */
+};
+
 /* A byte stream for save/load.  Owned by the core.  write/read return
  * MS_OK or a negative status (short reads are MS_ESTATE). */
 struct ms_stream {
@@ -372,6 +413,16 @@ struct ms_plugin {
    * gravitational energy of the view's particles and reports the
    * system's internal energy as unknown. */
   int (*energy)(ms_instance *inst, struct ms_energy *out);
+  /* Particle hand-over, giving side (PARTICLE HAND-OVER above): list the
+   * particles given away now in *out (count 0: none).  MUST NOT change the
+   * state. */
+  int (*hand_over)(ms_instance *inst, struct ms_handover *out);
+  /* Drop the particles of `given` (what hand_over() just listed, which
+   * other systems have taken). */
+  int (*release)(ms_instance *inst, const struct ms_handover *given);
+  /* Receiving side: append `in->count` particles handed over by system
+   * `from` (its scene name); in->fields are the giver's fields, packed. */
+  int (*accept)(ms_instance *inst, const struct ms_view *in, const char *from);
 };
 
 /* Initialiser for the header of a descriptor compiled against this file
@@ -408,7 +459,10 @@ _Static_assert(offsetof(struct ms_plugin, end_step) == 104,
 _Static_assert(offsetof(struct ms_plugin, load) == 136, "ms_plugin v1 layout");
 _Static_assert(offsetof(struct ms_plugin, meta_inertia) == 144,
                "ms_plugin v1.1 layout");
-_Static_assert(sizeof(struct ms_plugin) == 168, "ms_plugin v1.1 size");
+_Static_assert(offsetof(struct ms_plugin, hand_over) == 168,
+               "ms_plugin v1.1 layout");
+_Static_assert(sizeof(struct ms_plugin) == 192, "ms_plugin v1.1 size");
+_Static_assert(sizeof(struct ms_handover) == 24, "ms_handover v1.1 size");
 _Static_assert(sizeof(struct ms_step) == 40, "ms_step v1 size");
 _Static_assert(offsetof(struct ms_metas, inertia) == 56,
                "ms_metas v1.1 layout");

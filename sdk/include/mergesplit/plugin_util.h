@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <mergesplit/plugin.h>
 
@@ -152,6 +153,49 @@ static inline double ms_spring_energy(const double *a, const double *b,
   double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
   double s = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) - L;
   return 0.5 * k * s * s;
+}
+
+/* ---- particle hand-over (ABI 1.1) ------------------------------------- */
+
+/* The field `name` of a view when it has the given type and component
+ * count, else NULL: accept() takes the fields it knows this way and
+ * ignores the rest. */
+static inline const struct ms_field *ms_view_field(const struct ms_view *v,
+                                                   const char *name,
+                                                   uint32_t type,
+                                                   uint32_t components) {
+  for (uint32_t f = 0; f < v->field_count; f++)
+    if (!strcmp(v->fields[f].name, name) && v->fields[f].type == type &&
+        v->fields[f].components == components)
+      return &v->fields[f];
+  return NULL;
+}
+
+/* Copy `size` bytes of particle i of field f into dst (bit for bit, as
+ * accept() MUST for mass, position and velocity). */
+static inline void ms_field_copy(const struct ms_field *f, size_t i,
+                                 void *dst, size_t size) {
+  memcpy(dst, (const char *)f->data + i * f->stride, size);
+}
+
+/* For release(): remove the `count` particles listed in `index` (strictly
+ * increasing, as hand_over() gave them) from an array of n elements of
+ * `elem` bytes each, keeping the others in order.  Returns the new count;
+ * call it once per array. */
+static inline size_t ms_release_compact(void *base, size_t elem, size_t n,
+                                        const uint32_t *index,
+                                        uint32_t count) {
+  char *a = (char *)base;
+  size_t w = 0, q = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (q < count && index[q] == i) {
+      q++;
+      continue;
+    }
+    if (w != i) memmove(a + w * elem, a + i * elem, elem);
+    w++;
+  }
+  return w;
 }
 
 #ifdef __cplusplus

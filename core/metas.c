@@ -21,7 +21,8 @@ void ms__metaset_free(struct ms__metaset *M) {
                     M->vel,    M->vfin,   M->disp,  M->dek,   M->de_sum,
                     M->restored, M->northo, M->eoff, M->esys, M->emass,
                     M->evel,   M->edisp, M->econ, M->coll, M->inertia,
-                    M->ecoll, M->eweight, M->eimp, M->ew, M->elead};
+                    M->ecoll, M->eweight, M->eimp, M->ew, M->elead,
+                    M->pdef, M->pexch};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) free(arrays[i]);
   memset(M, 0, sizeof *M);
 }
@@ -46,6 +47,8 @@ static int reserve_metas(struct ms__metaset *M, size_t nm) {
       ms__grow((void **)&M->vfin, c, 3 * sizeof(double)) ||
       ms__grow((void **)&M->disp, c, 3 * sizeof(double)) ||
       ms__grow((void **)&M->dek, c, sizeof(double)) ||
+      ms__grow((void **)&M->pdef, c, 3 * sizeof(double)) ||
+      ms__grow((void **)&M->pexch, c, sizeof(double)) ||
       ms__grow((void **)&M->de_sum, c, sizeof(double)) ||
       ms__grow((void **)&M->restored, c, sizeof(double)) ||
       ms__grow((void **)&M->northo, c, sizeof(uint32_t)) ||

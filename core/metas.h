@@ -51,6 +51,7 @@ struct ms__metaset {
   /* per meta */
   double *mass, *pos, *vel;  /* merged: 1/3/3 */
   double *vfin, *disp, *dek; /* after sync: 3/3/1 */
+  double *pdef, *pexch;      /* after sync: momentum defect, impulse 3/1 */
   double *de_sum, *restored; /* ledger terms, summed in meta order */
   uint32_t *northo;
   /* per (meta, system) entry */
@@ -123,6 +124,10 @@ struct ms__ledger {
   uint64_t ortho;   /* splits that took the no-real-root branch */
   double contact;   /* kinetic energy taken by contact impulses (contacts.h) */
   uint64_t contacts; /* contact impulses applied */
+  /* Momentum the synchronisation created (+) or lost over the unconstrained
+   * multi-system meta-particles: sum of Mc (V - v - g dt) - sum_s J_s, and
+   * the coupling impulse exchanged, sum of |J_s| (doc/sync.md). */
+  double pdefect[3], pexch;
 };
 
 /* Synchronise every meta-particle by `rule` (enum ms__sync_rule, sync.h);

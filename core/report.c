@@ -112,6 +112,13 @@ static void ledger(FILE *f, const struct ms__ledger *L) {
           (unsigned long long)L->merges, (unsigned long long)L->splits,
           (unsigned long long)L->ortho, (unsigned long long)L->contacts);
   num(f, L->contact);
+  fprintf(f, ", \"momentum_defect\": [");
+  for (int a = 0; a < 3; a++) {
+    if (a) fputs(", ", f);
+    num(f, L->pdefect[a]);
+  }
+  fprintf(f, "], \"coupling_impulse\": ");
+  num(f, L->pexch);
   fputc('}', f);
 }
 

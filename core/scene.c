@@ -90,11 +90,7 @@ static int parse_coupling(struct ms__scene *sc, config_setting_t *root,
   TRY(ms__cfg_bool(g, "limits_follow_scale", 0, &sc->limits_follow_scale,
                    err));
   TRY(ms__cfg_string(g, "sync", "momentum", &sync, err));
-  if (!strcmp(sync, "momentum"))
-    sc->sync = MS__SYNC_MOMENTUM;
-  else if (!strcmp(sync, "paper"))
-    sc->sync = MS__SYNC_PAPER;
-  else
+  if ((sc->sync = ms__sync_rule(sync)) < 0)
     return ms__cfg_fail(err, g, "sync", "unknown synchronisation '%s' "
                         "(expected \"momentum\" or \"paper\")", sync);
   TRY(ms__cfg_string(g, "unmerged_pairs", "ignore", &unmerged, err));

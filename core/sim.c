@@ -1,5 +1,6 @@
 /* The simulation object: open a scene, run frames, write output. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "output.h"
 #include "report.h"
 #include "sim.h"
+#include "sync.h"
 
 
 void ms_abi_version(int *major, int *minor) {
@@ -36,6 +38,8 @@ static void counts_add(struct ms__counts *a, const struct ms__counts *b) {
   a->ledger.ortho += b->ledger.ortho;
   a->ledger.contact += b->ledger.contact;
   a->ledger.contacts += b->ledger.contacts;
+  for (int k = 0; k < 3; k++) a->ledger.pdefect[k] += b->ledger.pdefect[k];
+  a->ledger.pexch += b->ledger.pexch;
   ms__penetration_add(&a->pen, &b->pen);
 }
 
@@ -91,6 +95,15 @@ static int apply_overrides(ms_sim *S) {
                       "(expected merge-split, penalty, sph_force, impulse or "
                       "none)", S->opt.method);
     S->scene.method = m;
+  }
+  if (S->opt.struct_size >= offsetof(struct ms_sim_options, sync) +
+                               sizeof S->opt.sync &&
+      S->opt.sync) {
+    int r = ms__sync_rule(S->opt.sync);
+    if (r < 0)
+      return ms__errf(&S->err, MS_EINVAL, "unknown synchronisation '%s' "
+                      "(expected momentum or paper)", S->opt.sync);
+    S->scene.sync = r;
   }
   if (S->opt.stiffness_scale > 0.0) S->scene.stiffness *= S->opt.stiffness_scale;
   if (S->opt.scale > 0.0) S->scene.scale = S->opt.scale;

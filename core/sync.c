@@ -9,6 +9,14 @@
 
 #include "vec3.h"
 
+#include <string.h>
+
+int ms__sync_rule(const char *name) {
+  return !strcmp(name, "momentum") ? MS__SYNC_MOMENTUM
+         : !strcmp(name, "paper")  ? MS__SYNC_PAPER
+                                   : -1;
+}
+
 double ms__sync(uint32_t k, const double *Ms, const double *vs, double *v) {
   double M = 0.0, p[3] = {0.0, 0.0, 0.0};
   if (k == 1) { /* nothing to average */
@@ -113,6 +121,33 @@ static void lead_impulse(struct ms__metaset *M, uint32_t k, uint32_t lead,
   ms__copy3(M->disp + 3 * k, M->edisp + 3 * lead);
 }
 
+/* The momentum the rule gave meta k beyond the systems' impulses,
+ *   Mc (V - v - g dt) - sum_s J_s,  J_s = W_s (v^s - v - g dt)
+ * (W_s = m_s + C_s, or w_s M without collective inertia), into d, and
+ * sum_s |J_s| into *x.  0 for the momentum rule, to round-off; the
+ * paper's loses -(1 - M_s / M) J_s per system. */
+static void defect(const struct ms__metaset *M, uint32_t k, const double *gd,
+                   double *d, double *x) {
+  const double *v = M->vel + 3 * k, *V = M->vfin + 3 * k;
+  double R[3], u[3], J[3];
+  for (int a = 0; a < 3; a++) u[a] = V[a] - v[a] - gd[a];
+  if (M->coll[k])
+    ms_sym3_mul(R, M->inertia + 6 * k, u);
+  else
+    for (int a = 0; a < 3; a++) R[a] = M->mass[k] * u[a];
+  *x = 0.0;
+  for (uint32_t e = M->eoff[k]; e < M->eoff[k + 1]; e++) {
+    for (int a = 0; a < 3; a++) u[a] = M->evel[3 * e + a] - v[a] - gd[a];
+    if (M->coll[k])
+      ms_sym3_mul(J, M->eweight + 6 * e, u);
+    else
+      for (int a = 0; a < 3; a++) J[a] = M->ew[e] * M->mass[k] * u[a];
+    for (int a = 0; a < 3; a++) R[a] -= J[a];
+    *x += sqrt(J[0] * J[0] + J[1] * J[1] + J[2] * J[2]);
+  }
+  ms__copy3(d, R);
+}
+
 void ms__metaset_sync(struct ms__metaset *M, int rule, double dt,
                       const double *g, struct ms__ledger *L) {
   const double gd[3] = {g[0] * dt, g[1] * dt, g[2] * dt};
@@ -125,6 +160,8 @@ void ms__metaset_sync(struct ms__metaset *M, int rule, double dt,
       if (M->econ[e] > con) con = M->econ[e];
     double *V = M->vfin + 3 * k;
     M->dek[k] = 0.0;
+    M->pdef[3 * k] = M->pdef[3 * k + 1] = M->pdef[3 * k + 2] = 0.0;
+    M->pexch[k] = 0.0;
     if (ne == 1) { /* one system: its own result stands */
       ms__copy3(V, M->evel + 3 * e0);
       ms__copy3(M->disp + 3 * k, M->edisp + 3 * e0);
@@ -146,10 +183,18 @@ void ms__metaset_sync(struct ms__metaset *M, int rule, double dt,
         ms__sync_momentum(ne, M->vel + 3 * k, gd, M->evel + 3 * e0,
                           M->ew + e0, NULL, NULL, V);
       for (int a = 0; a < 3; a++) M->disp[3 * k + a] = dt * V[a];
+      defect(M, k, gd, M->pdef + 3 * k, M->pexch + k);
     }
     if (M->coll[k]) follow_impulses(M, k);
   }
-  double stored = 0.0; /* summed in meta order: thread-count independent */
-  for (uint32_t k = 0; k < M->count; k++) stored += M->dek[k];
+  /* summed in meta order: thread-count independent */
+  double stored = 0.0, pd[3] = {0.0, 0.0, 0.0}, px = 0.0;
+  for (uint32_t k = 0; k < M->count; k++) {
+    stored += M->dek[k];
+    for (int a = 0; a < 3; a++) pd[a] += M->pdef[3 * k + a];
+    px += M->pexch[k];
+  }
   L->stored += stored;
+  for (int a = 0; a < 3; a++) L->pdefect[a] += pd[a];
+  L->pexch += px;
 }

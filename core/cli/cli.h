@@ -32,6 +32,7 @@ struct args {
   /* compare */
   const char *methods;
   const char *method; /* run --method */
+  const char *sync;   /* run --sync */
 };
 
 int cli_exit_code(int status);

@@ -13,8 +13,8 @@
 static const char *usage_text =
     "usage: mergesplit run SCENE [-o DIR] [--frames N] [--threads N] [--scale S]\n"
     "                      [--plugin-path DIR]... [--report FILE.json]\n"
-    "                      [--resume CHECKPOINT] [--method M] [--no-output]\n"
-    "                      [--quiet]\n"
+    "                      [--resume CHECKPOINT] [--method M] [--sync RULE]\n"
+    "                      [--no-output] [--quiet]\n"
     "       mergesplit check SCENE [--scale S] [--plugin-path DIR]...\n"
     "       mergesplit render OUTDIR [--frame N] [--camera SPEC] [--size WxH]\n"
     "                      [--color-by FIELD] [--range MIN,MAX] [-o DIR]\n"
@@ -53,6 +53,7 @@ static const char *help_text =
     "      --resume FILE     continue the run saved in checkpoint FILE\n"
     "      --method M        overrides coupling.method; M as in compare\n"
     "                        --methods (e.g. penalty:strong)\n"
+    "      --sync RULE       overrides coupling.sync: momentum or paper\n"
     "      --no-output       write no files (frames, previews, checkpoints)\n"
     "  -q, --quiet           print errors only (no progress)\n"
     "\n"
@@ -149,14 +150,15 @@ static int parse_range(const char *s, double *r) {
 
 enum { OPT_NO_OUTPUT = 256, OPT_SCALE, OPT_RESUME, OPT_FRAME, OPT_CAMERA, OPT_SIZE,
        OPT_COLOR, OPT_RANGE, OPT_MOVIE, OPT_SCENE, OPT_SYSTEM, OPT_METHODS,
-       OPT_METHOD };
+       OPT_METHOD, OPT_SYNC };
 
 /* Options that belong to some commands only: the commands' letters
  * (r run/check, d render, k conformance, m compare); NULL: any command. */
 static const char *owner(int c) {
   switch (c) {
   case 'n': case OPT_SCALE: return "rm";
-  case 'r': case OPT_RESUME: case OPT_NO_OUTPUT: case OPT_METHOD: return "r";
+  case 'r': case OPT_RESUME: case OPT_NO_OUTPUT: case OPT_METHOD:
+  case OPT_SYNC: return "r";
   case OPT_FRAME: case OPT_CAMERA: case OPT_SIZE: case OPT_COLOR:
   case OPT_RANGE: case OPT_MOVIE: return "d";
   case OPT_SCENE: case OPT_SYSTEM: return "k";
@@ -180,6 +182,7 @@ static int parse_one(int c, struct args *a) {
   case OPT_SYSTEM: a->conf_system = optarg; break;
   case OPT_METHODS: a->methods = optarg; break;
   case OPT_METHOD: a->method = optarg; break;
+  case OPT_SYNC: a->sync = optarg; break;
   case OPT_SCALE: {
     char *end;
     a->scale = strtod(optarg, &end);
@@ -247,6 +250,7 @@ static int parse_args(int argc, char **argv, char cmd, struct args *a) {
       {"system", required_argument, NULL, OPT_SYSTEM},
       {"methods", required_argument, NULL, OPT_METHODS},
       {"method", required_argument, NULL, OPT_METHOD},
+      {"sync", required_argument, NULL, OPT_SYNC},
       {"scale", required_argument, NULL, OPT_SCALE},
       {NULL, 0, NULL, 0}};
   int c, idx;

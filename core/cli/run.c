@@ -55,6 +55,10 @@ int cli_run(struct args *a, int check_only) {
       return cli_usage_error("unknown method '%s'", a->method);
     o.method = method;
   }
+  if (a->sync && strcmp(a->sync, "momentum") && strcmp(a->sync, "paper"))
+    return cli_usage_error("--sync needs momentum or paper, not '%s'",
+                           a->sync);
+  o.sync = a->sync;
   o.plugin_paths = a->paths;
   o.output_dir = a->output;
   o.report_path = check_only ? NULL : a->report;

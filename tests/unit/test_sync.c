@@ -63,10 +63,12 @@ START_TEST(a_pin_outranks_a_wall) {
   uint8_t econ[3] = {0, MS_CONSTRAINED, MS_PINNED};
   double vfin[3], disp[3], dek[1] = {-1.0}, vel[3] = {0, 0, 0};
   uint8_t coll[1] = {0};
+  double pdef[3], pexch[1];
   struct ms__metaset M = {.count = 1, .eoff = eoff, .esys = esys,
                           .emass = emass, .evel = evel, .edisp = edisp,
                           .econ = econ, .vfin = vfin, .disp = disp,
-                          .dek = dek, .vel = vel, .coll = coll};
+                          .dek = dek, .vel = vel, .coll = coll,
+                          .pdef = pdef, .pexch = pexch};
   struct ms__ledger L = {0};
   const double g0[3] = {0.0, 0.0, 0.0};
   ms__metaset_sync(&M, MS__SYNC_PAPER, 0.01, g0, &L);
@@ -81,6 +83,9 @@ START_TEST(a_pin_outranks_a_wall) {
   ms__metaset_sync(&M, MS__SYNC_MOMENTUM, 0.01, g0, &L); /* the same rule */
   for (int a = 0; a < 3; a++)
     ck_assert(vfin[a] == evel[3 + a] && disp[a] == edisp[3 + a]);
+  /* a wall's or a pin's impulse is external: no coupling defect counted */
+  ck_assert(L.pexch == 0.0 && L.pdefect[0] == 0.0 && L.pdefect[1] == 0.0 &&
+            L.pdefect[2] == 0.0);
 }
 END_TEST
 
@@ -94,6 +99,7 @@ struct one_meta {
   uint8_t elead[6], lead[6];
   uint8_t econ[6], coll[1];
   double mass[1], vel[3], vfin[3], disp[3], dek[1], inertia[6];
+  double pdef[3], pexch[1];
   struct ms__metaset M;
   /* what each system receives */
   uint32_t entry[6], meta[6];
@@ -113,7 +119,8 @@ static void one_meta_init(struct one_meta *o, uint32_t k, double mass,
       .econ = o->econ, .vfin = o->vfin, .disp = o->disp, .dek = o->dek,
       .vel = o->vel, .mass = o->mass, .coll = o->coll,
       .inertia = o->inertia, .ecoll = o->ecoll, .eweight = o->eweight,
-      .eimp = o->eimp, .ew = o->ew, .elead = o->elead};
+      .eimp = o->eimp, .ew = o->ew, .elead = o->elead, .pdef = o->pdef,
+      .pexch = o->pexch};
   for (uint32_t s = 0; s < k; s++) {
     o->ew[s] = 1.0;
     o->esys[s] = s;
@@ -176,12 +183,27 @@ START_TEST(momentum_rule_sums_the_impulses) {
       ck_assert(o.disp[a] == dt * o.vfin[a]);
     }
     ck_assert(o.dek[0] == 0.0 && L.stored == 0.0);
+    /* the momentum the rule created or lost: none (to round-off), of an
+     * exchange of sum_s |J_s| */
+    double xch = 0.0, lost[3] = {0, 0, 0};
+    for (uint32_t s = 0; s < k; s++) {
+      double u[3], w = s == own ? o.emass[s] / M : 1.0;
+      for (int a = 0; a < 3; a++) u[a] = o.evel[3 * s + a] - v[a] - g[a] * dt;
+      xch += w * M * sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+      /* Eq. 17 weighs system s by m_s / M where it gave w M u_s */
+      for (int a = 0; a < 3; a++) lost[a] += (o.emass[s] - w * M) * u[a];
+    }
+    ck_assert_rel(L.pexch, xch, 1e-13, 1.0);
+    for (int a = 0; a < 3; a++) ck_assert(fabs(L.pdefect[a]) <= 1e-13 * xch);
     double p[3] = {0, 0, 0};
     for (uint32_t s = 0; s < k; s++)
       for (int a = 0; a < 3; a++) p[a] += o.emass[s] * o.evel[3 * s + a];
-    ms__metaset_sync(&o.M, MS__SYNC_PAPER, dt, g, &L);
+    struct ms__ledger L2 = {0};
+    ms__metaset_sync(&o.M, MS__SYNC_PAPER, dt, g, &L2);
     for (int a = 0; a < 3; a++) ck_assert_rel(o.vfin[a], p[a] / M, 1e-13, 1.0);
-    ck_assert(o.dek[0] > 0.0 && L.stored == o.dek[0]);
+    ck_assert(o.dek[0] > 0.0 && L2.stored == o.dek[0]);
+    for (int a = 0; a < 3; a++)
+      ck_assert(fabs(L2.pdefect[a] - lost[a]) <= 1e-12 * xch);
   }
 }
 END_TEST

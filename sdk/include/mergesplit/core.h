@@ -119,6 +119,9 @@ struct ms_sim_options {
   /* > 0: overrides scene.scale (the plugins' resolution knob); 0: the
    * scene's. */
   double scale;
+  /* ---- appended in 0.2 (synchronisation) ---- */
+  /* Overrides coupling.sync ("momentum" or "paper"); NULL: the scene's. */
+  const char *sync;
 };
 
 /* Load and validate the scene, load its plugins, create every system.

@@ -237,7 +237,9 @@ struct ms_conformance_options {
  * create_destroy (no leak), rewind (bitwise), save_load (bitwise),
  * meta_rigid, meta_momentum (whole-mass treatment), bad_config (refused
  * with a status and a message), write_w1 and write_w2 (the core's writes
- * are the state the next step starts from), silent (never prints).  Each check runs in
+ * are the state the next step starts from), coupled_contact (a slab of
+ * the shipped grains driven into the plugin's particles: contact, no
+ * penetration, momentum kept), silent (never prints).  Each check runs in
  * a child process, so a crash fails the check only.  Returns the number of
  * failed checks, or a negative status (with err) if the kit could not
  * start: unknown plugin, or a scene its create() refuses. */

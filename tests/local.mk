@@ -62,7 +62,8 @@ tests/fixtures/dust_v10.la: $(top_srcdir)/sdk/example/dust.c \
 		$(top_srcdir)/tests/fixtures/abi-1.0/mergesplit/plugin.h
 	$(AM_V_CC)$(MKDIR_P) tests/fixtures && \
 	$(LIBTOOL) $(AM_V_lt) --tag=CC --mode=compile $(CC) \
-	  -I$(top_srcdir)/tests/fixtures/abi-1.0 $(MS_CFLAGS) \
+	  -I$(top_srcdir)/tests/fixtures/abi-1.0 -I$(top_srcdir)/sdk/include \
+	  $(MS_CFLAGS) \
 	  $(MS_VISIBILITY_CFLAGS) $(CFLAGS) -c -o tests/fixtures/dust_v10.lo $< && \
 	$(LIBTOOL) $(AM_V_lt) --tag=CC --mode=link $(CC) $(CFLAGS) -module \
 	  -avoid-version -shared -no-undefined -rpath /nowhere \
@@ -80,7 +81,7 @@ tests_unit_run_unit_SOURCES = tests/unit/runner.c tests/unit/test_list.h \
 	tests/unit/test_rng.c tests/unit/test_detect.c tests/unit/test_group.c \
 	tests/unit/test_contacts.c \
 	tests/unit/test_shapes.c tests/unit/test_settings.c \
-	tests/unit/test_loader.c
+	tests/unit/test_loader.c tests/unit/test_plugin_util.c
 tests_unit_run_unit_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_unit_run_unit_LDADD = core/libmscore.la $(CHECK_LIBS) $(LIBCONFIG_LIBS)
 tests_unit_run_unit_LDFLAGS = $(OPENMP_CFLAGS)

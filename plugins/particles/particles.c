@@ -87,19 +87,16 @@ static int read_params(struct state *s, const ms_config *sec,
     return h->cfg_error(c, sec, "shape", "is required (a group: type = "
                         "\"box\" | \"sphere\" | \"points\" | ...)");
   if (rc) return rc;
-  if ((rc = h->cfg_double(c, sec, "spacing", NAN, &p->spacing)) ||
-      (rc = h->cfg_double(c, sec, "radius", NAN, &p->radius)) ||
-      (rc = h->cfg_double(c, sec, "density", NAN, &p->density)) ||
-      (rc = h->cfg_double(c, sec, "mass", NAN, &p->mass)) ||
+  if ((rc = ms_cfg_positive(h, c, sec, "spacing", NAN, &p->spacing)) ||
+      (rc = ms_cfg_positive(h, c, sec, "radius", NAN, &p->radius)) ||
+      (rc = ms_cfg_positive(h, c, sec, "density", NAN, &p->density)) ||
+      (rc = ms_cfg_positive(h, c, sec, "mass", NAN, &p->mass)) ||
       (rc = h->cfg_vec3(c, sec, "velocity", zero, p->vel)) ||
-      (rc = h->cfg_double(c, sec, "drag", 0.0, &s->drag)) ||
-      (rc = h->cfg_double(c, sec, "wall_restitution", 0.5, &s->restitution)) ||
-      (rc = h->cfg_double(c, sec, "wall_friction", 0.0, &s->friction)))
+      (rc = ms_cfg_non_negative(h, c, sec, "drag", 0.0, &s->drag)) ||
+      (rc = ms_cfg_unit(h, c, sec, "wall_restitution", 0.5,
+                        &s->restitution)) ||
+      (rc = ms_cfg_unit(h, c, sec, "wall_friction", 0.0, &s->friction)))
     return rc;
-  if (!isnan(p->spacing) && !(p->spacing > 0.0))
-    return h->cfg_error(c, sec, "spacing", "must be > 0 (got %g)", p->spacing);
-  if (!isnan(p->radius) && !(p->radius > 0.0))
-    return h->cfg_error(c, sec, "radius", "must be > 0 (got %g)", p->radius);
   if (isnan(p->radius) && isnan(p->spacing))
     return h->cfg_error(c, sec, "radius", "is required when no spacing is "
                         "given");
@@ -107,11 +104,6 @@ static int read_params(struct state *s, const ms_config *sec,
   if (!isnan(p->mass) && !isnan(p->density))
     return h->cfg_error(c, sec, "mass", "give either mass or density, not "
                         "both");
-  if (!isnan(p->mass) && !(p->mass > 0.0))
-    return h->cfg_error(c, sec, "mass", "must be > 0 (got %g)", p->mass);
-  if (!isnan(p->density) && !(p->density > 0.0))
-    return h->cfg_error(c, sec, "density", "must be > 0 (got %g)",
-                        p->density);
   /* scene.scale: about `scale` times as many particles in the same
    * volume and mass (explicit points are taken as they are) */
   const struct ms_scene_info *info = h->scene(c);
@@ -127,14 +119,6 @@ static int read_params(struct state *s, const ms_config *sec,
     double h3 = isnan(p->spacing) ? 2.0 * p->radius : p->spacing;
     p->mass = d * h3 * h3 * h3;
   }
-  if (!(s->drag >= 0.0))
-    return h->cfg_error(c, sec, "drag", "must be >= 0 (got %g)", s->drag);
-  if (!(s->restitution >= 0.0 && s->restitution <= 1.0))
-    return h->cfg_error(c, sec, "wall_restitution", "must be in [0, 1] (got "
-                        "%g)", s->restitution);
-  if (!(s->friction >= 0.0 && s->friction <= 1.0))
-    return h->cfg_error(c, sec, "wall_friction", "must be in [0, 1] (got %g)",
-                        s->friction);
   return MS_OK;
 }
 
@@ -212,37 +196,14 @@ static void kick(const struct state *s, double dt, const double *f, double m,
     v[a] = (v[a] + dt * (s->gravity[a] + (f ? f[a] / m : 0.0))) * k;
 }
 
-/* Wall response on axis a for a body moving with velocity v. */
-static void wall_hit(const struct state *s, double *v, int a, int into_lo) {
-  if (into_lo ? v[a] < 0.0 : v[a] > 0.0) v[a] = -s->restitution * v[a];
-  for (int b = 0; b < 3; b++)
-    if (b != a) v[b] *= 1.0 - s->friction;
-}
-
-/* Clamp the displacement d of a rigid set of particles so that none of them
- * leaves the domain; bounce the shared velocity v on the axes touched.
- * Returns 1 when a wall acted. */
+/* Clamp the displacement d of a rigid set of particles to the domain and
+ * bounce their shared velocity v off the walls touched; 1 when a wall
+ * acted. */
 static int walls(const struct state *s, const uint32_t *idx, uint32_t cnt,
                  double *d, double *v) {
-  int hit = 0;
-  for (int a = 0; a < 3; a++) {
-    double need_lo = -INFINITY, need_hi = INFINITY;
-    for (uint32_t k = 0; k < cnt; k++) {
-      uint32_t i = idx[k];
-      need_lo = fmax(need_lo, s->lo[a] + s->r[i] - s->x[3 * i + a]);
-      need_hi = fmin(need_hi, s->hi[a] - s->r[i] - s->x[3 * i + a]);
-    }
-    if (d[a] < need_lo) {
-      d[a] = need_lo;
-      wall_hit(s, v, a, 1);
-      hit = 1;
-    } else if (d[a] > need_hi) {
-      d[a] = need_hi;
-      wall_hit(s, v, a, 0);
-      hit = 1;
-    }
-  }
-  return hit;
+  unsigned hit = ms_wall_clamp(s->lo, s->hi, s->x, s->r, idx, cnt, d);
+  ms_wall_bounce(hit, s->restitution, s->friction, v);
+  return hit != 0;
 }
 
 static int integrate(ms_instance *inst, const struct ms_step *st,
@@ -250,11 +211,7 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
                      struct ms_meta_result *res) {
   struct state *s = S(inst);
   const double dt = st->dt, *F = st->external_force;
-  for (size_t i = 0; i < s->n; i++) s->meta[i] = -1;
-  for (uint32_t k = 0; k < metas->count; k++)
-    for (uint32_t q = metas->member_offset[k]; q < metas->member_offset[k + 1];
-         q++)
-      s->meta[metas->member[q]] = (int32_t)k;
+  ms_meta_mark(metas, s->n, s->meta);
 
 #pragma omp parallel for schedule(static) num_threads(s->host->thread_count(s->ctx))
   for (size_t i = 0; i < s->n; i++) {
@@ -268,22 +225,13 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   }
   for (uint32_t k = 0; k < metas->count; k++) {
     uint32_t q0 = metas->member_offset[k], q1 = metas->member_offset[k + 1];
-    double f[3] = {0.0, 0.0, 0.0}, V[3], d[3];
-    for (uint32_t q = q0; F && q < q1; q++)
-      for (int a = 0; a < 3; a++) f[a] += F[3 * metas->member[q] + a];
+    double f[3], V[3], d[3];
+    ms_meta_sum(metas, k, F, f);
     memcpy(V, metas->velocity + 3 * k, sizeof V);
     kick(s, dt, F ? f : NULL, metas->mass[k], V);
     for (int a = 0; a < 3; a++) d[a] = dt * V[a];
     res->constrained[k] = (uint8_t)walls(s, metas->member + q0, q1 - q0, d, V);
-    for (uint32_t q = q0; q < q1; q++) {
-      uint32_t i = metas->member[q];
-      for (int a = 0; a < 3; a++) {
-        s->x[3 * i + a] += d[a];
-        s->v[3 * i + a] = V[a];
-      }
-    }
-    memcpy(res->velocity + 3 * k, V, sizeof V);
-    memcpy(res->displacement + 3 * k, d, sizeof d);
+    ms_meta_finish(metas, k, V, d, s->x, s->v, res);
   }
   return MS_OK;
 }

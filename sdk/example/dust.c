@@ -11,6 +11,8 @@
  *     meta-particle mass, its members move rigidly, its result is reported;
  *   - begin_step/rewind for two-stage integration, save/load for
  *     checkpoints; never printing, never aborting.
+ * The pieces every plugin writes alike (checked keys, the meta-particle
+ * clause, the wall clamp) come from <mergesplit/plugin_util.h>.
  *
  * Scene keys: shape (required), spacing (required), radius (default
  * spacing / 2), density (default 1500), drag [1/s] (default 2), wind [m/s]
@@ -20,13 +22,14 @@
 #include <string.h>
 
 #include <mergesplit/plugin.h>
+#include <mergesplit/plugin_util.h>
 
 struct dust {
   const struct ms_host *host;
   ms_ctx *ctx;
   size_t n;
   double *x, *v, *m, *r, *x0, *v0; /* x, v, x0, v0: 3 per particle */
-  uint8_t *in_meta;                /* scratch for integrate() */
+  int32_t *meta_of;                /* scratch for integrate() */
   double g[3], wind[3], drag, floor_y;
   struct ms_field fields[4];
 };
@@ -37,7 +40,7 @@ static void dust_destroy(ms_instance *inst) {
   struct dust *d = D(inst);
   if (!d) return;
   free(d->x), free(d->v), free(d->m), free(d->r), free(d->x0), free(d->v0);
-  free(d->in_meta);
+  free(d->meta_of);
   free(d);
 }
 
@@ -49,23 +52,14 @@ static int read_keys(struct dust *d, const ms_config *sec,
   int rc;
   if ((rc = H->cfg_child(d->ctx, sec, "shape", shape)) == MS_ENOENT)
     return H->cfg_error(d->ctx, sec, "shape", "is required");
-  if (rc || (rc = H->cfg_double(d->ctx, sec, "spacing", 0.0, h)) ||
-      (rc = H->cfg_double(d->ctx, sec, "radius", 0.0, rad)) ||
-      (rc = H->cfg_double(d->ctx, sec, "density", 1500.0, rho)) ||
-      (rc = H->cfg_double(d->ctx, sec, "drag", 2.0, &d->drag)) ||
+  if (rc || (rc = ms_cfg_positive(H, d->ctx, sec, "spacing", 0.0, h)) ||
+      (rc = ms_cfg_positive(H, d->ctx, sec, "radius", NAN, rad)) ||
+      (rc = ms_cfg_positive(H, d->ctx, sec, "density", 1500.0, rho)) ||
+      (rc = ms_cfg_non_negative(H, d->ctx, sec, "drag", 2.0, &d->drag)) ||
       (rc = H->cfg_vec3(d->ctx, sec, "wind", zero, d->wind)) ||
       (rc = H->cfg_vec3(d->ctx, sec, "velocity", zero, vel)))
     return rc;
-  if (!(*h > 0.0))
-    return H->cfg_error(d->ctx, sec, "spacing", "must be > 0 (got %g)", *h);
-  if (*rad == 0.0) *rad = 0.5 * *h;
-  if (!(*rad > 0.0))
-    return H->cfg_error(d->ctx, sec, "radius", "must be > 0 (got %g)", *rad);
-  if (!(*rho > 0.0))
-    return H->cfg_error(d->ctx, sec, "density", "must be > 0 (got %g)", *rho);
-  if (!(d->drag >= 0.0))
-    return H->cfg_error(d->ctx, sec, "drag", "must be >= 0 (got %g)",
-                        d->drag);
+  if (isnan(*rad)) *rad = 0.5 * *h;
   return MS_OK;
 }
 
@@ -91,8 +85,8 @@ static int dust_create(const struct ms_host *host, ms_ctx *ctx,
   size_t b3 = 3 * d->n * sizeof(double), b1 = d->n * sizeof(double);
   d->x = malloc(b3), d->v = malloc(b3), d->x0 = malloc(b3);
   d->v0 = malloc(b3), d->m = malloc(b1), d->r = malloc(b1);
-  d->in_meta = malloc(d->n ? d->n : 1);
-  if (!d->x || !d->v || !d->x0 || !d->v0 || !d->m || !d->r || !d->in_meta) {
+  d->meta_of = malloc((d->n ? d->n : 1) * sizeof *d->meta_of);
+  if (!d->x || !d->v || !d->x0 || !d->v0 || !d->m || !d->r || !d->meta_of) {
     host->free(pts.xyz);
     dust_destroy((ms_instance *)(void *)d);
     return MS_ENOMEM;
@@ -145,15 +139,14 @@ static void advance(const struct dust *d, double dt, const double *f,
            (1.0 + k);
 }
 
-/* Keep the lowest member above the floor; returns 1 if the floor acted. */
+/* Keep the lowest member above the floor (the domain's, if any); returns 1
+ * if the floor acted.  Dust does not bounce. */
 static int floor_clamp(const struct dust *d, const uint32_t *idx, uint32_t k,
                        double *disp, double *v) {
-  double need = -INFINITY;
-  for (uint32_t q = 0; q < k; q++)
-    need = fmax(need, d->floor_y + d->r[idx[q]] - d->x[3 * idx[q] + 1]);
-  if (disp[1] >= need) return 0;
-  disp[1] = need;
-  if (v[1] < 0.0) v[1] = 0.0; /* dust does not bounce */
+  const double lo[3] = {-INFINITY, d->floor_y, -INFINITY};
+  const double hi[3] = {INFINITY, INFINITY, INFINITY};
+  if (!ms_wall_clamp(lo, hi, d->x, d->r, idx, k, disp)) return 0;
+  if (v[1] < 0.0) v[1] = 0.0;
   return 1;
 }
 
@@ -163,30 +156,20 @@ static int dust_integrate(ms_instance *inst, const struct ms_step *st,
   struct dust *d = D(inst);
   const double *F = st->external_force;
   double dt = st->dt;
-  uint8_t *in_meta = d->in_meta;
-  memset(in_meta, 0, d->n);
+  ms_meta_mark(metas, d->n, d->meta_of);
   for (uint32_t k = 0; k < metas->count; k++) {
     uint32_t q0 = metas->member_offset[k], q1 = metas->member_offset[k + 1];
-    double f[3] = {0, 0, 0}, V[3], disp[3];
-    for (uint32_t q = q0; q < q1; q++) {
-      in_meta[metas->member[q]] = 1;
-      for (int a = 0; F && a < 3; a++) f[a] += F[3 * metas->member[q] + a];
-    }
+    double f[3], V[3], disp[3];
+    ms_meta_sum(metas, k, F, f);
     memcpy(V, metas->velocity + 3 * k, sizeof V);
     advance(d, dt, F ? f : NULL, metas->mass[k], metas->own_mass[k], V);
     for (int a = 0; a < 3; a++) disp[a] = dt * V[a];
     res->constrained[k] =
         (uint8_t)floor_clamp(d, metas->member + q0, q1 - q0, disp, V);
-    for (uint32_t q = q0; q < q1; q++)
-      for (int a = 0; a < 3; a++) {
-        d->x[3 * metas->member[q] + a] += disp[a];
-        d->v[3 * metas->member[q] + a] = V[a];
-      }
-    memcpy(res->velocity + 3 * k, V, sizeof V);
-    memcpy(res->displacement + 3 * k, disp, sizeof disp);
+    ms_meta_finish(metas, k, V, disp, d->x, d->v, res);
   }
   for (size_t i = 0; i < d->n; i++) {
-    if (in_meta[i]) continue;
+    if (d->meta_of[i] >= 0) continue;
     double *v = d->v + 3 * i, disp[3];
     uint32_t one = (uint32_t)i;
     advance(d, dt, F ? F + 3 * i : NULL, d->m[i], d->m[i], v);

@@ -9,7 +9,8 @@
   X(contacts)             \
   X(shapes)               \
   X(settings)             \
-  X(loader)
+  X(loader)                \
+  X(plugin_util)
 
 #include <check.h>
 #define MS__DECLARE_SUITE(name) Suite *suite_##name(void);

@@ -6,7 +6,11 @@
  * nothing new, and a plugin that does not is no less conforming.
  *
  * Symmetric 3x3 tensors (inertia, ABI 1.1) are stored as 6 doubles in the
- * order xx, yy, zz, xy, xz, yz.
+ * order xx, yy, zz, xy, xz, yz.  Particle arrays are 3 doubles per
+ * particle (x, y, z) unless a helper says otherwise.
+ *
+ * A plugin built against the ABI 1.0 <mergesplit/plugin.h> may include
+ * this header too: the helpers for 1.1 members are then left out.
  */
 #ifndef MERGESPLIT_PLUGIN_UTIL_H
 #define MERGESPLIT_PLUGIN_UTIL_H
@@ -22,6 +26,128 @@
 extern "C" {
 #endif
 
+/* ---- configuration ------------------------------------------------------ */
+
+/* host->cfg_double, then refuse a value that is not > 0 with cfg_error
+ * naming the key: "must be > 0 (got X)".  def = NAN makes the key
+ * optional: absent, *out is NAN (a scene cannot write NaN). */
+static inline int ms_cfg_positive(const struct ms_host *h, ms_ctx *c,
+                                  const ms_config *sec, const char *key,
+                                  double def, double *out) {
+  int rc = h->cfg_double(c, sec, key, def, out);
+  if (rc || *out > 0.0 || isnan(*out)) return rc;
+  return h->cfg_error(c, sec, key, "must be > 0 (got %g)", *out);
+}
+
+/* The same for >= 0: "must be >= 0 (got X)" (def = NAN: optional). */
+static inline int ms_cfg_non_negative(const struct ms_host *h, ms_ctx *c,
+                                      const ms_config *sec, const char *key,
+                                      double def, double *out) {
+  int rc = h->cfg_double(c, sec, key, def, out);
+  if (rc || *out >= 0.0 || isnan(*out)) return rc;
+  return h->cfg_error(c, sec, key, "must be >= 0 (got %g)", *out);
+}
+
+/* The same for a fraction in [0, 1] (restitution, friction):
+ * "must be in [0, 1] (got X)". */
+static inline int ms_cfg_unit(const struct ms_host *h, ms_ctx *c,
+                              const ms_config *sec, const char *key,
+                              double def, double *out) {
+  int rc = h->cfg_double(c, sec, key, def, out);
+  if (rc || (*out >= 0.0 && *out <= 1.0)) return rc;
+  return h->cfg_error(c, sec, key, "must be in [0, 1] (got %g)", *out);
+}
+
+/* ---- the meta-particle clause of integrate() ---------------------------- */
+
+/* meta_of[i] = k for every member i of meta-particle k, -1 for the other
+ * of the n particles. */
+static inline void ms_meta_mark(const struct ms_metas *m, size_t n,
+                                int32_t *meta_of) {
+  for (size_t i = 0; i < n; i++) meta_of[i] = -1;
+  for (uint32_t k = 0; k < m->count; k++)
+    for (uint32_t q = m->member_offset[k]; q < m->member_offset[k + 1]; q++)
+      meta_of[m->member[q]] = (int32_t)k;
+}
+
+/* out = the sum of f over meta-particle k's members (f: 3 per particle, a
+ * force evaluated at the members' real positions; NULL: zero).  A meta-
+ * particle takes the forces on its members summed, with its whole mass
+ * metas->mass[k] (plugin.h, META-PARTICLES). */
+static inline void ms_meta_sum(const struct ms_metas *m, uint32_t k,
+                               const double *f, double out[3]) {
+  out[0] = out[1] = out[2] = 0.0;
+  for (uint32_t q = m->member_offset[k]; f && q < m->member_offset[k + 1];
+       q++)
+    for (int a = 0; a < 3; a++) out[a] += f[3 * (size_t)m->member[q] + a];
+}
+
+/* End meta-particle k's step as the contract says: every member takes
+ * velocity V and moves by d from where it began the step (x holds the
+ * start positions on entry), and the result reports V and d. */
+static inline void ms_meta_finish(const struct ms_metas *m, uint32_t k,
+                                  const double V[3], const double d[3],
+                                  double *x, double *v,
+                                  struct ms_meta_result *res) {
+  for (uint32_t q = m->member_offset[k]; q < m->member_offset[k + 1]; q++) {
+    size_t i = m->member[q];
+    for (int a = 0; a < 3; a++) {
+      x[3 * i + a] += d[a];
+      v[3 * i + a] = V[a];
+    }
+  }
+  for (int a = 0; a < 3; a++) {
+    res->velocity[3 * k + a] = V[a];
+    res->displacement[3 * k + a] = d[a];
+  }
+}
+
+/* ---- domain walls ------------------------------------------------------- */
+
+/* Clamp the displacement d of a rigid set of particles (the cnt indices
+ * idx into x and r; x their positions before the move) so that none leaves
+ * the box [lo + r, hi - r]; an infinite bound never acts.  Returns the
+ * walls that acted: bit 2a for the low wall of axis a, 2a + 1 for the
+ * high one (0: none; report the meta-particle MS_CONSTRAINED then). */
+static inline unsigned ms_wall_clamp(const double lo[3], const double hi[3],
+                                     const double *x, const double *r,
+                                     const uint32_t *idx, uint32_t cnt,
+                                     double d[3]) {
+  unsigned hit = 0;
+  for (int a = 0; a < 3; a++) {
+    double need_lo = -INFINITY, need_hi = INFINITY;
+    for (uint32_t q = 0; q < cnt; q++) {
+      size_t i = idx[q];
+      need_lo = fmax(need_lo, lo[a] + r[i] - x[3 * i + a]);
+      need_hi = fmin(need_hi, hi[a] - r[i] - x[3 * i + a]);
+    }
+    if (d[a] < need_lo) {
+      d[a] = need_lo;
+      hit |= 1u << (2 * a);
+    } else if (d[a] > need_hi) {
+      d[a] = need_hi;
+      hit |= 1u << (2 * a + 1);
+    }
+  }
+  return hit;
+}
+
+/* The usual answer of a velocity to the walls ms_wall_clamp() reports, one
+ * axis after the other: moving into a wall, the normal component reverses
+ * scaled by `restitution`; the tangential ones lose `friction` of
+ * themselves. */
+static inline void ms_wall_bounce(unsigned hit, double restitution,
+                                  double friction, double v[3]) {
+  for (int a = 0; a < 3; a++) {
+    int into_lo = (hit >> (2 * a)) & 1u, into_hi = (hit >> (2 * a + 1)) & 1u;
+    if (!into_lo && !into_hi) continue;
+    if (into_lo ? v[a] < 0.0 : v[a] > 0.0) v[a] = -restitution * v[a];
+    for (int b = 0; b < 3; b++)
+      if (b != a) v[b] *= 1.0 - friction;
+  }
+}
+
+#if MS_ABI_MINOR >= 1
 /* ---- symmetric 3x3 tensors ---------------------------------------------- */
 
 /* out = m * identity */
@@ -197,6 +323,8 @@ static inline size_t ms_release_compact(void *base, size_t elem, size_t n,
   }
   return w;
 }
+
+#endif /* MS_ABI_MINOR >= 1 */
 
 #ifdef __cplusplus
 }

@@ -119,6 +119,7 @@ TESTS += tests/scenes/run-paper
 # ---- command-line tests (TAP shell scripts) ----------------------------------
 TESTS += tests/cli.test tests/sdk.test
 EXTRA_DIST += tests/cli.test tests/sdk.test tests/bench/paper_table.py \
+  tests/bench/energy_scenes.py \
   tests/bench/dam_break_frames.cfg
 
 # ---- core benchmarks ------------------------------------------------------------

@@ -89,10 +89,25 @@ static void quiet(void *o, int level, const char *line) {
   (void)o, (void)level, (void)line;
 }
 
+/* The box's centre of mass. */
+static void box_centre(ms_sim *S, double c[3]) {
+  const struct ms__system *box = st_system(S, "box");
+  double mass = 0.0;
+  c[0] = c[1] = c[2] = 0.0;
+  for (size_t i = 0; i < box->view.count; i++) {
+    double mi = *ms__at(&box->m, i);
+    mass += mi;
+    for (int k = 0; k < 3; k++) c[k] += mi * ms__at(&box->x, i)[k];
+  }
+  for (int k = 0; k < 3; k++) c[k] /= mass;
+}
+
 /* tests/data/rigid_on_cloth.cfg with the box's solver and the rule
- * replaced, run for `frames` frames (0: whole); its metrics. */
+ * replaced, run for `frames` frames (0: whole); its metrics, and in *creep
+ * the speed of the box's centre over the last half second [m/s]. */
 static void rigid_on_cloth(const char *solver, const char *rule,
-                           int64_t frames, struct ms_metrics *m) {
+                           int64_t frames, struct ms_metrics *m,
+                           double *creep) {
   char path[4096], text[1 << 14], *p = text;
   snprintf(path, sizeof path, "%s/rigid_on_cloth.cfg", getenv("MS_DATA"));
   FILE *f = fopen(path, "r");
@@ -120,7 +135,18 @@ static void rigid_on_cloth(const char *solver, const char *rule,
   char err[1024];
   ck_assert_msg(ms_sim_open(tmp, &opt, &S, err, sizeof err) == 0, "%s", err);
   unlink(tmp);
-  ck_assert_int_eq(ms_sim_run(S), 0);
+  double c0[3] = {0, 0, 0}, c1[3];
+  int marked = 0;
+  while (ms_sim_frames_done(S) < ms_sim_frames_total(S)) {
+    ck_assert_int_eq(ms_sim_frame(S), 0);
+    double left = (double)(ms_sim_frames_total(S) - ms_sim_frames_done(S)) /
+                  S->scene.fps;
+    if (!marked && left <= 0.5 + 1e-9) box_centre(S, c0), marked = 1;
+  }
+  box_centre(S, c1);
+  *creep = sqrt((c1[0] - c0[0]) * (c1[0] - c0[0]) +
+                (c1[1] - c0[1]) * (c1[1] - c0[1]) +
+                (c1[2] - c0[2]) * (c1[2] - c0[2])) / 0.5;
   m->struct_size = sizeof *m;
   ck_assert_int_eq(ms_sim_metrics(S, m), 0);
   const struct ms__system *box = st_system(S, "box");
@@ -131,12 +157,12 @@ static void rigid_on_cloth(const char *solver, const char *rule,
     for (int k = 0; k < 3; k++) p0[k] += mi * ms__at(&box->v, i)[k];
   }
   fprintf(stderr, "# box (%s, sync = %s) on the cloth, %g s: %llu through "
-          "the sheet, %llu inside (at most %llu), speed at the end %.3g "
-          "m/s\n", solver, rule, ms_sim_time(S),
-          (unsigned long long)m->through_sheet,
+          "the sheet, %llu inside (at most %llu), velocity at the end %.3g "
+          "m/s, its centre moved %.3g m/s over the last 0.5 s\n", solver,
+          rule, ms_sim_time(S), (unsigned long long)m->through_sheet,
           (unsigned long long)m->inside_solid,
           (unsigned long long)m->max_penetrations,
-          sqrt(p0[0] * p0[0] + p0[1] * p0[1] + p0[2] * p0[2]) / mass);
+          sqrt(p0[0] * p0[0] + p0[1] * p0[1] + p0[2] * p0[2]) / mass, *creep);
   st_close(S);
 }
 
@@ -149,15 +175,21 @@ static void rigid_on_cloth(const char *solver, const char *rule,
  * inertia. */
 START_TEST(rigid_box_rests_on_cloth) {
   struct ms_metrics held, v10, paper;
-  rigid_on_cloth("fixture_rigid", "momentum", 0, &held);
+  double creep, ignored;
+  rigid_on_cloth("fixture_rigid", "momentum", 0, &held, &creep);
   ck_assert_msg(held.max_penetrations == 0 && held.sheet_crossings == 0,
                 "collective: %llu penetrations at worst, %llu crossings",
                 (unsigned long long)held.max_penetrations,
                 (unsigned long long)held.sheet_crossings);
-  rigid_on_cloth("fixture_rigid_v10", "momentum", 45, &v10);
+  /* How far it is from rest is printed, not asserted yet: its centre
+   * still creeps (1.3e-3 m/s over the last 0.5 s, the cloth settling),
+   * and its velocity state carries 3 cm/s that each step leaves and the
+   * next merge takes again (doc/sync.md). */
+  (void)creep;
+  rigid_on_cloth("fixture_rigid_v10", "momentum", 45, &v10, &ignored);
   ck_assert_msg(v10.through_sheet >= 100, "ABI 1.0 body: only %llu of 125 "
                 "through", (unsigned long long)v10.through_sheet);
-  rigid_on_cloth("fixture_rigid", "paper", 45, &paper);
+  rigid_on_cloth("fixture_rigid", "paper", 45, &paper, &ignored);
   ck_assert_msg(paper.through_sheet >= 100, "paper's rule: only %llu of 125 "
                 "through", (unsigned long long)paper.through_sheet);
 }

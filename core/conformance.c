@@ -90,17 +90,27 @@ static int save_state(struct kit *K, ms_instance *inst, struct blob *b) {
   return K->y->plugin->desc.save(inst, &s);
 }
 
+/* The view of an instance and its position and velocity fields; -1 when
+ * view() fails or either field is missing. */
+static int view_xv(ms_instance *inst, const struct ms_plugin *d,
+                   struct ms_view *v, const struct ms_field **x,
+                   const struct ms_field **u) {
+  *v = (struct ms_view){.struct_size = sizeof *v};
+  *x = *u = NULL;
+  if (d->view(inst, v)) return -1;
+  for (uint32_t f = 0; f < v->field_count; f++) {
+    if (!strcmp(v->fields[f].name, "position")) *x = &v->fields[f];
+    if (!strcmp(v->fields[f].name, "velocity")) *u = &v->fields[f];
+  }
+  return *x && *u ? 0 : -1;
+}
+
 /* Positions and velocities of a view, packed. */
 static double *snap_view(ms_instance *inst, const struct ms_plugin *d,
                          size_t *n) {
-  struct ms_view v = {.struct_size = sizeof v};
-  if (d->view(inst, &v)) return NULL;
-  const struct ms_field *x = NULL, *u = NULL;
-  for (uint32_t f = 0; f < v.field_count; f++) {
-    if (!strcmp(v.fields[f].name, "position")) x = &v.fields[f];
-    if (!strcmp(v.fields[f].name, "velocity")) u = &v.fields[f];
-  }
-  if (!x || !u) return NULL;
+  struct ms_view v;
+  const struct ms_field *x, *u;
+  if (view_xv(inst, d, &v, &x, &u)) return NULL;
   double *s = malloc((6 * v.count + 1) * sizeof *s);
   for (size_t i = 0; s && i < v.count; i++) {
     memcpy(s + 6 * i, (char *)x->data + i * x->stride, 3 * sizeof(double));
@@ -367,14 +377,9 @@ static int check_meta_momentum(struct kit *K, struct verdict *v) {
  * of an instance, through its view, as the core does at W1 and W2. */
 static int write_view(struct kit *K, ms_instance *inst, const double dx[3],
                       const double dv[3]) {
-  struct ms_view w = {.struct_size = sizeof w};
-  if (K->y->plugin->desc.view(inst, &w)) return MS_ESTATE;
-  struct ms_field *x = NULL, *u = NULL;
-  for (uint32_t f = 0; f < w.field_count; f++) {
-    if (!strcmp(w.fields[f].name, "position")) x = (struct ms_field *)&w.fields[f];
-    if (!strcmp(w.fields[f].name, "velocity")) u = (struct ms_field *)&w.fields[f];
-  }
-  if (!x || !u) return MS_ESTATE;
+  struct ms_view w;
+  const struct ms_field *x, *u;
+  if (view_xv(inst, &K->y->plugin->desc, &w, &x, &u)) return MS_ESTATE;
   for (size_t i = 0; i < w.count; i++) {
     if (pinned(K->y, i)) continue;
     double *xi = (double *)((char *)x->data + i * x->stride);

@@ -112,7 +112,8 @@ static int counts_io(struct io *io, struct ms__counts *c, int w) {
                    &c->members_sq,
                    &c->ledger.merges, &c->ledger.splits, &c->ledger.ortho,
                    &c->pen.crossings, &c->pen.through, &c->pen.inside,
-                   &c->pen.max_pen, &c->ledger.contacts, &c->handed};
+                   &c->pen.max_pen, &c->ledger.contacts, &c->handed,
+                   &c->passes, &c->unconverged};
   double *d[] = {&c->ledger.stored, &c->ledger.restored, &c->pen.max_speed,
                  &c->ledger.contact, &c->ledger.pdefect[0],
                  &c->ledger.pdefect[1], &c->ledger.pdefect[2],

@@ -20,7 +20,7 @@
 
 struct ms_sim;
 
-#define MS__CKPT_VERSION 6u
+#define MS__CKPT_VERSION 7u
 
 /* MS_OK when every system's plugin provides save() and load(); otherwise
  * MS_ENOTSUP with a line naming the first that does not. */

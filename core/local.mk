@@ -45,6 +45,7 @@ core_libmscore_la_SOURCES = \
 	core/status.c \
 	core/step.c \
 	core/sync.c core/sync.h \
+	core/iterate.c core/iterate.h \
 	core/system.c \
 	core/timing.h \
 	core/vec3.h \

@@ -22,7 +22,7 @@ void ms__metaset_free(struct ms__metaset *M) {
                     M->restored, M->northo, M->eoff, M->esys, M->emass,
                     M->evel,   M->edisp, M->econ, M->coll, M->inertia,
                     M->ecoll, M->eweight, M->eimp, M->ew, M->elead,
-                    M->pdef, M->pexch};
+                    M->pdef, M->pexch, M->eext};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) free(arrays[i]);
   memset(M, 0, sizeof *M);
 }
@@ -84,7 +84,8 @@ static int reserve_slots(struct ms__metaset *M, size_t ns) {
       ms__grow((void **)&M->eweight, c, 6 * sizeof(double)) ||
       ms__grow((void **)&M->eimp, c, 3 * sizeof(double)) ||
       ms__grow((void **)&M->ew, c, sizeof(double)) ||
-      ms__grow((void **)&M->elead, c, sizeof(uint8_t)))
+      ms__grow((void **)&M->elead, c, sizeof(uint8_t)) ||
+      ms__grow((void **)&M->eext, c, 3 * sizeof(double)))
     return MS_ENOMEM;
   M->cap_slot = c;
   return MS_OK;
@@ -138,6 +139,7 @@ int ms__metaset_build(struct ms__metaset *M, const struct ms__groups *G,
   memset(M->coll, 0, nm);
   memset(M->ecoll, 0, 6 * (size_t)e * sizeof *M->ecoll);
   memset(M->eimp, 0, 3 * (size_t)e * sizeof *M->eimp);
+  memset(M->eext, 0, 3 * (size_t)e * sizeof *M->eext);
   for (uint32_t q = 0; q < e; q++) M->ew[q] = 1.0;
   memset(M->elead, 0, e);
   return MS_OK;

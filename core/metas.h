@@ -72,6 +72,10 @@ struct ms__metaset {
   uint8_t *elead;   /* per entry: it leads its meta-particle */
   double *ew;       /* per entry: m_s / M, 1 unless the system integrated
                        with its own mass (MS_PLUGIN_META_OWN_MASS) */
+  /* coupling iterations (iterate.h) */
+  double *eext;     /* per entry, 3: the velocity added to the system's
+                       start velocity for the other systems' forces; 0
+                       in a step's first pass */
   size_t cap_meta, cap_slot, cap_entry;
 };
 

@@ -154,8 +154,10 @@ static void counts(FILE *f, const struct ms__counts *c) {
   fprintf(f, ", \"meta_size_weighted\": ");
   num(f, c->members ? (double)c->members_sq / (double)c->members : 0.0);
   fprintf(f, ", \"meta_size_max\": %llu, \"handed_over\": %llu, "
+             "\"coupling_passes\": %llu, \"unconverged_steps\": %llu, "
              "\"ledger\": ",
-          (unsigned long long)c->meta_max, (unsigned long long)c->handed);
+          (unsigned long long)c->meta_max, (unsigned long long)c->handed,
+          (unsigned long long)c->passes, (unsigned long long)c->unconverged);
   ledger(f, &c->ledger);
   fprintf(f, ", \"penetration\": {\"through_sheet\": %llu, "
              "\"inside_solid\": %llu, \"max\": %llu, \"crossings\": %llu}, "

@@ -74,6 +74,28 @@ static int unit_interval(struct ms__err *err, config_setting_t *g,
   return ms__cfg_fail(err, g, key, "must be in [0, 1] (got %g)", v);
 }
 
+/* Coupling iterations (iterate.h): the momentum rule's partitioned step
+ * integrated again until the systems agree.  The paper's rule averages:
+ * it takes one pass whatever they say (step.c). */
+static int parse_iterations(struct ms__scene *sc, config_setting_t *g,
+                            struct ms__err *err) {
+  int64_t it;
+  TRY(ms__cfg_int(g, "iterations", 1, &it, err));
+  if (it < 1 || it > 1000)
+    return ms__cfg_fail(err, g, "iterations", "must be in [1, 1000] (got "
+                        "%lld)", (long long)it);
+  sc->iterations = (uint32_t)it;
+  TRY(ms__cfg_double(g, "tolerance", 1e-3, &sc->tolerance, err));
+  if (!(sc->tolerance > 0.0))
+    return ms__cfg_fail(err, g, "tolerance", "must be > 0 (got %g)",
+                        sc->tolerance);
+  TRY(ms__cfg_double(g, "relaxation", 0.5, &sc->relaxation, err));
+  if (!(sc->relaxation > 0.0 && sc->relaxation <= 1.0))
+    return ms__cfg_fail(err, g, "relaxation", "must be in (0, 1] (got %g)",
+                        sc->relaxation);
+  return MS_OK;
+}
+
 static int parse_coupling(struct ms__scene *sc, config_setting_t *root,
                           struct ms__err *err) {
   config_setting_t *g = ms__cfg_get(root, "coupling");
@@ -93,6 +115,7 @@ static int parse_coupling(struct ms__scene *sc, config_setting_t *root,
   if ((sc->sync = ms__sync_rule(sync)) < 0)
     return ms__cfg_fail(err, g, "sync", "unknown synchronisation '%s' "
                         "(expected \"momentum\" or \"paper\")", sync);
+  TRY(parse_iterations(sc, g, err));
   TRY(ms__cfg_string(g, "unmerged_pairs", "ignore", &unmerged, err));
   TRY(ms__cfg_double(g, "contact_restitution", 0.0, &sc->contact_restitution,
                      err));

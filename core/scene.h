@@ -39,6 +39,8 @@ struct ms__scene {
   /* coupling */
   int method;
   int sync; /* enum ms__sync_rule (metas.h) */
+  uint32_t iterations;      /* passes per step at most (iterate.h) */
+  double tolerance, relaxation; /* |r| <= tolerance |dV|; first omega */
   double alpha, beta, cfl, max_dt, min_dt, skin;
   double stiffness, damping, restitution; /* baselines */
   uint32_t n_min, n_max; /* both 0: no limit */

@@ -30,6 +30,8 @@ static void counts_add(struct ms__counts *a, const struct ms__counts *b) {
   a->members += b->members;
   a->members_sq += b->members_sq;
   a->handed += b->handed;
+  a->passes += b->passes;
+  a->unconverged += b->unconverged;
   if (b->meta_max > a->meta_max) a->meta_max = b->meta_max;
   a->ledger.stored += b->ledger.stored;
   a->ledger.restored += b->ledger.restored;
@@ -296,6 +298,8 @@ void ms_sim_close(ms_sim *S) {
   free(P->x), free(P->v), free(P->m), free(P->r), free(P->sys),
       free(P->local);
   free(S->self);
+  free(S->touched);
+  ms__iqn_free(&S->iqn);
   free(S->appr);
   free(S->marked);
   free(S->lpairs);

@@ -13,6 +13,7 @@
 #include "group.h"
 #include "loader.h"
 #include "metas.h"
+#include "iterate.h"
 #include "metrics.h"
 #include "rng.h"
 #include "scene.h"
@@ -73,6 +74,8 @@ struct ms__counts {
   uint64_t metas, members, meta_max;   /* final stage of each step */
   uint64_t members_sq;                 /* sum of squared meta sizes */
   uint64_t handed;                     /* particles handed over (handover.c) */
+  uint64_t passes;      /* coupling iterations: integrations again */
+  uint64_t unconverged; /* steps whose iterations did not converge */
   struct ms__ledger ledger;
   struct ms__penetration pen;          /* metrics.h */
 };
@@ -97,6 +100,8 @@ struct ms_sim {
   struct ms__particles P;
   struct ms__detect det;
   uint8_t *self;                 /* per system */
+  uint8_t *touched;              /* per system: coupling iterations */
+  struct ms__iqn iqn;            /* coupling iterations (iterate.h) */
   uint32_t *appr, *marked;       /* pair lists, 2 ids per pair */
   size_t napp, nmarked, cap_app, cap_marked;
   uint32_t *lpairs;              /* filter_pairs workspace */

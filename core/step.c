@@ -10,6 +10,7 @@
 #include "baselines.h"
 #include "sync.h"
 #include "sim.h"
+#include "iterate.h"
 #include "vec3.h"
 #include "xalloc.h"
 
@@ -296,21 +297,24 @@ static int merge_pairs(struct ms_sim *S, const struct ms_step *st) {
   return collective_inertia(S, st);
 }
 
+/* System s integrates its piece of the step (its metas as sm holds them). */
+static int integrate_one(struct ms_sim *S, struct ms_step *st, uint32_t s) {
+  struct ms__system *y = &S->sys[s];
+  struct ms__sysmetas *sm = &y->sm;
+  st->external_force = S->fext ? S->fext + 3 * y->offset : NULL;
+  struct ms_metas in = metas_of(sm);
+  struct ms_meta_result out = {.struct_size = sizeof out, .count = sm->count,
+                               .velocity = sm->rvel, .displacement = sm->rdisp,
+                               .constrained = sm->rcon};
+  memset(sm->rcon, 0, sm->count);
+  int rc = y->plugin->desc.integrate(y->inst, st, &in, &out);
+  if (rc) return ms__system_fail(S, s, rc, "integrate() failed");
+  ms__sysmetas_collect(sm, &S->metas);
+  return MS_OK;
+}
+
 static int integrate_all(struct ms_sim *S, struct ms_step *st) {
-  for (uint32_t s = 0; s < S->nsys; s++) {
-    struct ms__system *y = &S->sys[s];
-    st->external_force = S->fext ? S->fext + 3 * y->offset : NULL;
-    struct ms__sysmetas *sm = &y->sm;
-    struct ms_metas in = metas_of(sm);
-    struct ms_meta_result out = {.struct_size = sizeof out,
-                                 .count = sm->count, .velocity = sm->rvel,
-                                 .displacement = sm->rdisp,
-                                 .constrained = sm->rcon};
-    memset(sm->rcon, 0, sm->count);
-    int rc = y->plugin->desc.integrate(y->inst, st, &in, &out);
-    if (rc) return ms__system_fail(S, s, rc, "integrate() failed");
-    ms__sysmetas_collect(sm, &S->metas);
-  }
+  for (uint32_t s = 0; s < S->nsys; s++) TRY(integrate_one(S, st, s));
   return MS_OK;
 }
 
@@ -436,6 +440,73 @@ static int respond(struct ms_sim *S, const struct ms_step *st) {
   return MS_OK;
 }
 
+static void add_sync_ledger(struct ms__ledger *L, const struct ms__ledger *p) {
+  L->stored += p->stored;
+  L->pexch += p->pexch;
+  for (int a = 0; a < 3; a++) L->pdefect[a] += p->pdefect[a];
+}
+
+/* Integrate again the systems holding a taking-part meta-particle, each
+ * starting it at v + eext (iterate.h). */
+static int integrate_again(struct ms_sim *S, struct ms_step *st,
+                           const uint8_t *touched) {
+  const struct ms__metaset *M = &S->metas;
+  for (uint32_t s = 0; s < S->nsys; s++) {
+    struct ms__system *y = &S->sys[s];
+    struct ms__sysmetas *sm = &y->sm;
+    if (!touched[s]) continue;
+    int rc = y->plugin->desc.rewind(y->inst);
+    if (rc) return ms__system_fail(S, s, rc, "rewind() failed");
+    for (uint32_t c = 0; c < sm->count; c++)
+      for (int a = 0; a < 3; a++)
+        sm->vel[3 * c + a] = M->vel[3 * sm->meta[c] + a] +
+                             M->eext[3 * sm->entry[c] + a];
+    TRY(integrate_one(S, st, s));
+  }
+  return MS_OK;
+}
+
+/* Synchronise (and let the leading systems answer); with
+ * coupling.iterations > 1 and the momentum rule, integrate again until
+ * every system's result agrees with the synchronised one.  Only the last
+ * pass counts in the ledger: it is the one the split uses. */
+static int synchronise(struct ms_sim *S, struct ms_step *st) {
+  const struct ms__scene *sc = &S->scene;
+  const double gd[3] = {sc->gravity[0] * st->dt, sc->gravity[1] * st->dt,
+                        sc->gravity[2] * st->dt};
+  uint32_t passes = sc->sync == MS__SYNC_MOMENTUM ? sc->iterations : 1;
+  if (passes > 1 &&
+      ms__iqn_start(&S->iqn, &S->metas, passes - 1 < 32 ? passes - 1 : 32))
+    return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+  for (uint32_t p = 1;; p++) {
+    struct ms__ledger L = {0};
+    ms__metaset_sync(&S->metas, sc->sync, st->dt, sc->gravity, &L);
+    TRY(respond(S, st));
+    if (p < passes) {
+      double scale, r;
+      memset(S->touched, 0, S->nsys);
+      r = ms__iqn_residual(&S->iqn, &S->metas, gd, S->touched, &scale);
+      /* a system that answered meta_response() is rewound with the rest */
+      for (uint32_t s = 0; s < S->nsys; s++)
+        S->touched[s] |= S->metas.collective && S->sys[s].sm.stated;
+      if (r > sc->tolerance * scale) {
+        S->frame_counts.passes++;
+        ms__iqn_update(&S->iqn, &S->metas, sc->relaxation);
+        TRY(integrate_again(S, st, S->touched));
+        continue;
+      }
+    } else if (passes > 1) {
+      double scale;
+      memset(S->touched, 0, S->nsys);
+      if (ms__iqn_residual(&S->iqn, &S->metas, gd, S->touched, &scale) >
+          sc->tolerance * scale)
+        S->frame_counts.unconverged++;
+    }
+    add_sync_ledger(&S->frame_counts.ledger, &L);
+    return MS_OK;
+  }
+}
+
 static void count_metas(struct ms_sim *S) {
   struct ms__counts *c = &S->frame_counts;
   const struct ms__metaset *M = &S->metas;
@@ -528,9 +599,7 @@ int ms__step(struct ms_sim *S, double t_end) {
     if (S->frame_counts.stage2_steps == before) break;
   }
   double t7 = ms__now();
-  ms__metaset_sync(&S->metas, sc->sync, dt, sc->gravity,
-                   &S->frame_counts.ledger);
-  TRY(respond(S, &st));
+  TRY(synchronise(S, &st));
   double t8 = ms__now();
   if (contact_impulses(sc)) {
     if (ms__contacts_find(&S->contacts, &S->metas, S->groups.mark, S->P.x,

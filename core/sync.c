@@ -41,12 +41,14 @@ double ms__sync(uint32_t k, const double *Ms, const double *vs, double *v) {
 }
 
 void ms__sync_momentum(uint32_t k, const double *v, const double *gd,
-                       const double *vs, const double *w, const double *W,
-                       const double *Mc, double *V) {
+                       const double *vs, const double *ext, const double *w,
+                       const double *W, const double *Mc, double *V) {
   double u[3] = {0.0, 0.0, 0.0};
   for (uint32_t s = 0; s < k; s++) {
     double us[3], wu[3];
     for (int a = 0; a < 3; a++) us[a] = vs[3 * s + a] - v[a] - gd[a];
+    if (ext)
+      for (int a = 0; a < 3; a++) us[a] -= ext[3 * s + a];
     if (W) {
       ms_sym3_mul(wu, W + 6 * s, us);
       ms__copy3(us, wu);
@@ -80,6 +82,13 @@ static void constrained_result(const struct ms__metaset *M, uint32_t e0,
   for (int a = 0; a < 3; a++) v[a] /= w, d[a] /= w;
 }
 
+/* What a coupling iteration added to entry e's start velocity (iterate.h);
+ * 0 without (a metaset built by hand may have no eext). */
+static const double *ext_of(const struct ms__metaset *M, uint32_t e) {
+  static const double none[3] = {0.0, 0.0, 0.0};
+  return M->eext ? M->eext + 3 * e : none;
+}
+
 /* FOLLOW: K_s = C_s (V - v^s) for every entry of meta k that stated C_s. */
 static void follow_impulses(struct ms__metaset *M, uint32_t k) {
   const double *V = M->vfin + 3 * k;
@@ -111,7 +120,8 @@ static void lead_impulse(struct ms__metaset *M, uint32_t k, uint32_t lead,
   for (uint32_t e = e0; e < e1; e++) {
     if (e == lead) continue;
     double u[3], J[3];
-    for (int a = 0; a < 3; a++) u[a] = M->evel[3 * e + a] - M->vel[3 * k + a] - gd[a];
+    for (int a = 0; a < 3; a++)
+      u[a] = M->evel[3 * e + a] - M->vel[3 * k + a] - gd[a] - ext_of(M, e)[a];
     ms_sym3_mul(J, M->eweight + 6 * e, u);
     for (int a = 0; a < 3; a++) G[a] += J[a];
   }
@@ -137,7 +147,8 @@ static void defect(const struct ms__metaset *M, uint32_t k, const double *gd,
     for (int a = 0; a < 3; a++) R[a] = M->mass[k] * u[a];
   *x = 0.0;
   for (uint32_t e = M->eoff[k]; e < M->eoff[k + 1]; e++) {
-    for (int a = 0; a < 3; a++) u[a] = M->evel[3 * e + a] - v[a] - gd[a];
+    for (int a = 0; a < 3; a++)
+      u[a] = M->evel[3 * e + a] - v[a] - gd[a] - ext_of(M, e)[a];
     if (M->coll[k])
       ms_sym3_mul(J, M->eweight + 6 * e, u);
     else
@@ -177,11 +188,14 @@ void ms__metaset_sync(struct ms__metaset *M, int rule, double dt,
       if (rule == MS__SYNC_PAPER)
         M->dek[k] = ms__sync(ne, M->emass + e0, M->evel + 3 * e0, V);
       else if (M->coll[k])
-        ms__sync_momentum(ne, M->vel + 3 * k, gd, M->evel + 3 * e0, NULL,
-                          M->eweight + 6 * e0, M->inertia + 6 * k, V);
+        ms__sync_momentum(ne, M->vel + 3 * k, gd, M->evel + 3 * e0,
+                          M->eext ? M->eext + 3 * e0 : NULL, NULL,
+                          M->eweight + 6 * e0,
+                          M->inertia + 6 * k, V);
       else /* each weighs in with the inertia it integrated with */
         ms__sync_momentum(ne, M->vel + 3 * k, gd, M->evel + 3 * e0,
-                          M->ew + e0, NULL, NULL, V);
+                          M->eext ? M->eext + 3 * e0 : NULL, M->ew + e0,
+                          NULL, NULL, V);
       for (int a = 0; a < 3; a++) M->disp[3 * k + a] = dt * V[a];
       defect(M, k, gd, M->pdef + 3 * k, M->pexch + k);
     }

@@ -23,7 +23,10 @@ int ms__sync_rule(const char *name);
 double ms__sync(uint32_t k, const double *Ms, const double *vs, double *v);
 
 /* The momentum rule: k systems; v the merged start velocity, gd = g dt
- * (gravity over the step), vs[3s] the end velocity system s computed.
+ * (gravity over the step), vs[3s] the end velocity system s computed from
+ * the start velocity v + ext[3s] (ext: the other systems' forces handed in
+ * by a coupling iteration, iterate.h; NULL: none), so that system s's own
+ * impulse is m_s (vs - ext - v - gd).
  * Without collective inertia (W == NULL) every system's impulse beyond
  * gravity counts in full, w[s] = m_s / M (1, or own mass / M for a system
  * that integrated with its own mass; w == NULL: all 1):
@@ -33,7 +36,7 @@ double ms__sync(uint32_t k, const double *Ms, const double *vs, double *v);
  *   Mc (V - v - gd) = sum_s W_s (vs - v - gd).
  * Writes V. */
 void ms__sync_momentum(uint32_t k, const double *v, const double *gd,
-                       const double *vs, const double *w, const double *W,
-                       const double *Mc, double *V);
+                       const double *vs, const double *ext, const double *w,
+                       const double *W, const double *Mc, double *V);
 
 #endif

@@ -137,7 +137,8 @@ int ms__systems_create(struct ms_sim *S) {
   S->nsys = S->scene.nsys;
   S->sys = calloc(S->nsys, sizeof *S->sys);
   S->self = calloc(S->nsys, 1);
-  if (!S->sys || !S->self) return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+  S->touched = calloc(S->nsys, 1);
+  if (!S->sys || !S->self || !S->touched) return ms__errf(&S->err, MS_ENOMEM, "out of memory");
   S->ntotal = 0;
   for (uint32_t i = 0; i < S->nsys; i++) {
     int rc = create_one(S, i);

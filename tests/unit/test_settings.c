@@ -16,6 +16,8 @@ static const struct {
     {"bad_beta.cfg", "bad_beta.cfg:1: coupling.beta: must be in [0, 1] (got -0.1)", MS_ECONFIG},
     {"bad_unmerged.cfg", "bad_unmerged.cfg:2: coupling.unmerged_pairs: must be \"impulse\" or \"ignore\" (got \"bounce\")", MS_ECONFIG},
     {"bad_sync.cfg", "bad_sync.cfg:2: coupling.sync: unknown synchronisation 'average' (expected \"momentum\" or \"paper\")", MS_ECONFIG},
+    {"bad_iterations.cfg", "bad_iterations.cfg:2: coupling.iterations: must be in [1, 1000] (got 0)", MS_ECONFIG},
+    {"bad_relaxation.cfg", "bad_relaxation.cfg:1: coupling.relaxation: must be in (0, 1] (got 1.5)", MS_ECONFIG},
     {"bad_contact_restitution.cfg", "bad_contact_restitution.cfg:2: coupling.contact_restitution: must be in [0, 1] (got 1.5)", MS_ECONFIG},
     {"bad_nmin.cfg", "bad_nmin.cfg:2: coupling.n_min: must not exceed n_max (32 > 16)", MS_ECONFIG},
     {"bad_cfl.cfg", "bad_cfl.cfg:1: coupling.cfl: must be in (0, 1] (got 2)", MS_ECONFIG},

@@ -32,7 +32,16 @@
  *
  * LIFECYCLE AND THE STEP PROTOCOL
  *   create -> { max_dt -> filter_pairs -> begin_step -> integrate(stage 1)
- *               [-> rewind -> integrate(stage 2)]... -> end_step }* -> destroy
+ *               [-> rewind -> integrate(stage 2)]...
+ *               [-> meta_response] [-> rewind -> integrate -> meta_response]...
+ *               -> end_step }* -> destroy
+ *   The bracketed repeats after the last stage are coupling iterations
+ *   (coupling.iterations, momentum rule): the core rewinds the systems of
+ *   its multi-system meta-particles and integrates them again with the
+ *   same meta-particles, each starting at the velocity it is given (the
+ *   merged velocity plus the other systems' effect), until their results
+ *   agree.  A plugin needs nothing new for it: rewind and integrate as in
+ *   stage 2.
  *   save/load happen only between steps (never between begin_step and
  *   end_step).  view() may be called at any time except inside another call.
  *
@@ -90,7 +99,7 @@
  *   inertia: metas->inertia (tensor) for plugins that set
  *   MS_PLUGIN_INERTIA_TENSOR, metas->mass (whole mass + trace/3 of the
  *   others' C) for all.  After every system has integrated it calls
- *   meta_response() once, before splitting, for each meta-particle the
+ *   meta_response() once per pass, before splitting, for each meta-particle the
  *   system stated a nonzero C_s for, in one of two roles:
  *     LEAD  (lead[k] = 1) the system is the only one of the meta-particle
  *           that stated collective inertia, none constrained it, and it
@@ -361,7 +370,7 @@ struct ms_plugin {
                    const struct ms_metas *metas,
                    struct ms_meta_result *result);
   /* Restore the state begin_step remembered, bitwise, so integrate can run
-   * again (stage 2). */
+   * again (stage 2, coupling iterations), undoing meta_response too. */
   int (*rewind)(ms_instance *inst);
   /* Finish the step after the core's write W1 (derived quantities, pins,
    * fracture bookkeeping).  The particle count MAY change here. */
@@ -398,7 +407,8 @@ struct ms_plugin {
    * otherwise, naming the system).  MUST NOT change the system's state. */
   int (*meta_inertia)(ms_instance *inst, const struct ms_step *step,
                       const struct ms_metas *metas, double *inertia);
-  /* Called after every system integrated the step's last stage and
+  /* Called after every system integrated the step's last stage (and after
+   * each coupling iteration's integration; rewind then undoes it) and
    * before the split and the write W1, only when this system stated a
    * nonzero collective inertia in that stage; metas is that stage's.
    * Take the impulses as the role of each meta-particle says (COLLECTIVE

@@ -46,6 +46,7 @@ core_libmscore_la_SOURCES = \
 	core/step.c \
 	core/sync.c core/sync.h \
 	core/iterate.c core/iterate.h \
+	core/couple.c core/couple.h \
 	core/system.c \
 	core/timing.h \
 	core/vec3.h \

@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "rules.h"
 #include "vec3.h"
 
 void ms__contact_forces(const struct ms__particles *P, const uint32_t *pairs,
@@ -12,8 +13,8 @@ void ms__contact_forces(const struct ms__particles *P, const uint32_t *pairs,
     uint32_t i = pairs[2 * q], j = pairs[2 * q + 1];
     double n[3], dv[3];
     ms__sub(n, P->x + 3 * (size_t)j, P->x + 3 * (size_t)i);
-    double d = sqrt(ms__norm2(n)), h = P->r[i] + P->r[j];
-    if (!(d < h)) continue;
+    double d2 = ms__norm2(n), d = sqrt(d2), h = P->r[i] + P->r[j];
+    if (!ms__rule_contact(d2, P->r[i], P->r[j])) continue;
     if (d > 0.0) {
       n[0] /= d, n[1] /= d, n[2] /= d;
     } else { /* coincident: push apart along +x */
@@ -36,14 +37,14 @@ size_t ms__contact_impulses(struct ms__particles *P, const uint32_t *pairs,
     uint32_t i = pairs[2 * q], j = pairs[2 * q + 1];
     double n[3], dv[3];
     ms__sub(n, P->x + 3 * (size_t)j, P->x + 3 * (size_t)i);
-    double d2 = ms__norm2(n), h = P->r[i] + P->r[j];
-    if (!(d2 < h * h) || d2 == 0.0) continue;
+    double d2 = ms__norm2(n);
+    if (!ms__rule_contact(d2, P->r[i], P->r[j]) || d2 == 0.0) continue;
     double d = sqrt(d2);
     n[0] /= d, n[1] /= d, n[2] /= d;
     double *vi = P->v + 3 * (size_t)i, *vj = P->v + 3 * (size_t)j;
     ms__sub(dv, vj, vi);
     double vn = ms__dot(dv, n);
-    if (vn >= 0.0) continue; /* separating */
+    if (!ms__rule_approaching(vn, 0.0)) continue;
     double J = -(1.0 + e) * vn / (1.0 / P->m[i] + 1.0 / P->m[j]);
     for (int a = 0; a < 3; a++) {
       vi[a] -= J / P->m[i] * n[a];

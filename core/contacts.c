@@ -7,6 +7,7 @@
 
 #include <mergesplit/status.h>
 
+#include "rules.h"
 #include "vec3.h"
 #include "xalloc.h"
 
@@ -90,7 +91,7 @@ void ms__contacts_resolve(const struct ms__contacts *C, struct ms__metaset *M,
       double vn = ms__dot(n, dv);
       /* Approaching beyond rounding of the velocities themselves. */
       double tol = 1e-12 * sqrt(fmax(ms__norm2(va), ms__norm2(vb)));
-      if (!(vn < -tol)) continue;
+      if (!ms__rule_approaching(vn, tol)) continue;
       double wa = C->inv_mass[a], wb = C->inv_mass[b];
       double J = -e1 * vn / (wa + wb), da[3], db[3];
       for (int d = 0; d < 3; d++) {

@@ -47,6 +47,7 @@ core_libmscore_la_SOURCES = \
 	core/sync.c core/sync.h \
 	core/iterate.c core/iterate.h \
 	core/couple.c core/couple.h \
+	core/rules.h \
 	core/system.c \
 	core/timing.h \
 	core/vec3.h \

@@ -12,6 +12,7 @@
 #include "baselines.h"
 #include "sim.h"
 #include "couple.h"
+#include "rules.h"
 #include "vec3.h"
 #include "xalloc.h"
 
@@ -156,15 +157,15 @@ static int approaching(const struct ms__particles *P, const double *vi,
   double n[3], dv[3];
   ms__sub(n, P->x + 3 * (size_t)j, P->x + 3 * (size_t)i);
   ms__sub(dv, vj, vi);
-  return ms__dot(n, dv) < 0.0; /* Rule 2, Eq. 22 */
+  return ms__rule_approaching(ms__dot(n, dv), 0.0);
 }
 
 /* Rule 1 (Eq. 21) for positions xi, xj of particles i, j. */
 static int in_contact(const struct ms__particles *P, const double *xi,
                       const double *xj, uint32_t i, uint32_t j) {
-  double d[3], t = P->r[i] + P->r[j];
+  double d[3];
   ms__sub(d, xj, xi);
-  return ms__norm2(d) < t * t;
+  return ms__rule_contact(ms__norm2(d), P->r[i], P->r[j]);
 }
 
 /* Let each plugin drop its connected intra-system pairs, then split the
@@ -283,8 +284,10 @@ static size_t stage_two_pairs(struct ms_sim *S) {
     ms__sub(uj, xj, xj0);
     double sv = closing(n, ms__at(&yi->v, li), ms__at(&yj->v, lj));
     double sx = closing(n, ui, uj);
-    if (sv > 0.0 && sx > 0.0) continue; /* separating by both measures */
-    if ((sv < 0.0 || sx < 0.0) && !trigger)
+    if (ms__rule_separating(sv, 0.0) && ms__rule_separating(sx, 0.0))
+      continue; /* by both measures */
+    if ((ms__rule_approaching(sv, 0.0) || ms__rule_approaching(sx, 0.0)) &&
+        !trigger)
       trigger = in_contact(&S->P, xi0, xj0, i, j) ||
                 in_contact(&S->P, xi, xj, i, j);
     if (push_pair(&S->appr, &S->napp, &S->cap_app, i, j)) {

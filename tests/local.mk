@@ -76,13 +76,14 @@ clean-fixtures:
 
 # ---- unit tests (Check) ------------------------------------------------------
 check_PROGRAMS += tests/unit/run-unit
-tests_unit_run_unit_SOURCES = tests/unit/runner.c tests/unit/test_list.h \
+tests_unit_run_unit_SOURCES = tests/runner.c tests/unit/suites.h \
 	tests/unit/testutil.h tests/unit/test_split.c tests/unit/test_sync.c \
 	tests/unit/test_rng.c tests/unit/test_detect.c tests/unit/test_group.c \
-	tests/unit/test_contacts.c \
+	tests/unit/test_contacts.c tests/unit/test_rules.c \
 	tests/unit/test_shapes.c tests/unit/test_settings.c \
 	tests/unit/test_loader.c tests/unit/test_plugin_util.c
-tests_unit_run_unit_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
+tests_unit_run_unit_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE -I$(srcdir)/tests/unit \
+	$(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_unit_run_unit_LDADD = core/libmscore.la $(CHECK_LIBS) $(LIBCONFIG_LIBS)
 tests_unit_run_unit_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/unit/run-unit
@@ -98,17 +99,18 @@ noinst_LTLIBRARIES += tests/scenes/libsimtest.la
 tests_scenes_libsimtest_la_SOURCES = tests/scenes/simtest.c tests/scenes/simtest.h
 tests_scenes_libsimtest_la_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
 check_PROGRAMS += tests/scenes/run-scenes
-tests_scenes_run_scenes_SOURCES = tests/scenes/runner.c tests/scenes/scene_list.h \
+tests_scenes_run_scenes_SOURCES = tests/runner.c tests/scenes/suites.h \
 	tests/scenes/test_core_scenes.c tests/scenes/test_baselines.c \
 	tests/scenes/test_metrics.c tests/scenes/test_scale.c \
 	tests/scenes/test_sync_scenes.c tests/scenes/test_handover.c
-tests_scenes_run_scenes_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
+tests_scenes_run_scenes_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE -I$(srcdir)/tests/scenes \
+	$(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_scenes_run_scenes_LDADD = tests/scenes/libsimtest.la core/libmscore.la \
 	$(CHECK_LIBS) $(LIBCONFIG_LIBS)
 tests_scenes_run_scenes_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/scenes/run-scenes
 check_PROGRAMS += tests/scenes/run-paper
-tests_scenes_run_paper_SOURCES = tests/scenes/runner.c tests/scenes/scene_list.h \
+tests_scenes_run_paper_SOURCES = tests/runner.c tests/scenes/suites.h \
 	tests/scenes/test_paper.c
 tests_scenes_run_paper_CPPFLAGS = $(tests_scenes_run_scenes_CPPFLAGS) \
 	-DMS_RUN_SUITES=MS_PAPER_SUITES
@@ -119,7 +121,7 @@ TESTS += tests/scenes/run-paper
 # ---- command-line tests (TAP shell scripts) ----------------------------------
 TESTS += tests/cli.test tests/sdk.test
 EXTRA_DIST += tests/cli.test tests/sdk.test tests/bench/paper_table.py \
-  tests/bench/energy_scenes.py \
+  tests/bench/energy_scenes.py tests/bench/same_frames.py \
   tests/bench/dam_break_frames.cfg
 
 # ---- core benchmarks ------------------------------------------------------------
@@ -135,8 +137,10 @@ tests_bench_bench_mergesplit_LDFLAGS = $(OPENMP_CFLAGS)
 
 # ---- the conformance kit, on shipped plugins and broken fixtures --------------
 check_PROGRAMS += tests/scenes/run-conformance
-tests_scenes_run_conformance_SOURCES = tests/scenes/test_conformance.c
-tests_scenes_run_conformance_CPPFLAGS = $(tests_scenes_run_scenes_CPPFLAGS)
+tests_scenes_run_conformance_SOURCES = tests/runner.c tests/scenes/suites.h \
+	tests/scenes/test_conformance.c
+tests_scenes_run_conformance_CPPFLAGS = $(tests_scenes_run_scenes_CPPFLAGS) \
+	-DMS_RUN_SUITES=MS_CONFORMANCE_SUITES
 tests_scenes_run_conformance_LDADD = $(tests_scenes_run_scenes_LDADD)
 tests_scenes_run_conformance_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/scenes/run-conformance

@@ -22,12 +22,12 @@ plugins_flip_la_LIBADD = plugins/flip/libflip.la $(CHOLMOD_LIBS) -lm
 
 # ---- tests ------------------------------------------------------------------
 check_PROGRAMS += tests/flip/run-flip
-tests_flip_run_flip_SOURCES = tests/flip/runner.c tests/flip/suites.h \
+tests_flip_run_flip_SOURCES = tests/runner.c tests/flip/suites.h \
 	tests/flip/flip_fixture.c tests/flip/flip_fixture.h \
 	tests/flip/test_flip_transfer.c tests/flip/test_flip_pressure.c \
 	tests/flip/test_flip_scenes.c tests/flip/test_flip_config.c \
 	tests/flip/test_flip_advect.c
-tests_flip_run_flip_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE \
+tests_flip_run_flip_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE -I$(srcdir)/tests/flip \
 	-I$(top_srcdir)/plugins/flip $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_flip_run_flip_LDADD = plugins/flip/libflip.la \
 	tests/scenes/libsimtest.la core/libmscore.la \

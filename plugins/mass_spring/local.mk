@@ -37,13 +37,14 @@ tests_bench_bench_mass_spring_LDFLAGS = $(OPENMP_CFLAGS)
 
 # ---- tests (Check, TAP) ------------------------------------------------
 check_PROGRAMS += tests/mass_spring/run-mass_spring
-tests_mass_spring_run_mass_spring_SOURCES = tests/mass_spring/runner.c \
+tests_mass_spring_run_mass_spring_SOURCES = tests/runner.c \
 	tests/mass_spring/suites.h tests/mass_spring/mstest.h \
 	tests/mass_spring/mstest.c tests/mass_spring/test_analytic.c \
 	tests/mass_spring/test_conservation.c tests/mass_spring/test_metas.c \
 	tests/mass_spring/test_solver.c tests/mass_spring/test_config.c \
 	tests/mass_spring/test_scenes.c
 tests_mass_spring_run_mass_spring_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE \
+	-I$(srcdir)/tests/mass_spring \
 	$(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS) $(CHOLMOD_CFLAGS)
 tests_mass_spring_run_mass_spring_LDADD = tests/scenes/libsimtest.la \
 	plugins/mass_spring/libmassspring.la core/libmscore.la \

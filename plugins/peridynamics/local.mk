@@ -39,13 +39,14 @@ tests_bench_bench_peridynamics_LDFLAGS = $(OPENMP_CFLAGS)
 
 # ---- tests (Check, TAP) ----------------------------------------------------
 check_PROGRAMS += tests/peridynamics/run-peridynamics
-tests_peridynamics_run_peridynamics_SOURCES = tests/peridynamics/runner.c \
-	tests/peridynamics/pd_list.h tests/peridynamics/pdtest.h \
+tests_peridynamics_run_peridynamics_SOURCES = tests/runner.c \
+	tests/peridynamics/suites.h tests/peridynamics/pdtest.h \
 	tests/peridynamics/pdtest.c tests/peridynamics/test_material.c \
 	tests/peridynamics/test_bonds.c tests/peridynamics/test_bar.c \
 	tests/peridynamics/test_block.c tests/peridynamics/test_config.c \
 	tests/peridynamics/test_rewind.c tests/peridynamics/test_scenes.c
 tests_peridynamics_run_peridynamics_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE \
+	-I$(srcdir)/tests/peridynamics \
 	$(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS) $(CHOLMOD_CFLAGS)
 tests_peridynamics_run_peridynamics_LDADD = tests/scenes/libsimtest.la \
 	plugins/peridynamics/libperidynamics.la core/libmscore.la \

@@ -21,10 +21,11 @@ plugins_sph_la_LIBADD = plugins/sph/libsphsolver.la -lm
 
 # Tests: kernels (unit) and scenes, one Check runner, TAP on stdout.
 check_PROGRAMS += tests/sph/run-sph
-tests_sph_run_sph_SOURCES = tests/sph/runner.c tests/sph/suites.h \
+tests_sph_run_sph_SOURCES = tests/runner.c tests/sph/suites.h \
 	tests/sph/test_kernel.c tests/sph/test_solver.c \
 	tests/sph/test_config.c tests/sph/test_fluid.c
-tests_sph_run_sph_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAGS) \
+tests_sph_run_sph_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE -I$(srcdir)/tests/sph \
+	$(CHECK_CFLAGS) \
 	$(LIBCONFIG_CFLAGS)
 tests_sph_run_sph_LDADD = plugins/sph/libsphsolver.la \
 	tests/scenes/libsimtest.la core/libmscore.la $(CHECK_LIBS) \

@@ -144,8 +144,10 @@ static void pair_meta(struct pair_meta *q, const struct mss_model *M,
     q->pos[k] = 0.5 * (M->x[3 * a + k] + M->x[3 * a + 3 + k]);
     q->vel[k] = 0.5 * (M->v[3 * a + k] + M->v[3 * a + 3 + k]);
   }
-  q->m = (struct ms_metas){sizeof q->m, 1, q->off, q->mem, &q->mass, &q->own,
-                           q->pos, q->vel};
+  q->m = (struct ms_metas){.struct_size = sizeof q->m, .count = 1,
+                           .member_offset = q->off, .member = q->mem,
+                           .mass = &q->mass, .own_mass = &q->own,
+                           .position = q->pos, .velocity = q->vel};
   q->r = (struct ms_meta_result){sizeof q->r, 1, q->rv, q->rd, &q->con};
 }
 

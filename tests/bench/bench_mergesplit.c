@@ -15,6 +15,8 @@
 #include "../../core/group.h"
 #include "../../core/metas.h"
 #include "../../core/rng.h"
+#include "../../core/rules.h"
+#include "../../core/sync.h"
 #include "../../core/timing.h"
 #include "../../core/vec3.h"
 
@@ -72,7 +74,8 @@ int main(int argc, char **argv) {
       double n[3], dv[3];
       ms__sub(n, P.x + 3 * j, P.x + 3 * i);
       ms__sub(dv, P.v + 3 * j, P.v + 3 * i);
-      if (ms__dot(n, dv) < 0) appr[2 * na] = i, appr[2 * na + 1] = j, na++;
+      if (ms__rule_approaching(ms__dot(n, dv), 0.0))
+        appr[2 * na] = i, appr[2 * na + 1] = j, na++;
     }
     struct ms__rng rr;
     ms__rng_seed(&rr, 7, (uint64_t)rep, 1);
@@ -80,12 +83,14 @@ int main(int argc, char **argv) {
     ms__metaset_build(&M, &G, &P);
     double t2 = ms__now();
     /* stand-in for the plugins: each system reports the merged velocity */
-    for (uint32_t e = 0; e < M.nentries; e++) {
-      memcpy(M.evel + 3 * e, M.vel, 3 * sizeof(double));
-      memset(M.edisp + 3 * e, 0, 3 * sizeof(double));
-      M.econ[e] = 0;
-    }
-    ms__metaset_sync(&M, 1e-3, &L);
+    for (uint32_t k = 0; k < M.count; k++)
+      for (uint32_t e = M.eoff[k]; e < M.eoff[k + 1]; e++) {
+        memcpy(M.evel + 3 * e, M.vel + 3 * k, 3 * sizeof(double));
+        memset(M.edisp + 3 * e, 0, 3 * sizeof(double));
+        M.econ[e] = 0;
+      }
+    const double g0[3] = {0.0, 0.0, 0.0};
+    ms__metaset_sync(&M, MS__SYNC_MOMENTUM, 1e-3, g0, &L);
     ms__metaset_split(&M, 1.0, 1.0, &L);
     double t3 = ms__now();
     best[0] = t1 - t0 < best[0] ? t1 - t0 : best[0];

@@ -5,7 +5,7 @@ and of build AFTER (each with its own plugins) and compare every file the
 runs write, byte for byte.
 
     same_frames.py BEFORE AFTER [--frames N] [--threads N] [--scale S]
-                   [SCENE ...]
+                   [--method M] [SCENE ...]
 
 BEFORE, AFTER: build trees (core/cli/mergesplit and plugins/.libs in
 each, and the test plugins of tests/fixtures/.libs once `make check` has
@@ -13,7 +13,8 @@ built them) or install prefixes (bin/mergesplit and
 lib/mergesplit/plugins).
 SCENE: scene files (default: configs/*.cfg and configs/paper/*.cfg of
 this tree, at the scale they are written for).  --frames N stops every
-run after N frames (default: whole runs); --scale overrides scene.scale.
+run after N frames (default: whole runs); --scale overrides scene.scale,
+--method the collision method (as `mergesplit run --method`).
 A run's frames do not depend on the thread count (--threads, default 2).
 Prints one line per scene (same, or the first files that differ) and a
 last line `N same, N differ`; exits 1 if any differ or a run fails."""
@@ -47,6 +48,8 @@ def run(tree, scene, out, args):
         cmd += ["--frames", str(args.frames)]
     if args.scale:
         cmd += ["--scale", str(args.scale)]
+    if args.method:
+        cmd += ["--method", args.method]
     env = dict(os.environ)
     env.pop("MERGESPLIT_PLUGIN_PATH", None)  # each build its own plugins
     p = subprocess.run(cmd, cwd=os.path.dirname(out), env=env, stdout=subprocess.DEVNULL,
@@ -84,6 +87,7 @@ def main():
     ap.add_argument("--frames", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--scale", type=float, default=0.0)
+    ap.add_argument("--method", default="")
     ap.add_argument("scenes", nargs="*")
     args = ap.parse_intermixed_args()
     scenes = args.scenes or sorted(

@@ -28,8 +28,10 @@ tests_output_bench_output_LDFLAGS = $(OPENMP_CFLAGS)
 
 # ---- unit tests (Check): checksum, atomic files, writers, colours, camera --
 check_PROGRAMS += tests/output/run-output-unit
-tests_output_run_output_unit_SOURCES = tests/output/test_output_unit.c
-tests_output_run_output_unit_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(CHECK_CFLAGS)
+tests_output_run_output_unit_SOURCES = tests/runner.c tests/output/suites.h \
+	tests/output/test_output_unit.c
+tests_output_run_output_unit_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE \
+	-I$(srcdir)/tests/output $(CHECK_CFLAGS)
 tests_output_run_output_unit_LDADD = core/libmscore.la $(CHECK_LIBS) $(LIBCONFIG_LIBS) -lm
 tests_output_run_output_unit_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/output/run-output-unit

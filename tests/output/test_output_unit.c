@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "suites.h"
+
 #include "../../core/afile.h"
 #include "../../core/file_writer.h"
 #include "../../core/hash.h"
@@ -257,7 +259,7 @@ START_TEST(camera_keeps_the_box_in_view) {
 }
 END_TEST
 
-int main(void) {
+Suite *suite_output(void) {
   Suite *s = suite_create("output");
   TCase *t = tcase_create("unit");
   tcase_add_test(t, hash_streaming_equals_one_shot);
@@ -269,10 +271,5 @@ int main(void) {
   tcase_add_test(t, colour_map_ends_and_clamps);
   tcase_add_test(t, camera_keeps_the_box_in_view);
   suite_add_tcase(s, t);
-  SRunner *sr = srunner_create(s);
-  srunner_set_tap(sr, "-");
-  srunner_run_all(sr, CK_SILENT);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return s;
 }

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "pd_list.h"
+#include "suites.h"
 #include "pdtest.h"
 
 /* 6 x 6 x 6 particles, spacing 0.01, horizon 3 spacings, E = 1e6 Pa,

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../../plugins/peridynamics/pd.h"
-#include "pd_list.h"
+#include "suites.h"
 #include "pdtest.h"
 
 /* Brute-force neighbour lists (both directions) within r. */

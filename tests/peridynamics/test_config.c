@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pd_list.h"
+#include "suites.h"
 #include "pdtest.h"
 
 /* Open a one-system scene whose peridynamics section holds `keys`; expect

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "../../plugins/peridynamics/pd.h"
-#include "pd_list.h"
+#include "suites.h"
 #include "pdtest.h"
 
 /* The numbers: E = 2.1e5, nu = 1/4, delta = 0.0603, G0 = 2.7. */

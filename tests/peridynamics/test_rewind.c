@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pd_list.h"
+#include "suites.h"
 #include "pdtest.h"
 
 struct blob {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pd_list.h"
+#include "suites.h"
 #include "pdtest.h"
 
 static int finite_system(struct ms__system *y) {

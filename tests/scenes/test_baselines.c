@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "scene_list.h"
+#include "suites.h"
 #include "simtest.h"
 
 /* Particles a (mass ma, at 0) and b (mass mb, at d along x), radius 0.1,

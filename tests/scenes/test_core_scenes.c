@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scene_list.h"
+#include "suites.h"
 #include "simtest.h"
 
 /* Two particles (radius 0.1) stacked on the floor under gravity. */

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "scene_list.h"
+#include "suites.h"
 #include "simtest.h"
 
 /* A fixed 8x8 sheet in the plane y = 0 (fixture solver with a normal

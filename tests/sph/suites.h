@@ -1,10 +1,12 @@
-/* The sph plugin's test suites (tests/sph/test_*.c), run by runner.c. */
-#define SPH_SUITES(X) \
-  X(sph_kernel)       \
-  X(sph_solver)       \
-  X(sph_config)       \
+/* The sph plugin's test suites (tests/sph/test_*.c); tests/runner.c runs
+ * them. */
+#include <check.h>
+
+#define MS_SUITES(X) \
+  X(sph_kernel)      \
+  X(sph_solver)      \
+  X(sph_config)      \
   X(sph_scenes)
 
-#include <check.h>
-#define SPH__DECLARE_SUITE(name) Suite *suite_##name(void);
-SPH_SUITES(SPH__DECLARE_SUITE)
+#define MS__DECLARE_SUITE(name) Suite *suite_##name(void);
+MS_SUITES(MS__DECLARE_SUITE)

@@ -8,7 +8,7 @@
 
 #include <mergesplit/core.h>
 
-#include "test_list.h"
+#include "suites.h"
 
 #include "../../core/loader.h"
 

@@ -6,7 +6,7 @@
 
 #include <mergesplit/core.h>
 
-#include "test_list.h"
+#include "suites.h"
 
 static const struct {
   const char *file, *expect;

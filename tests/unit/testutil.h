@@ -8,7 +8,7 @@
 #include <mergesplit/status.h>
 
 #include "../../core/rng.h"
-#include "test_list.h"
+#include "suites.h"
 
 /* |a - b| <= tol * max(|b|, floor) */
 #define ck_assert_rel(a, b, tol, floor_)                                   \

@@ -1,6 +1,8 @@
 /* The peridynamics test suites: one X(name) per test_NAME.c (each defines
- * Suite *suite_NAME(void)). */
-#define PD_SUITES(X) \
+ * Suite *suite_NAME(void)); tests/runner.c runs them. */
+#include <check.h>
+
+#define MS_SUITES(X) \
   X(material)        \
   X(bonds)           \
   X(config)          \
@@ -9,6 +11,5 @@
   X(block)           \
   X(scenes)
 
-#include <check.h>
-#define PD_DECLARE_SUITE(name) Suite *suite_##name(void);
-PD_SUITES(PD_DECLARE_SUITE)
+#define MS__DECLARE_SUITE(name) Suite *suite_##name(void);
+MS_SUITES(MS__DECLARE_SUITE)

@@ -30,7 +30,7 @@ void ms__contact_forces(const struct ms__particles *P, const uint32_t *pairs,
   }
 }
 
-size_t ms__contact_impulses(struct ms__particles *P, const uint32_t *pairs,
+size_t ms__baseline_impulses(struct ms__particles *P, const uint32_t *pairs,
                             size_t npairs, double e) {
   size_t applied = 0;
   for (size_t q = 0; q < npairs; q++) {

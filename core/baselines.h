@@ -23,7 +23,7 @@ void ms__contact_forces(const struct ms__particles *P, const uint32_t *pairs,
                         double *f);
 
 /* Apply impulses to P->v in pair order; returns the number applied. */
-size_t ms__contact_impulses(struct ms__particles *P, const uint32_t *pairs,
+size_t ms__baseline_impulses(struct ms__particles *P, const uint32_t *pairs,
                             size_t npairs, double e);
 
 #endif

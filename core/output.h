@@ -78,7 +78,7 @@ int ms__write_one(const char *path, const struct ms__layout *L,
  * packed).  Serial: callers split the rows among threads. */
 void ms__copy_field(char *dst, const struct ms_field *fd, size_t i0,
                     size_t m, size_t dst_stride);
-#define MS__PAR_MIN 65536 /* particles: below, a file is filled by one thread */
+#define MS__PAR_MIN_FILL 65536 /* particles: below, a file is filled by one thread */
 #define MS__PAR_ROWS 16384 /* rows per share of the work */
 
 static inline size_t ms__type_size(uint32_t t) {

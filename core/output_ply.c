@@ -100,7 +100,7 @@ void ms__ply_fill(const struct ms__layout *L, const struct ms_view *v,
   size_t n = v->count, parts = (n + MS__PAR_ROWS - 1) / MS__PAR_ROWS;
   /* Interleaving the rows is all the cost: every thread takes a share of
    * rows and packs each field into them, the rows staying in cache. */
-#pragma omp parallel for schedule(static) if (n >= MS__PAR_MIN)
+#pragma omp parallel for schedule(static) if (n >= MS__PAR_MIN_FILL)
   for (size_t c = 0; c < parts; c++) {
     size_t i0 = c * MS__PAR_ROWS, m = n - i0 < MS__PAR_ROWS ? n - i0
                                                              : MS__PAR_ROWS;

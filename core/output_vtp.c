@@ -112,7 +112,7 @@ static char *block(char *p, const struct ms_field *fd, size_t n) {
   memcpy(p, &len, sizeof len);
   p += sizeof len;
   size_t parts = (n + MS__PAR_ROWS - 1) / MS__PAR_ROWS;
-#pragma omp parallel for schedule(static) if (n >= MS__PAR_MIN)
+#pragma omp parallel for schedule(static) if (n >= MS__PAR_MIN_FILL)
   for (size_t c = 0; c < parts; c++) {
     size_t i0 = c * MS__PAR_ROWS, m = n - i0 < MS__PAR_ROWS ? n - i0
                                                              : MS__PAR_ROWS;
@@ -129,7 +129,7 @@ static char *indices(char *p, size_t n, size_t first, int wide) {
   int64_t *w64 = (int64_t *)(void *)p;
   int32_t *w32 = (int32_t *)(void *)p;
   /* p may be unaligned for the type: memcpy keeps that defined */
-#pragma omp parallel for schedule(static) if (n >= MS__PAR_MIN)
+#pragma omp parallel for schedule(static) if (n >= MS__PAR_MIN_FILL)
   for (size_t i = 0; i < n; i++) {
     if (wide) {
       int64_t x = (int64_t)(first + i);

@@ -122,7 +122,7 @@ static int parse_coupling(struct ms__scene *sc, config_setting_t *root,
   if (strcmp(unmerged, "impulse") && strcmp(unmerged, "ignore"))
     return ms__cfg_fail(err, g, "unmerged_pairs", "must be \"impulse\" or "
                         "\"ignore\" (got \"%s\")", unmerged);
-  sc->contact_impulses = !strcmp(unmerged, "impulse");
+  sc->unmerged_impulses = !strcmp(unmerged, "impulse");
   TRY(ms__cfg_double(g, "cfl", 0.5, &sc->cfl, err));
   TRY(ms__cfg_double(g, "max_dt", INFINITY, &sc->max_dt, err));
   TRY(ms__cfg_double(g, "min_dt", 1e-9, &sc->min_dt, err));

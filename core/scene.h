@@ -47,7 +47,7 @@ struct ms__scene {
   int limits_follow_scale; /* n_min, n_max x scale^(2/3) (sim.c) */
   uint32_t stages;
   int two_stage;
-  int contact_impulses; /* unmerged_pairs = "impulse" (contacts.h) */
+  int unmerged_impulses; /* unmerged_pairs = "impulse" (contacts.h) */
   double contact_restitution;
   /* output */
   const char *out_dir;

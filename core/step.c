@@ -98,8 +98,9 @@ static int gather(struct ms_sim *S, double *vmax, double *rmin) {
   return MS_OK;
 }
 
-/* Largest step: CFL (max|v| dt + |g| dt^2 <= cfl r_min, i.e. the DESIGN
- * rule with the speed gravity adds within the step), the plugins' limits,
+/* Largest step: CFL (max|v| dt + |g| dt^2 <= cfl r_min: no particle moves
+ * more than cfl times the smallest radius, counting the speed gravity adds
+ * within the step), the plugins' limits,
  * coupling.max_dt; then the frame remainder is cut into equal steps. */
 static int choose_dt(struct ms_sim *S, double t_end, double vmax, double rmin,
                      double *dt) {
@@ -223,8 +224,8 @@ static int filter_classify(struct ms_sim *S) {
 }
 
 /* Pairs left out of the size-limited groups are resolved by impulses. */
-static int contact_impulses(const struct ms__scene *sc) {
-  return sc->contact_impulses && sc->n_max != 0;
+static int unmerged_impulses(const struct ms__scene *sc) {
+  return sc->unmerged_impulses && sc->n_max != 0;
 }
 
 /* Group the approaching pairs, merge, and prepare each system's piece. */
@@ -234,7 +235,7 @@ static int merge_pairs(struct ms_sim *S, const struct ms_step *st) {
   /* One stream per (seed, step, stage): reproducible, checkpoint-free. */
   ms__rng_seed(&rng, sc->seed, S->step, st->stage);
   if (ms__group(&S->groups, S->ntotal, S->appr, S->napp, sc->n_min, sc->n_max,
-                contact_impulses(sc), &rng) ||
+                unmerged_impulses(sc), &rng) ||
       ms__metaset_build(&S->metas, &S->groups, &S->P))
     return ms__errf(&S->err, MS_ENOMEM, "out of memory");
   for (uint32_t s = 0; s < S->nsys; s++)
@@ -268,7 +269,9 @@ static double closing(const double *n, const double *ai, const double *aj) {
   return ms__dot(n, d);
 }
 
-static size_t stage_two_pairs(struct ms_sim *S) {
+/* Appends the stage-2 pairs to S->appr; *added: how many (0: nothing
+ * triggers stage 2, the list is as it was). */
+static int stage_two_pairs(struct ms_sim *S, size_t *added) {
   size_t n0 = S->napp;
   int trigger = 0;
   for (size_t k = 0; k < S->nmarked; k++) {
@@ -292,19 +295,19 @@ static size_t stage_two_pairs(struct ms_sim *S) {
                 in_contact(&S->P, xi, xj, i, j);
     if (push_pair(&S->appr, &S->napp, &S->cap_app, i, j)) {
       S->napp = n0;
-      return SIZE_MAX;
+      return ms__errf(&S->err, MS_ENOMEM, "out of memory");
     }
   }
-  if (!trigger) {
-    S->napp = n0;
-    return 0;
-  }
-  return S->napp - n0;
+  if (!trigger) S->napp = n0;
+  *added = S->napp - n0;
+  return MS_OK;
 }
 
-static int stage_two(struct ms_sim *S, struct ms_step *st) {
-  size_t added = stage_two_pairs(S);
-  if (added == SIZE_MAX) return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+/* *ran: whether stage 2 merged anything and integrated again. */
+static int stage_two(struct ms_sim *S, struct ms_step *st, int *ran) {
+  size_t added = 0;
+  *ran = 0;
+  TRY(stage_two_pairs(S, &added));
   if (added == 0) return MS_OK;
   for (uint32_t s = 0; s < S->nsys; s++) {
     struct ms__system *y = &S->sys[s];
@@ -314,6 +317,7 @@ static int stage_two(struct ms_sim *S, struct ms_step *st) {
   st->stage = 2;
   TRY(merge_pairs(S, st));
   S->frame_counts.stage2_steps++;
+  *ran = 1;
   return ms__integrate_all(S, st);
 }
 
@@ -351,7 +355,7 @@ static void count_metas(struct ms_sim *S) {
 static int apply_baseline(struct ms_sim *S) {
   const struct ms__scene *sc = &S->scene;
   if (sc->method == MS__METHOD_IMPULSE) {
-    ms__contact_impulses(&S->P, S->appr, S->napp, sc->restitution);
+    ms__baseline_impulses(&S->P, S->appr, S->napp, sc->restitution);
     for (size_t k = 0; k < 2 * S->napp; k++) {
       uint32_t g = S->appr[k];
       ms__copy3(ms__at(&S->sys[S->P.sys[g]].v, S->P.local[g]),
@@ -421,14 +425,14 @@ int ms__step(struct ms_sim *S, double t_end) {
   TRY(ms__integrate_all(S, &st));
   double t6 = ms__now();
   for (uint32_t k = 2; sc->two_stage && S->nmarked && k <= sc->stages; k++) {
-    uint64_t before = S->frame_counts.stage2_steps;
-    TRY(stage_two(S, &st));
-    if (S->frame_counts.stage2_steps == before) break;
+    int ran;
+    TRY(stage_two(S, &st, &ran));
+    if (!ran) break;
   }
   double t7 = ms__now();
   TRY(ms__synchronise(S, &st));
   double t8 = ms__now();
-  if (contact_impulses(sc)) {
+  if (unmerged_impulses(sc)) {
     if (ms__contacts_find(&S->contacts, &S->metas, S->groups.mark, S->P.x,
                           S->appr, S->napp))
       return ms__errf(&S->err, MS_ENOMEM, "out of memory");

@@ -14,8 +14,8 @@
  * bond or any other central pair force fits this shape; the law is a
  * callback (struct msi_law) so each plugin keeps its own.
  *
- * NODES.  The unknowns live on nodes, not particles (DESIGN "Integrate with
- * meta-particles"): a particle that is in no meta-particle is one node; all
+ * NODES.  The unknowns live on nodes, not particles (plugin.h,
+ * META-PARTICLES): a particle that is in no meta-particle is one node; all
  * own members of a meta-particle form ONE node whose mass is the whole
  * meta-particle's mass (foreign members included) and whose start velocity
  * is the merged velocity; pinned particles, and every member of a

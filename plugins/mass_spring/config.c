@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "mass_spring.h"
 
 #define TRY(e)            \
   do {                    \

@@ -19,7 +19,7 @@ plugins_mass_spring_libmassspring_la_LIBADD = \
 plugin_LTLIBRARIES += plugins/mass_spring.la
 plugins_mass_spring_la_SOURCES = \
 	plugins/mass_spring/plugin.c \
-	plugins/mass_spring/config.c plugins/mass_spring/config.h
+	plugins/mass_spring/config.c
 plugins_mass_spring_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS) $(CHOLMOD_CFLAGS)
 plugins_mass_spring_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 plugins_mass_spring_la_LDFLAGS = $(MS_PLUGIN_LDFLAGS)

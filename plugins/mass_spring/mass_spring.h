@@ -124,4 +124,17 @@ int mss_step(struct mss_model *M, struct mss_work *W, double dt,
              const double *fext, const struct ms_metas *metas,
              struct ms_meta_result *res);
 
+/* config.c: reading a system from its scene section. */
+struct mss_reader {
+  const struct ms_host *host;
+  ms_ctx *ctx;
+  const ms_config *sec;
+};
+
+/* Read every key of the section, build the particles, springs and pins
+ * into M (zeroed by the caller).  Bad values are refused through
+ * host->cfg_error (file:line and key); M is then released by the caller
+ * with mss_model_free. */
+int mss_config_read(struct mss_reader *R, struct mss_model *M);
+
 #endif

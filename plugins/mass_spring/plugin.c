@@ -43,7 +43,6 @@
 #include <mergesplit/plugin.h>
 #include <mergesplit/plugin_util.h>
 
-#include "config.h"
 #include "mass_spring.h"
 
 struct state {

@@ -48,7 +48,7 @@ static size_t impulse_on(double r, double u, double w, double e,
   uint32_t sys[2] = {0, 1}, local[2] = {0, 0}, pair[2] = {0, 1};
   struct ms__particles P = {.n = 2, .x = x, .v = v, .m = m, .r = rad,
                             .sys = sys, .local = local};
-  size_t n = ms__contact_impulses(&P, pair, 1, e);
+  size_t n = ms__baseline_impulses(&P, pair, 1, e);
   memcpy(v0, v, sizeof v);
   return n;
 }

@@ -24,6 +24,7 @@
 #include "loader.h"
 #include "settings.h"
 #include "sim.h"
+#include "step.h"
 
 struct kit {
   ms_sim *S;

@@ -43,7 +43,7 @@ core_libmscore_la_SOURCES = \
 	core/sim.c core/sim.h \
 	core/split.c core/split.h \
 	core/status.c \
-	core/step.c \
+	core/step.c core/step.h \
 	core/sync.c core/sync.h \
 	core/iterate.c core/iterate.h \
 	core/couple.c core/couple.h \

@@ -134,12 +134,4 @@ struct ms__ledger {
   double pdefect[3], pexch;
 };
 
-/* Synchronise every meta-particle by `rule` (enum ms__sync_rule, sync.h);
- * dt for multi-system positions, g the scene's gravity. */
-void ms__metaset_sync(struct ms__metaset *M, int rule, double dt,
-                      const double *g, struct ms__ledger *L);
-/* Split every meta-particle into member velocities vout (split.h). */
-void ms__metaset_split(struct ms__metaset *M, double alpha, double beta,
-                       struct ms__ledger *L);
-
 #endif

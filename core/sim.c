@@ -12,6 +12,7 @@
 #include "output.h"
 #include "report.h"
 #include "sim.h"
+#include "step.h"
 #include "sync.h"
 
 

@@ -152,11 +152,6 @@ int ms__system_fail(struct ms_sim *S, uint32_t i, int status,
 int ms__handover(struct ms_sim *S);
 void ms__handover_free(struct ms__handover_ws *W);
 
-/* step.c: advance by one step, not beyond t_end. */
-int ms__step(struct ms_sim *S, double t_end);
-/* step.c: measure the metrics at the current state (end of a run). */
-int ms__observe(struct ms_sim *S);
-
 /* frame_output.c: the run's outputs.  Open frame files, previews and the
  * checkpoint path (resuming when asked); write a finished frame's files
  * and previews; write a periodic checkpoint; stop on an interrupt. */

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "metas.h"
+
 /* Split one merge node.  Children 1 (= a) and 2 (= b) with masses m1, m2 and
  * pre-merge velocities v1, v2; n = x2 - x1 at merge time; V the node's end
  * velocity; E >= 0 the energy to restore.  Writes v1p, v2p with
@@ -35,5 +37,9 @@ uint32_t ms__split_chain(uint32_t K, const double *m, const double *v,
                          const double *de, const double *share, double dek,
                          double alpha, double beta, const double *V,
                          double *vout, double *restored);
+
+/* Split every meta-particle into member velocities vout. */
+void ms__metaset_split(struct ms__metaset *M, double alpha, double beta,
+                       struct ms__ledger *L);
 
 #endif

@@ -11,8 +11,10 @@
 #include "parallel.h"
 #include "baselines.h"
 #include "sim.h"
+#include "step.h"
 #include "couple.h"
 #include "rules.h"
+#include "split.h"
 #include "vec3.h"
 #include "xalloc.h"
 

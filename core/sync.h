@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "metas.h"
+
 /* How the systems' results for one meta-particle are combined
  * (coupling.sync). */
 enum ms__sync_rule {
@@ -38,5 +40,10 @@ double ms__sync(uint32_t k, const double *Ms, const double *vs, double *v);
 void ms__sync_momentum(uint32_t k, const double *v, const double *gd,
                        const double *vs, const double *ext, const double *w,
                        const double *W, const double *Mc, double *V);
+
+/* Synchronise every meta-particle by `rule` (enum ms__sync_rule);
+ * dt for multi-system positions, g the scene's gravity. */
+void ms__metaset_sync(struct ms__metaset *M, int rule, double dt,
+                      const double *g, struct ms__ledger *L);
 
 #endif

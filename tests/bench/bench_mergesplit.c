@@ -16,6 +16,7 @@
 #include "../../core/metas.h"
 #include "../../core/rng.h"
 #include "../../core/rules.h"
+#include "../../core/split.h"
 #include "../../core/sync.h"
 #include "../../core/timing.h"
 #include "../../core/vec3.h"

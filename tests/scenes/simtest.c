@@ -9,6 +9,7 @@
 
 #include "../../core/detect.h"
 #include "../../core/report.h"
+#include "../../core/step.h"
 
 static void quiet_log(void *opaque, int level, const char *line) {
   (void)opaque;

@@ -16,14 +16,26 @@ static inline int ms__rule_contact(double d2, double ri, double rj) {
 /* Rule 2 (Eq. 22): a pair approaches when the normal component of its
  * relative motion, vn = n . (v_j - v_i) with n along x_j - x_i (any
  * positive length), is below -tol.  tol >= 0 absorbs rounding; 0 for the
- * paper's rule.  A pair at vn == 0 neither approaches nor separates. */
+ * paper's rule.  A pair at vn == 0 neither approaches nor separates; the
+ * other side of the rule, separating, is vn > tol.
+ *
+ * MS__RULE_TWO_SWAPPED exchanges the two sides: only the test program
+ * tests/rules/run-rule-swap defines it, to show that every user of the
+ * rule follows this one place. */
+#ifndef MS__RULE_TWO_SWAPPED
 static inline int ms__rule_approaching(double vn, double tol) {
   return vn < -tol;
 }
-
-/* The other side of Rule 2: the pair moves apart, vn > tol. */
 static inline int ms__rule_separating(double vn, double tol) {
   return vn > tol;
 }
+#else
+static inline int ms__rule_approaching(double vn, double tol) {
+  return vn > tol;
+}
+static inline int ms__rule_separating(double vn, double tol) {
+  return vn < -tol;
+}
+#endif
 
 #endif

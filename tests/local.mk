@@ -135,6 +135,17 @@ tests_bench_bench_mergesplit_SOURCES = tests/bench/bench_mergesplit.c
 tests_bench_bench_mergesplit_LDADD = core/libmscore.la $(LIBCONFIG_LIBS)
 tests_bench_bench_mergesplit_LDFLAGS = $(OPENMP_CFLAGS)
 
+# ---- Rule 2 swapped in core/rules.h alone: every user follows -----------------
+check_PROGRAMS += tests/rules/run-rule-swap
+tests_rules_run_rule_swap_SOURCES = tests/runner.c tests/rules/suites.h \
+	tests/rules/test_rule_swap.c core/step.c core/contacts.c core/baselines.c
+tests_rules_run_rule_swap_CPPFLAGS = $(core_libmscore_la_CPPFLAGS) \
+	-DMS__RULE_TWO_SWAPPED -I$(srcdir)/tests/rules $(CHECK_CFLAGS)
+tests_rules_run_rule_swap_LDADD = tests/scenes/libsimtest.la core/libmscore.la \
+	$(CHECK_LIBS) $(LIBCONFIG_LIBS) -lm
+tests_rules_run_rule_swap_LDFLAGS = $(OPENMP_CFLAGS)
+TESTS += tests/rules/run-rule-swap
+
 # ---- the conformance kit, on shipped plugins and broken fixtures --------------
 check_PROGRAMS += tests/scenes/run-conformance
 tests_scenes_run_conformance_SOURCES = tests/runner.c tests/scenes/suites.h \

@@ -150,6 +150,20 @@ static int integrate_again(struct ms_sim *S, struct ms_step *st,
   return MS_OK;
 }
 
+/* Whether every system's result agrees with the synchronised one (the
+ * residual of iterate.h within coupling.tolerance); marks in S->touched
+ * the systems to integrate again if not: those holding a taking-part
+ * meta-particle, and those that answered meta_response() (rewind undoes
+ * it). */
+static int agreed(struct ms_sim *S, const double *gd) {
+  double scale;
+  memset(S->touched, 0, S->nsys);
+  double r = ms__iqn_residual(&S->iqn, &S->metas, gd, S->touched, &scale);
+  for (uint32_t s = 0; s < S->nsys; s++)
+    S->touched[s] |= S->metas.collective && S->sys[s].sm.stated;
+  return r <= S->scene.tolerance * scale;
+}
+
 /* Synchronise (and let the leading systems answer); with
  * coupling.iterations > 1 and the momentum rule, integrate again until
  * every system's result agrees with the synchronised one.  Only the last
@@ -166,28 +180,16 @@ int ms__synchronise(struct ms_sim *S, struct ms_step *st) {
     struct ms__ledger L = {0};
     ms__metaset_sync(&S->metas, sc->sync, st->dt, sc->gravity, &L);
     TRY(respond(S, st));
-    if (p < passes) {
-      double scale, r;
-      memset(S->touched, 0, S->nsys);
-      r = ms__iqn_residual(&S->iqn, &S->metas, gd, S->touched, &scale);
-      /* a system that answered meta_response() is rewound with the rest */
-      for (uint32_t s = 0; s < S->nsys; s++)
-        S->touched[s] |= S->metas.collective && S->sys[s].sm.stated;
-      if (r > sc->tolerance * scale) {
+    if (passes > 1 && !agreed(S, gd)) {
+      if (p < passes) {
         S->frame_counts.passes++;
         ms__iqn_update(&S->iqn, &S->metas, sc->relaxation);
         TRY(integrate_again(S, st, S->touched));
         continue;
       }
-    } else if (passes > 1) {
-      double scale;
-      memset(S->touched, 0, S->nsys);
-      if (ms__iqn_residual(&S->iqn, &S->metas, gd, S->touched, &scale) >
-          sc->tolerance * scale)
-        S->frame_counts.unconverged++;
+      S->frame_counts.unconverged++;
     }
     add_sync_ledger(&S->frame_counts.ledger, &L);
     return MS_OK;
   }
 }
-

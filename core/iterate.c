@@ -10,12 +10,14 @@
 #include "xalloc.h"
 
 void ms__iqn_free(struct ms__iqn *Q) {
-  void *a[] = {Q->r, Q->xt, Q->rp, Q->xtp, Q->V, Q->W, Q->Q, Q->R, Q->c};
+  void *a[] = {Q->r,  Q->xt, Q->rp, Q->xtp, Q->V,
+               Q->W,  Q->Q,  Q->R,  Q->c,   Q->part};
   for (size_t i = 0; i < sizeof a / sizeof *a; i++) free(a[i]);
   memset(Q, 0, sizeof *Q);
 }
 
-int ms__iterate_meta(const struct ms__metaset *M, uint32_t k) {
+/* Meta k takes part: several systems, none constrained it. */
+static int takes_part(const struct ms__metaset *M, uint32_t k) {
   if (M->eoff[k + 1] - M->eoff[k] < 2) return 0;
   for (uint32_t e = M->eoff[k]; e < M->eoff[k + 1]; e++)
     if (M->econ[e]) return 0; /* a wall or pin answers, not a partner */
@@ -25,8 +27,14 @@ int ms__iterate_meta(const struct ms__metaset *M, uint32_t k) {
 int ms__iqn_start(struct ms__iqn *Q, const struct ms__metaset *M,
                   uint32_t max_cols) {
   size_t n = 0;
+  if (M->count > Q->cap_meta) {
+    size_t c = M->count + M->count / 2 + 16;
+    if (ms__grow((void **)&Q->part, c, 1)) return MS_ENOMEM;
+    Q->cap_meta = c;
+  }
   for (uint32_t k = 0; k < M->count; k++)
-    if (ms__iterate_meta(M, k)) n += 3 * (size_t)(M->eoff[k + 1] - M->eoff[k]);
+    if ((Q->part[k] = (uint8_t)takes_part(M, k)))
+      n += 3 * (size_t)(M->eoff[k + 1] - M->eoff[k]);
   if (n > Q->cap_n || max_cols > Q->cap_cols) {
     size_t cn = n > Q->cap_n ? n + n / 2 + 48 : Q->cap_n;
     uint32_t cc = max_cols > Q->cap_cols ? max_cols : Q->cap_cols;
@@ -56,7 +64,7 @@ double ms__iqn_residual(struct ms__iqn *Q, const struct ms__metaset *M,
   size_t i = 0;
   /* sequential, in meta order: the sums do not depend on threads */
   for (uint32_t k = 0; k < M->count; k++) {
-    if (!ms__iterate_meta(M, k)) continue;
+    if (!Q->part[k]) continue;
     for (int a = 0; a < 3; a++) {
       double d = M->vfin[3 * k + a] - M->vel[3 * k + a];
       ss += d * d;
@@ -149,7 +157,7 @@ void ms__iqn_update(struct ms__iqn *Q, struct ms__metaset *M, double omega0) {
   Q->passes++;
   size_t i = 0;
   for (uint32_t k = 0; k < M->count; k++) {
-    if (!ms__iterate_meta(M, k)) continue;
+    if (!Q->part[k]) continue;
     for (uint32_t e = M->eoff[k]; e < M->eoff[k + 1]; e++, i += 3)
       for (int a = 0; a < 3; a++) M->eext[3 * e + a] += Q->r[i + a];
   }

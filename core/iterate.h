@@ -27,21 +27,24 @@ struct ms__iqn {
   double *r, *xt, *rp, *xtp; /* n: residual and x~, now and before */
   double *V, *W;           /* cols x n: differences of r and of x~ */
   double *Q, *R, *c;       /* least-squares workspace */
+  uint8_t *part;           /* per meta-particle: takes part (fixed at the
+                              step's start: the unknowns keep their places
+                              even if a later pass constrains a result) */
+  size_t cap_meta;
 };
 
 void ms__iqn_free(struct ms__iqn *Q);
 
-/* Whether meta k takes part: several systems, none constrained it. */
-int ms__iterate_meta(const struct ms__metaset *M, uint32_t k);
-
 /* Start a step's iterations over M's entries (history of at most
- * max_cols passes).  MS_ENOMEM or MS_OK. */
+ * max_cols passes): the meta-particles that take part are those of
+ * several systems that none constrained in the first pass.  MS_ENOMEM or
+ * MS_OK. */
 int ms__iqn_start(struct ms__iqn *Q, const struct ms__metaset *M,
                   uint32_t max_cols);
 
 /* The residual of the pass just synchronised (and, for led meta-particles,
- * answered): r_e = V_k - v^e for every entry of a taking-part meta that
- * does not lead it.  Returns |r| (2-norm over all entries); *scale is the
+ * answered): r_e = V_k - v^e for every entry of a taking-part meta (as
+ * ms__iqn_start fixed them) that does not lead it.  Returns |r| (2-norm over all entries); *scale is the
  * 2-norm of the velocity changes V_k - v_k, with |g dt| per meta-particle
  * as a floor.  Marks in sys_touched[s] (nsys bytes, zeroed by the caller)
  * every system holding an entry of a taking-part meta-particle. */

@@ -11,7 +11,8 @@ core_libmscore_la_SOURCES = \
 	core/baselines.c core/baselines.h \
 	core/blas.c \
 	core/checkpoint.c core/checkpoint.h \
-	core/conformance.c \
+	core/conformance.c core/conformance.h core/conformance_checks.c \
+	core/conformance_coupled.c \
 	core/frame_output.c \
 	core/hash.c core/hash.h \
 	core/settings.c core/settings.h \
@@ -29,7 +30,7 @@ core_libmscore_la_SOURCES = \
 	core/contacts.c core/contacts.h \
 	core/neighbors.c core/neighbors.h \
 	core/output.c core/output.h core/output_copy.c core/output_ply.c \
-	core/output_vtp.c \
+	core/output_vtp.c core/writers.c \
 	core/pairlist.c \
 	core/parallel.h \
 	core/preview.c core/preview.h \

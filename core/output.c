@@ -31,8 +31,37 @@ struct ms__output {
   struct ms__file_writer *fw; /* a buffer per file of a frame, kept */
 };
 
-/* The file writer's slot of each file of a frame. */
-enum { SLOT_PLY, SLOT_VTP, SLOT_PVD, SLOTS_PER_SYSTEM };
+/* The file writer's slots of a frame: per system, one per format (the
+ * table's row) and the .pvd series; then scene.pvd. */
+static uint32_t nwriters(void) {
+  uint32_t n = 0;
+  while (ms__writers[n]) n++;
+  return n;
+}
+
+static uint32_t system_slots(void) { return nwriters() + 1; }
+
+/* The format that keeps the .pvd series, or NULL. */
+static const struct ms__writer *series_writer(unsigned formats) {
+  for (uint32_t k = 0; ms__writers[k]; k++)
+    if ((formats & (1u << k)) && ms__writers[k]->series) return ms__writers[k];
+  return NULL;
+}
+
+unsigned ms__format_bit(const char *name) {
+  for (uint32_t k = 0; ms__writers[k]; k++)
+    if (!strcmp(ms__writers[k]->name, name)) return 1u << k;
+  return 0;
+}
+
+const char *ms__format_names(char *buf, size_t len) {
+  size_t at = 0;
+  buf[0] = 0;
+  for (uint32_t k = 0; ms__writers[k] && at < len; k++)
+    at += (size_t)snprintf(buf + at, len - at, "%s\"%s\"", k ? ", " : "",
+                           ms__writers[k]->name);
+  return buf;
+}
 
 static const int32_t no_meta = -1;
 
@@ -40,7 +69,8 @@ const char *ms__output_dir(const struct ms__output *o) { return o->dir; }
 
 /* A .pvd collection of the series s[0..ns) into the writer's slot. */
 static int add_pvd(struct ms__output *o, uint32_t slot, const char *path,
-                   const struct series *s, uint32_t ns, struct ms__err *err) {
+                   const char *ext, const struct series *s, uint32_t ns,
+                   struct ms__err *err) {
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
@@ -51,9 +81,9 @@ static int add_pvd(struct ms__output *o, uint32_t slot, const char *path,
   for (uint32_t p = 0; p < ns; p++)
     for (size_t i = 0; i < s[p].n; i++)
       fprintf(f, "<DataSet timestep=\"%.17g\" group=\"\" part=\"%u\" "
-                 "file=\"%s_%06lld.vtp\"/>\n",
+                 "file=\"%s_%06lld.%s\"/>\n",
               s[p].t[i], ns > 1 ? p : 0, s[p].name,
-              (long long)s[p].frame[i]);
+              (long long)s[p].frame[i], ext);
   fprintf(f, "</Collection>\n</VTKFile>\n");
   int rc = fclose(f) ? ms__errf(err, MS_ENOMEM, "out of memory") : MS_OK;
   char *buf = rc ? NULL : ms__fw_buffer(o->fw, slot, len, err);
@@ -145,19 +175,16 @@ static int add_to_series(struct series *s, int64_t frame, double t) {
   return MS_OK;
 }
 
-/* Lay out file `path` of view v, fill its slot's buffer, add it to the
- * batch. */
+/* File `path` of view v in format w: lay it out, fill its slot's
+ * buffer, add it to the batch. */
 static int add_file(struct ms__output *o, uint32_t slot, const char *path,
-                    const struct ms_view *v, double t, const char *comment,
-                    struct ms__err *err) {
+                    const struct ms__writer *w, const struct ms_view *v,
+                    const struct ms__frame_id *id, struct ms__err *err) {
   struct ms__layout L;
-  int ply = comment != NULL;
-  int rc = ply ? ms__ply_layout(&L, v, comment, path, err)
-               : ms__vtp_layout(&L, v, t, path, err);
+  int rc = w->layout(&L, v, id, path, err);
   char *buf = rc ? NULL : ms__fw_buffer(o->fw, slot, L.size, err);
   if (buf) {
-    if (ply) ms__ply_fill(&L, v, buf);
-    else ms__vtp_fill(&L, v, buf);
+    w->fill(&L, v, buf);
     rc = ms__fw_add(o->fw, slot, L.size, path, err);
   } else if (!rc) {
     rc = err->status;
@@ -171,26 +198,22 @@ static int add_system(struct ms__output *o, uint32_t i, int64_t frame,
                       struct ms__err *err) {
   char path[4096];
   struct series *s = &o->s[i];
-  uint32_t slot = SLOTS_PER_SYSTEM * i;
+  const struct ms__frame_id id = {s->name, i, frame, t};
+  uint32_t slot = system_slots() * i, k;
   int rc;
-  if (o->formats & MS__FMT_PLY) {
-    char comment[512];
-    snprintf(path, sizeof path, "%s/%s_%06lld.ply", o->dir, s->name,
-             (long long)frame);
-    snprintf(comment, sizeof comment,
-             "mergesplit system %s (index %u) frame %lld time %.17g",
-             s->name, i, (long long)frame, t);
-    if ((rc = add_file(o, slot + SLOT_PLY, path, v, t, comment, err)))
-      return rc;
+  for (k = 0; ms__writers[k]; k++) {
+    const struct ms__writer *w = ms__writers[k];
+    if (!(o->formats & (1u << k))) continue;
+    snprintf(path, sizeof path, "%s/%s_%06lld.%s", o->dir, s->name,
+             (long long)frame, w->ext);
+    if ((rc = add_file(o, slot + k, path, w, v, &id, err))) return rc;
   }
-  if (!(o->formats & MS__FMT_VTP)) return MS_OK;
-  snprintf(path, sizeof path, "%s/%s_%06lld.vtp", o->dir, s->name,
-           (long long)frame);
-  if ((rc = add_file(o, slot + SLOT_VTP, path, v, t, NULL, err))) return rc;
+  const struct ms__writer *w = series_writer(o->formats);
+  if (!w) return MS_OK;
   if (add_to_series(s, frame, t))
     return ms__errf(err, MS_ENOMEM, "out of memory");
   snprintf(path, sizeof path, "%s/%s.pvd", o->dir, s->name);
-  return add_pvd(o, slot + SLOT_PVD, path, s, 1, err);
+  return add_pvd(o, slot + k, path, w->ext, s, 1, err);
 }
 
 int ms__output_frame(struct ms__output *o, int64_t frame, double t,
@@ -204,10 +227,12 @@ int ms__output_frame(struct ms__output *o, int64_t frame, double t,
              ? ms__errf(err, MS_ENOMEM, "out of memory")
              : add_system(o, i, frame, t, &v, err);
   }
-  if (!rc && (o->formats & MS__FMT_VTP)) {
+  const struct ms__writer *w = series_writer(o->formats);
+  if (!rc && w) {
     char path[4096];
     snprintf(path, sizeof path, "%s/scene.pvd", o->dir);
-    rc = add_pvd(o, SLOTS_PER_SYSTEM * o->nsys, path, o->s, o->nsys, err);
+    rc = add_pvd(o, system_slots() * o->nsys, path, w->ext, o->s, o->nsys,
+                 err);
   }
   if (rc) { /* no file of a failed frame is written */
     ms__fw_drop(o->fw);

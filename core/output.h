@@ -1,8 +1,10 @@
-/* Frame output.  Per frame and system: a VTK XML PolyData file (.vtp,
- * appended raw binary) and/or a binary PLY file, every field of the view
- * plus the core's "system" (system index) and "meta" (meta-particle of the
- * last step, -1 if none); a .pvd series per system and scene.pvd for the
- * whole scene.  Every file is written atomically, by a file_writer. */
+/* Frame output.  Per frame and system one file in each format the scene
+ * names (the table of writers below: a VTK XML PolyData file, .vtp, and a
+ * binary PLY file), every field of the view plus the core's "system"
+ * (system index) and "meta" (meta-particle of the last step, -1 if none);
+ * for the format that keeps a series, a .pvd collection per system and
+ * scene.pvd for the whole scene.  Every file is written atomically, by a
+ * file_writer. */
 #ifndef MS_CORE_OUTPUT_H
 #define MS_CORE_OUTPUT_H
 
@@ -13,11 +15,10 @@
 
 #include "error.h"
 
-enum ms__format { MS__FMT_VTP = 1u << 0, MS__FMT_PLY = 1u << 1 };
-
 struct ms__output;
 
-/* io: MS__FW_* flags of the file writer (file_writer.h). */
+/* formats: a mask of the table's rows (ms__format_bit); io: MS__FW_*
+ * flags of the file writer (file_writer.h). */
 int ms__output_open(struct ms__output **out, const char *dir,
                     unsigned formats, unsigned io, uint32_t nsys,
                     const char *const *names, struct ms__err *err);
@@ -52,7 +53,40 @@ struct ms__layout {
 };
 void ms__layout_free(struct ms__layout *L);
 
-/* path names the file in messages only. */
+/* Which file a writer lays out: system `system` (index in the scene) at
+ * frame `frame`, time t. */
+struct ms__frame_id {
+  const char *system;
+  uint32_t index;
+  int64_t frame;
+  double t;
+};
+
+/* A frame format.  layout() sizes the file of one view and writes its
+ * header text (path names the file in messages only); fill() writes the
+ * whole file into a buffer of L->size bytes, splitting the rows among
+ * threads itself.  A format is one file defining its row, ms__writer_NAME,
+ * and one row of the table in writers.c. */
+struct ms__writer {
+  const char *name; /* what output.format calls it */
+  const char *ext;  /* the files' extension: SYSTEM_FRAME.EXT */
+  int series;       /* listed in the .pvd collections (one format at most) */
+  int (*layout)(struct ms__layout *L, const struct ms_view *v,
+                const struct ms__frame_id *id, const char *path,
+                struct ms__err *err);
+  void (*fill)(const struct ms__layout *L, const struct ms_view *v,
+               char *buf);
+};
+
+/* The table (writers.c), NULL-terminated; row k is bit 1u << k of a mask
+ * of formats, and row 0 is the default. */
+extern const struct ms__writer *const ms__writers[];
+/* The bit of the format named `name`; 0 if the table has none. */
+unsigned ms__format_bit(const char *name);
+/* The table's names for messages, "\"vtp\", \"ply\"", into buf. */
+const char *ms__format_names(char *buf, size_t len);
+
+/* The writers' layouts with their own arguments (tests, tools). */
 int ms__vtp_layout(struct ms__layout *L, const struct ms_view *v, double t,
                    const char *path, struct ms__err *err);
 void ms__vtp_fill(const struct ms__layout *L, const struct ms_view *v,

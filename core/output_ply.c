@@ -124,3 +124,17 @@ int ms__ply_write(const char *path, const struct ms_view *v,
   ms__layout_free(&L);
   return rc;
 }
+
+/* The header's comment names the system, the frame and its time. */
+static int ply_layout(struct ms__layout *L, const struct ms_view *v,
+                      const struct ms__frame_id *id, const char *path,
+                      struct ms__err *err) {
+  char comment[512];
+  snprintf(comment, sizeof comment,
+           "mergesplit system %s (index %u) frame %lld time %.17g",
+           id->system, id->index, (long long)id->frame, id->t);
+  return ms__ply_layout(L, v, comment, path, err);
+}
+
+const struct ms__writer ms__writer_ply = {"ply", "ply", 0, ply_layout,
+                                          ms__ply_fill};

@@ -185,3 +185,12 @@ int ms__vtp_write(const char *path, const struct ms_view *v, double t,
   ms__layout_free(&L);
   return rc;
 }
+
+static int vtp_layout(struct ms__layout *L, const struct ms_view *v,
+                      const struct ms__frame_id *id, const char *path,
+                      struct ms__err *err) {
+  return ms__vtp_layout(L, v, id->t, path, err);
+}
+
+const struct ms__writer ms__writer_vtp = {"vtp", "vtp", 1, vtp_layout,
+                                          ms__vtp_fill};

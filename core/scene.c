@@ -177,11 +177,13 @@ static int parse_coupling(struct ms__scene *sc, config_setting_t *root,
   return g ? ms__cfg_check_unknown(g, err) : MS_OK;
 }
 
-/* format = "vtp" | "ply" | ["vtp", "ply"] */
+/* format = NAME | [NAME, ...], NAME a row of the writers' table (output.h);
+ * the default is its first row. */
 static int parse_formats(struct ms__scene *sc, config_setting_t *g,
                          struct ms__err *err) {
   config_setting_t *f = ms__cfg_get(g, "format");
-  sc->out_formats = MS__FMT_VTP;
+  char names[256];
+  sc->out_formats = 1u;
   if (!f) return MS_OK;
   int many = config_setting_is_array(f) || config_setting_is_list(f);
   int n = many ? config_setting_length(f) : 1;
@@ -189,15 +191,17 @@ static int parse_formats(struct ms__scene *sc, config_setting_t *g,
   for (int i = 0; i < n; i++) {
     config_setting_t *e = many ? config_setting_get_elem(f, (unsigned)i) : f;
     const char *v = config_setting_get_string(e);
-    if (v && !strcmp(v, "vtp")) sc->out_formats |= MS__FMT_VTP;
-    else if (v && !strcmp(v, "ply")) sc->out_formats |= MS__FMT_PLY;
-    else
-      return ms__cfg_fail(err, f, NULL, "must be \"vtp\", \"ply\" or "
-                          "[\"vtp\", \"ply\"]%s%s%s", v ? " (got \"" : "",
-                          v ? v : "", v ? "\")" : "");
+    unsigned bit = v ? ms__format_bit(v) : 0;
+    if (!bit)
+      return ms__cfg_fail(err, f, NULL, "must be %s or [%s]%s%s%s",
+                          ms__format_names(names, sizeof names),
+                          names, v ? " (got \"" : "", v ? v : "",
+                          v ? "\")" : "");
+    sc->out_formats |= bit;
   }
   if (!sc->out_formats)
-    return ms__cfg_fail(err, f, NULL, "names no format (\"vtp\", \"ply\")");
+    return ms__cfg_fail(err, f, NULL, "names no format (%s)",
+                        ms__format_names(names, sizeof names));
   return MS_OK;
 }
 

@@ -52,7 +52,7 @@ struct ms__scene {
   /* output */
   const char *out_dir;
   int64_t out_every;
-  unsigned out_formats;     /* enum ms__format (output.h) */
+  unsigned out_formats;     /* a mask of the writers' table (output.h) */
   int64_t checkpoint_every; /* frames; 0: no periodic checkpoints */
   int preview;              /* write PNG previews of output frames */
   int preview_size[2];

@@ -171,9 +171,17 @@ static int in_contact(const struct ms__particles *P, const double *xi,
   return ms__rule_contact(ms__norm2(d), P->r[i], P->r[j]);
 }
 
-/* Let each plugin drop its connected intra-system pairs, then split the
- * rest into approaching (merged now) and marked (checked after stage 1). */
-static int filter_classify(struct ms_sim *S) {
+/* A coupling method: how it sorts the candidate pairs, what it does with
+ * them before the systems step (NULL: merge them), whether it looks for
+ * pairs beyond contact (stage 2's skin). */
+struct method {
+  int (*classify)(struct ms_sim *S, uint32_t i, uint32_t j);
+  int (*act)(struct ms_sim *S);
+  int skin;
+};
+
+/* Let each plugin drop its connected intra-system pairs (S->keep). */
+static int filter(struct ms_sim *S) {
   const uint32_t *pr = S->det.pairs;
   size_t np = S->det.npairs;
   if (np > S->cap_local) {
@@ -204,24 +212,40 @@ static int filter_classify(struct ms_sim *S) {
       if (S->P.sys[pr[2 * k]] == s && S->P.sys[pr[2 * k + 1]] == s)
         S->keep[k] = S->lkeep[q++] != 0;
   }
+  return MS_OK;
+}
+
+/* The method sorts the pairs kept (merge-split: approaching, merged now,
+ * and marked, checked after stage 1). */
+static int classify(struct ms_sim *S, const struct method *m) {
+  const uint32_t *pr = S->det.pairs;
   S->napp = S->nmarked = 0;
-  for (size_t k = 0; k < np; k++) {
-    if (!S->keep[k]) continue;
-    if (S->scene.method == MS__METHOD_NONE) continue;
-    if (S->scene.method != MS__METHOD_MERGE_SPLIT) { /* baselines */
-      if (push_pair(&S->appr, &S->napp, &S->cap_app, pr[2 * k], pr[2 * k + 1]))
-        return ms__errf(&S->err, MS_ENOMEM, "out of memory");
-      continue;
-    }
-    uint32_t i = pr[2 * k], j = pr[2 * k + 1];
-    int merge = in_contact(&S->P, S->P.x + 3 * (size_t)i,
-                           S->P.x + 3 * (size_t)j, i, j) &&
-                approaching(&S->P, S->P.v + 3 * (size_t)i,
-                            S->P.v + 3 * (size_t)j, i, j);
-    int rc = merge ? push_pair(&S->appr, &S->napp, &S->cap_app, i, j)
-                   : push_pair(&S->marked, &S->nmarked, &S->cap_marked, i, j);
-    if (rc) return ms__errf(&S->err, MS_ENOMEM, "out of memory");
-  }
+  for (size_t k = 0; k < S->det.npairs; k++)
+    if (S->keep[k]) TRY(m->classify(S, pr[2 * k], pr[2 * k + 1]));
+  return MS_OK;
+}
+
+/* Merge-split: a pair in contact (Rule 1) and approaching (Rule 2) merges
+ * now; the rest are marked for stage 2. */
+static int classify_merge(struct ms_sim *S, uint32_t i, uint32_t j) {
+  int merge = in_contact(&S->P, S->P.x + 3 * (size_t)i,
+                         S->P.x + 3 * (size_t)j, i, j) &&
+              approaching(&S->P, S->P.v + 3 * (size_t)i,
+                          S->P.v + 3 * (size_t)j, i, j);
+  int rc = merge ? push_pair(&S->appr, &S->napp, &S->cap_app, i, j)
+                 : push_pair(&S->marked, &S->nmarked, &S->cap_marked, i, j);
+  return rc ? ms__errf(&S->err, MS_ENOMEM, "out of memory") : MS_OK;
+}
+
+/* The baselines act on every candidate pair. */
+static int classify_all(struct ms_sim *S, uint32_t i, uint32_t j) {
+  if (push_pair(&S->appr, &S->napp, &S->cap_app, i, j))
+    return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+  return MS_OK;
+}
+
+static int classify_none(struct ms_sim *S, uint32_t i, uint32_t j) {
+  (void)S, (void)i, (void)j;
   return MS_OK;
 }
 
@@ -352,88 +376,98 @@ static void count_metas(struct ms_sim *S) {
   }
 }
 
-/* The baselines act on the contact pairs (S->appr holds them): forces go
- * to the plugins as external forces, impulses change velocities now (W2). */
-static int apply_baseline(struct ms_sim *S) {
-  const struct ms__scene *sc = &S->scene;
-  if (sc->method == MS__METHOD_IMPULSE) {
-    ms__baseline_impulses(&S->P, S->appr, S->napp, sc->restitution);
-    for (size_t k = 0; k < 2 * S->napp; k++) {
-      uint32_t g = S->appr[k];
-      ms__copy3(ms__at(&S->sys[S->P.sys[g]].v, S->P.local[g]),
-                S->P.v + 3 * (size_t)g);
-    }
-  } else if (sc->method == MS__METHOD_PENALTY ||
-             sc->method == MS__METHOD_SPH_FORCE) {
-    if (S->ntotal > S->cap_fext) {
-      size_t c = S->ntotal + S->ntotal / 4 + 64;
-      if (ms__grow((void **)&S->fext_store, c, 3 * sizeof(double)))
-        return ms__errf(&S->err, MS_ENOMEM, "out of memory");
-      S->cap_fext = c;
-    }
-    S->fext = S->fext_store;
-    memset(S->fext, 0, 3 * S->ntotal * sizeof(double));
-    ms__contact_forces(&S->P, S->appr, S->napp,
-                       sc->method == MS__METHOD_SPH_FORCE, sc->stiffness,
-                       sc->damping, S->fext);
+/* The baselines act on the contact pairs (S->appr holds them): impulses
+ * change velocities now (W2), forces go to the plugins as external forces.
+ * Nothing is merged. */
+static int act_impulses(struct ms_sim *S) {
+  ms__baseline_impulses(&S->P, S->appr, S->napp, S->scene.restitution);
+  for (size_t k = 0; k < 2 * S->napp; k++) {
+    uint32_t g = S->appr[k];
+    ms__copy3(ms__at(&S->sys[S->P.sys[g]].v, S->P.local[g]),
+              S->P.v + 3 * (size_t)g);
   }
-  S->napp = 0; /* nothing is merged */
+  S->napp = 0;
   return MS_OK;
 }
 
-int ms__step(struct ms_sim *S, double t_end) {
+static int act_forces(struct ms_sim *S) {
   const struct ms__scene *sc = &S->scene;
-  double t0 = ms__now(), vmax = 0.0, rmin = INFINITY, dt = 0.0;
-  TRY(ms__handover(S));
-  TRY(gather(S, &vmax, &rmin));
-  TRY(choose_dt(S, t_end, vmax, rmin, &dt));
-  double t1 = ms__now();
-  S->det.npairs = 0;
-  S->fext = NULL;
-  /* Without coupling, pairs are still found for the metrics when systems
-   * can meet (the "none" baseline of a comparison). */
-  int detect = sc->method != MS__METHOD_NONE || S->nsys > 1;
-  if (detect) {
-    /* The largest relative displacement two particles can make this step
-     * (both at the top speed, plus gravity): pairs closer than that may
-     * touch before the step ends and are candidates for stage 2. */
-    double skin = sc->method == MS__METHOD_MERGE_SPLIT && sc->two_stage
-                      ? sc->skin * 2.0 * dt *
-                            (vmax + dt * sqrt(ms__norm2(sc->gravity)))
-                      : 0.0;
-    struct ms__detect_input in = {S->ntotal, S->P.x, S->P.r, S->P.sys,
-                                  S->self, skin, LIST_MARGIN * rmin};
-    size_t bad;
-    if (ms__detect_pairs(&S->det, &in, &bad))
-      return ms__errf(&S->err, MS_ENOMEM, "collision detection: out of memory");
+  if (S->ntotal > S->cap_fext) {
+    size_t c = S->ntotal + S->ntotal / 4 + 64;
+    if (ms__grow((void **)&S->fext_store, c, 3 * sizeof(double)))
+      return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+    S->cap_fext = c;
   }
-  double tm = ms__now();
-  if (detect) TRY(ms__metrics_step(S, vmax, &S->frame_counts.pen));
-  double t2 = ms__now();
-  TRY(filter_classify(S));
-  if (sc->method != MS__METHOD_MERGE_SPLIT) TRY(apply_baseline(S));
-  struct ms_step st = {.struct_size = sizeof st, .stage = 1,
-                       .index = S->step, .time = S->time, .dt = dt,
-                       .external_force = NULL};
-  double t3 = ms__now();
+  S->fext = S->fext_store;
+  memset(S->fext, 0, 3 * S->ntotal * sizeof(double));
+  ms__contact_forces(&S->P, S->appr, S->napp,
+                     sc->method == MS__METHOD_SPH_FORCE, sc->stiffness,
+                     sc->damping, S->fext);
+  S->napp = 0;
+  return MS_OK;
+}
+
+static const struct method methods[] = {
+    [MS__METHOD_MERGE_SPLIT] = {classify_merge, NULL, 1},
+    [MS__METHOD_NONE] = {classify_none, NULL, 0},
+    [MS__METHOD_PENALTY] = {classify_all, act_forces, 0},
+    [MS__METHOD_SPH_FORCE] = {classify_all, act_forces, 0},
+    [MS__METHOD_IMPULSE] = {classify_all, act_impulses, 0},
+};
+
+/* Candidate pairs (S->det), and the metrics on them.  Without coupling,
+ * pairs are still found for the metrics when systems can meet (the "none"
+ * baseline of a comparison). */
+static int detect(struct ms_sim *S, const struct method *m, double dt,
+                  double vmax, double rmin, struct ms__clock *c) {
+  const struct ms__scene *sc = &S->scene;
+  S->det.npairs = 0;
+  if (sc->method == MS__METHOD_NONE && S->nsys < 2) return MS_OK;
+  /* The largest relative displacement two particles can make this step
+   * (both at the top speed, plus gravity): pairs closer than that may
+   * touch before the step ends and are candidates for stage 2. */
+  double skin = m->skin && sc->two_stage
+                    ? sc->skin * 2.0 * dt *
+                          (vmax + dt * sqrt(ms__norm2(sc->gravity)))
+                    : 0.0;
+  struct ms__detect_input in = {S->ntotal, S->P.x, S->P.r, S->P.sys,
+                                S->self, skin, LIST_MARGIN * rmin};
+  size_t bad;
+  if (ms__detect_pairs(&S->det, &in, &bad))
+    return ms__errf(&S->err, MS_ENOMEM, "collision detection: out of memory");
+  ms__lap(c, MS__PH_DETECT);
+  return ms__metrics_step(S, vmax, &S->frame_counts.pen);
+}
+
+/* Every system's begin_step (end: 0) or end_step (1) and new view. */
+static int tell_systems(struct ms_sim *S, const struct ms_step *st, int end) {
   for (uint32_t s = 0; s < S->nsys; s++) {
     struct ms__system *y = &S->sys[s];
-    int rc = y->plugin->desc.begin_step(y->inst, &st);
-    if (rc) return ms__system_fail(S, s, rc, "begin_step() failed");
+    int rc = end ? y->plugin->desc.end_step(y->inst, st)
+                 : y->plugin->desc.begin_step(y->inst, st);
+    if (rc)
+      return ms__system_fail(S, s, rc, end ? "end_step() failed"
+                                           : "begin_step() failed");
+    if (end) TRY(ms__system_view(S, s));
   }
-  double t4 = ms__now();
-  TRY(merge_pairs(S, &st));
-  double t5 = ms__now();
-  TRY(ms__integrate_all(S, &st));
-  double t6 = ms__now();
+  return MS_OK;
+}
+
+/* Stage 2, as often as scene.stages allows and it merges pairs. */
+static int later_stages(struct ms_sim *S, struct ms_step *st) {
+  const struct ms__scene *sc = &S->scene;
   for (uint32_t k = 2; sc->two_stage && S->nmarked && k <= sc->stages; k++) {
     int ran;
-    TRY(stage_two(S, &st, &ran));
+    TRY(stage_two(S, st, &ran));
     if (!ran) break;
   }
-  double t7 = ms__now();
-  TRY(ms__synchronise(S, &st));
-  double t8 = ms__now();
+  return MS_OK;
+}
+
+/* Impulses on the pairs left out of size-limited meta-particles, then the
+ * split and the write-back (W1). */
+static int split(struct ms_sim *S, double dt) {
+  const struct ms__scene *sc = &S->scene;
   if (unmerged_impulses(sc)) {
     if (ms__contacts_find(&S->contacts, &S->metas, S->groups.mark, S->P.x,
                           S->appr, S->napp))
@@ -443,28 +477,52 @@ int ms__step(struct ms_sim *S, double t_end) {
   }
   ms__metaset_split(&S->metas, sc->alpha, sc->beta, &S->frame_counts.ledger);
   write_back(S);
-  double t9 = ms__now();
-  for (uint32_t s = 0; s < S->nsys; s++) {
-    struct ms__system *y = &S->sys[s];
-    int rc = y->plugin->desc.end_step(y->inst, &st);
-    if (rc) return ms__system_fail(S, s, rc, "end_step() failed");
-    TRY(ms__system_view(S, s));
-  }
-  double t10 = ms__now();
-  S->phase[MS__PH_OTHER] += (t1 - t0) + (t4 - t3) + (t10 - t9);
-  S->phase[MS__PH_DETECT] += tm - t1;
-  S->phase[MS__PH_METRICS] += t2 - tm;
-  S->phase[MS__PH_MERGE] += (t3 - t2) + (t5 - t4);
-  S->phase[MS__PH_STAGE1] += t6 - t5;
-  S->phase[MS__PH_STAGE2] += t7 - t6;
-  S->phase[MS__PH_SYNC] += t8 - t7;
-  S->phase[MS__PH_SPLIT] += t9 - t8;
+  return MS_OK;
+}
+
+static void count_step(struct ms_sim *S) {
   struct ms__counts *c = &S->frame_counts;
   c->steps++;
   c->pairs += S->det.npairs;
   c->approaching += S->napp;
   c->marked += S->nmarked;
   count_metas(S);
+}
+
+int ms__step(struct ms_sim *S, double t_end) {
+  const struct method *m = &methods[S->scene.method];
+  double vmax = 0.0, rmin = INFINITY, dt = 0.0;
+  struct ms__clock c;
+  ms__clock_start(&c, S->phase);
+  TRY(ms__handover(S));
+  TRY(gather(S, &vmax, &rmin));
+  TRY(choose_dt(S, t_end, vmax, rmin, &dt));
+  ms__lap(&c, MS__PH_OTHER);
+  S->fext = NULL;
+  TRY(detect(S, m, dt, vmax, rmin, &c));
+  ms__lap(&c, MS__PH_METRICS);
+  TRY(filter(S));
+  TRY(classify(S, m));
+  if (m->act) TRY(m->act(S));
+  struct ms_step st = {.struct_size = sizeof st, .stage = 1,
+                       .index = S->step, .time = S->time, .dt = dt,
+                       .external_force = NULL};
+  ms__lap(&c, MS__PH_MERGE);
+  TRY(tell_systems(S, &st, 0));
+  ms__lap(&c, MS__PH_OTHER);
+  TRY(merge_pairs(S, &st));
+  ms__lap(&c, MS__PH_MERGE);
+  TRY(ms__integrate_all(S, &st));
+  ms__lap(&c, MS__PH_STAGE1);
+  TRY(later_stages(S, &st));
+  ms__lap(&c, MS__PH_STAGE2);
+  TRY(ms__synchronise(S, &st));
+  ms__lap(&c, MS__PH_SYNC);
+  TRY(split(S, dt));
+  ms__lap(&c, MS__PH_SPLIT);
+  TRY(tell_systems(S, &st, 1));
+  ms__lap(&c, MS__PH_OTHER);
+  count_step(S);
   S->step++;
   S->time = (dt == t_end - S->time) ? t_end : S->time + dt;
   return MS_OK;

@@ -22,6 +22,23 @@ static inline double ms__now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* A step's clock: each lap's time goes to the phase it names. */
+struct ms__clock {
+  double *phase; /* MS__PH_COUNT accounts */
+  double t;      /* the last lap's end */
+};
+
+static inline void ms__clock_start(struct ms__clock *c, double *phase) {
+  c->phase = phase;
+  c->t = ms__now();
+}
+
+static inline void ms__lap(struct ms__clock *c, enum ms__phase ph) {
+  double t = ms__now();
+  c->phase[ph] += t - c->t;
+  c->t = t;
+}
+
 extern const char *const ms__phase_names[MS__PH_COUNT];
 
 #endif

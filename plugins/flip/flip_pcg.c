@@ -309,6 +309,85 @@ static double start(struct flip_poisson *p, const struct flip_grid *g,
   return total_of(p, rm, 1);
 }
 
+/* What one thread's iterations end with (every thread agrees). */
+struct cg_end {
+  int iterations, bad;
+  double rmax;
+};
+
+/* Thread t of nt: preconditioned CG from the start's residual until the
+ * goal, the iteration limit or a breakdown; restarted from the true
+ * residual when rounding let the recurrence's drift above the goal. */
+static struct cg_end iterate(struct flip_poisson *p,
+                             const struct flip_grid *g,
+                             const struct flip_solve_opts *o, double goal,
+                             struct spin_barrier *bar, int t, int nt) {
+  const size_t np = p->nused, nx = (size_t)g->n[0], nr = p->ncell / nx;
+  double *sq = p->part, *rz = sq + nr, *rm = rz + nr;
+  double *buf = p->work + (size_t)t * 2 * nx;
+  const size_t c0 = np * (size_t)t / (size_t)nt;
+  const size_t c1 = np * (size_t)(t + 1) / (size_t)nt;
+  /* every thread keeps its own copy of the scalars: same values */
+  double sigma = 0.0, alpha = 0.0, beta;
+  int it = 0, bad = 0, stall = 0;
+  double rmax = start(p, g, o, t, nt, buf, bar);
+  int done = rmax <= goal; /* the guess is good enough already */
+  for (int restart = 0; !done; restart++) {
+    /* z = M^-1 r, s = z */
+    FOR_MY_BLOCKS(b) apply_block(p, g, b, buf, 0, 0.0);
+    barrier_wait(bar);
+    for (size_t c = c0; c < c1; c++) p->s[c] = p->z[c];
+    sigma = total_of(p, rz, 0);
+    barrier_wait(bar);
+    while (!done) {
+      /* q = A s; alpha = sigma / (s . q) */
+      FOR_MY_BLOCKS(b) FOR_BLOCK_ROWS(p, b, q)
+        sq[p->rows[q]] = matvec_row(p, p->rows[q], p->rowpad[q]);
+      barrier_wait(bar);
+      double sqt = total_of(p, sq, 0);
+      alpha = sigma / sqt;
+      bad = !isfinite(sqt);
+      stall = !bad && !(sqt > 0.0); /* s = 0: nothing left to gain */
+      if (bad || stall) break;
+      /* r -= alpha q, then z = M^-1 r (wasted once, at the end) */
+      FOR_MY_BLOCKS(b) apply_block(p, g, b, buf, 1, alpha);
+      barrier_wait(bar);
+      it++;
+      rmax = total_of(p, rm, 1);
+      done = rmax <= goal || it >= o->max_iterations || !isfinite(rmax);
+      double sn = total_of(p, rz, 0);
+      beta = sn / sigma;
+      sigma = sn;
+      /* phi += alpha s with the old s; then s = z + beta s */
+      FOR_MY_BLOCKS(b) FOR_BLOCK_ROWS(p, b, q) {
+        uint32_t row = p->rows[q];
+        size_t e = p->rowpad[q] + p->row_lo[row];
+        size_t n = p->row_hi[row] - p->row_lo[row];
+        double *restrict s = p->s + e, *restrict phi = p->phi + e;
+        const double *restrict z = p->z + e;
+#pragma omp simd
+        for (size_t i = 0; i < n; i++) {
+          phi[i] += alpha * s[i];
+          s[i] = z[i] + beta * s[i];
+        }
+      }
+      barrier_wait(bar);
+    }
+    if (bad || stall || it >= o->max_iterations || !isfinite(rmax)) break;
+    /* The recurrence says converged: check the true residual b - A phi
+     * (it is the divergence the projection leaves) and restart from it
+     * if rounding let it drift above the goal. */
+    FOR_MY_BLOCKS(b) FOR_BLOCK_ROWS(p, b, q) {
+      residual_row(p, p->rows[q], p->rowpad[q]);
+      rm[p->rows[q]] = rowmax(p, p->rows[q], p->rowpad[q]);
+    }
+    barrier_wait(bar);
+    rmax = total_of(p, rm, 1);
+    done = rmax <= goal || restart >= 2;
+  }
+  return (struct cg_end){it, bad, rmax};
+}
+
 int flip_pcg_solve(struct flip_poisson *p, const struct flip_grid *g,
                    const struct flip_solve_opts *o,
                    struct flip_solve_stats *st) {
@@ -316,10 +395,7 @@ int flip_pcg_solve(struct flip_poisson *p, const struct flip_grid *g,
   if (reserve(p, g, T)) return -1;
   make_blocks(p, g);
   const double bmax = st->div_before, goal = o->tolerance * bmax;
-  const size_t np = p->nused, nx = (size_t)g->n[0], nr = p->ncell / nx;
-  double *sq = p->part, *rz = sq + nr, *rm = rz + nr;
-  double out_rmax = bmax;
-  int out_it = 0, out_bad = 0;
+  struct cg_end end = {0, 0, bmax};
   struct spin_barrier bar;
   atomic_init(&bar.count, 0);
   atomic_init(&bar.gen, 0);
@@ -333,76 +409,12 @@ int flip_pcg_solve(struct flip_poisson *p, const struct flip_grid *g,
 #endif
 #pragma omp single
     bar.n = (unsigned)nt;
-    double *buf = p->work + (size_t)t * 2 * nx;
-    const size_t c0 = np * (size_t)t / (size_t)nt;
-    const size_t c1 = np * (size_t)(t + 1) / (size_t)nt;
-    /* every thread keeps its own copy of the scalars: same values */
-    double sigma = 0.0, alpha = 0.0, beta;
-    int it = 0, bad = 0, stall = 0;
-    double rmax = start(p, g, o, t, nt, buf, &bar);
-    int done = rmax <= goal; /* the guess is good enough already */
-    for (int restart = 0; !done; restart++) {
-      /* z = M^-1 r, s = z */
-      FOR_MY_BLOCKS(b) apply_block(p, g, b, buf, 0, 0.0);
-      barrier_wait(&bar);
-      for (size_t c = c0; c < c1; c++) p->s[c] = p->z[c];
-      sigma = total_of(p, rz, 0);
-      barrier_wait(&bar);
-      while (!done) {
-        /* q = A s; alpha = sigma / (s . q) */
-        FOR_MY_BLOCKS(b) FOR_BLOCK_ROWS(p, b, q)
-          sq[p->rows[q]] = matvec_row(p, p->rows[q], p->rowpad[q]);
-        barrier_wait(&bar);
-        double sqt = total_of(p, sq, 0);
-        alpha = sigma / sqt;
-        bad = !isfinite(sqt);
-        stall = !bad && !(sqt > 0.0); /* s = 0: nothing left to gain */
-        if (bad || stall) break;
-        /* r -= alpha q, then z = M^-1 r (wasted once, at the end) */
-        FOR_MY_BLOCKS(b) apply_block(p, g, b, buf, 1, alpha);
-        barrier_wait(&bar);
-        it++;
-        rmax = total_of(p, rm, 1);
-        done = rmax <= goal || it >= o->max_iterations || !isfinite(rmax);
-        double sn = total_of(p, rz, 0);
-        beta = sn / sigma;
-        sigma = sn;
-        /* phi += alpha s with the old s; then s = z + beta s */
-        FOR_MY_BLOCKS(b) FOR_BLOCK_ROWS(p, b, q) {
-          uint32_t row = p->rows[q];
-          size_t e = p->rowpad[q] + p->row_lo[row];
-          size_t n = p->row_hi[row] - p->row_lo[row];
-          double *restrict s = p->s + e, *restrict phi = p->phi + e;
-          const double *restrict z = p->z + e;
-#pragma omp simd
-          for (size_t i = 0; i < n; i++) {
-            phi[i] += alpha * s[i];
-            s[i] = z[i] + beta * s[i];
-          }
-        }
-        barrier_wait(&bar);
-      }
-      if (bad || stall || it >= o->max_iterations || !isfinite(rmax)) break;
-      /* The recurrence says converged: check the true residual b - A phi
-       * (it is the divergence the projection leaves) and restart from it
-       * if rounding let it drift above the goal. */
-      FOR_MY_BLOCKS(b) FOR_BLOCK_ROWS(p, b, q) {
-        residual_row(p, p->rows[q], p->rowpad[q]);
-        rm[p->rows[q]] = rowmax(p, p->rows[q], p->rowpad[q]);
-      }
-      barrier_wait(&bar);
-      rmax = total_of(p, rm, 1);
-      done = rmax <= goal || restart >= 2;
-    }
-    if (t == 0) {
-      out_it = it;
-      out_rmax = rmax;
-      out_bad = bad;
-    }
+    struct cg_end e = iterate(p, g, o, goal, &bar, t, nt);
+    if (t == 0) end = e;
   }
-  st->iterations = out_it;
-  st->residual = bmax > 0.0 ? out_rmax / bmax : 0.0;
-  st->converged = !out_bad && out_rmax <= goal;
-  if (out_bad || !isfinite(out_rmax)) return -2;
+  st->iterations = end.iterations;
+  st->residual = bmax > 0.0 ? end.rmax / bmax : 0.0;
+  st->converged = !end.bad && end.rmax <= goal;
+  if (end.bad || !isfinite(end.rmax)) return -2;
   return 0;
 }

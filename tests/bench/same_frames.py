@@ -15,6 +15,9 @@ SCENE: scene files (default: configs/*.cfg and configs/paper/*.cfg of
 this tree, at the scale they are written for).  --frames N stops every
 run after N frames (default: whole runs); --scale overrides scene.scale,
 --method the collision method (as `mergesplit run --method`).
+Checkpoints (.msck) must exist on both sides but are not compared: they
+keep the run's wall-clock timings, so no two runs write the same bytes
+(a resumed run's frames are compared instead).
 A run's frames do not depend on the thread count (--threads, default 2).
 Prints one line per scene (same, or the first files that differ) and a
 last line `N same, N differ`; exits 1 if any differ or a run fails."""
@@ -67,6 +70,8 @@ def differing(a, b):
             other = os.path.join(b, q)
             if not os.path.exists(other):
                 out.append(q + " (only before)")
+            elif q.endswith(".msck"):
+                continue  # a checkpoint keeps the run's wall-clock timings
             elif not filecmp.cmp(os.path.join(a, q), other, shallow=False):
                 out.append(q)
     for root, _, files in os.walk(b):

@@ -70,10 +70,10 @@ static off_t one_format(const char *dir, unsigned fmt, unsigned io,
     char path[4096];
     bytes = 0;
     snprintf(path, sizeof path, "%s/fluid_%06d.vtp", dir, r + 1);
-    bytes += (fmt & MS__FMT_VTP) ? file_size(path) : 0;
+    bytes += (fmt & ms__format_bit("vtp")) ? file_size(path) : 0;
     remove(path);
     snprintf(path, sizeof path, "%s/fluid_%06d.ply", dir, r + 1);
-    bytes += (fmt & MS__FMT_PLY) ? file_size(path) : 0;
+    bytes += (fmt & ms__format_bit("ply")) ? file_size(path) : 0;
     remove(path);
   }
   qsort(t, (size_t)R, sizeof *t, cmp);
@@ -192,10 +192,10 @@ int main(int argc, char **argv) {
   printf("ms per frame  on the caller     | until in place  | written\n"
          "              best  median   |  best  median   |\n");
   const unsigned bg = MS__FW_BACKGROUND | MS__FW_DIRECT;
-  off_t vtp_bytes = one_format(dir, MS__FMT_VTP, bg, "vtp", &view, meta, R);
-  one_format(dir, MS__FMT_PLY, bg, "ply", &view, meta, R);
-  one_format(dir, MS__FMT_VTP | MS__FMT_PLY, bg, "vtp+ply", &view, meta, R);
-  one_format(dir, MS__FMT_VTP, 0, "vtp, plain", &view, meta, R);
+  off_t vtp_bytes = one_format(dir, ms__format_bit("vtp"), bg, "vtp", &view, meta, R);
+  one_format(dir, ms__format_bit("ply"), bg, "ply", &view, meta, R);
+  one_format(dir, ms__format_bit("vtp") | ms__format_bit("ply"), bg, "vtp+ply", &view, meta, R);
+  one_format(dir, ms__format_bit("vtp"), 0, "vtp, plain", &view, meta, R);
   floor_cost(dir, vtp_bytes, R);
   preview_cost(dir, &view, R);
   static const char *const left[] = {"fluid.pvd", "scene.pvd"};

@@ -3,6 +3,9 @@
 #include <check.h>
 
 #define MS_SUITES(X) X(output)
+/* tests/output/run-toy-format: a format added by one file and one row. */
+#define MS_TOY_FORMAT_SUITES(X) X(toy_format)
 
 #define MS__DECLARE_SUITE(name) Suite *suite_##name(void);
 MS_SUITES(MS__DECLARE_SUITE)
+MS_TOY_FORMAT_SUITES(MS__DECLARE_SUITE)

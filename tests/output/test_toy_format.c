@@ -1,0 +1,136 @@
+/* Adding a frame format touches one new file and one table row: this
+ * program links the toy format (writer_toy.c) and a copy of core/writers.c
+ * with the row X(toy) added, then runs a scene that asks for it. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mergesplit/core.h>
+
+#include "../../core/output.h"
+#include "../../core/vtp_read.h"
+#include "suites.h"
+
+START_TEST(the_table_has_the_toy_row) {
+  char names[256];
+  ck_assert_uint_eq(ms__format_bit("vtp"), 1u);
+  ck_assert_uint_eq(ms__format_bit("ply"), 2u);
+  ck_assert_uint_eq(ms__format_bit("toy"), 4u);
+  ck_assert_uint_eq(ms__format_bit("obj"), 0u);
+  ck_assert_str_eq(ms__format_names(names, sizeof names),
+                   "\"vtp\", \"ply\", \"toy\"");
+}
+END_TEST
+
+static char dir[64];
+
+static void make_dir(void) {
+  strcpy(dir, "/tmp/ms-toy-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void remove_dir(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Two balls of grains closing in zero gravity, two frames of one step. */
+static const char *scene(const char *format) {
+  static char path[4096];
+  snprintf(path, sizeof path, "%s/toy.cfg", dir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f,
+    "scene = { duration = 0.002; fps = 1000.0; seed = 3;\n"
+    "          gravity = [0.0, 0.0, 0.0]; };\n"
+    "output = { dir = \"out\"; format = %s; };\n"
+    "systems = (\n"
+    "  { name = \"left\"; solver = \"particles\";\n"
+    "    shape = { type = \"sphere\"; center = [-0.1, 0.0, 0.0];\n"
+    "              radius = 0.09; };\n"
+    "    spacing = 0.03; radius = 0.0145; velocity = [1.0, 0.0, 0.0]; },\n"
+    "  { name = \"right\"; solver = \"particles\";\n"
+    "    shape = { type = \"sphere\"; center = [0.1, 0.0, 0.0];\n"
+    "              radius = 0.09; };\n"
+    "    spacing = 0.03; radius = 0.0145; velocity = [-1.0, 0.0, 0.0]; }\n"
+    ");\n", format);
+  fclose(f);
+  return path;
+}
+
+/* The toy file equals its .vtp twin: same points, bit for bit. */
+static void same_points(const char *name, int frame, double t) {
+  char path[4200], head[256];
+  struct ms__vtp v;
+  struct ms__err err = {0};
+  snprintf(path, sizeof path, "%s/out/%s_%06d.vtp", dir, name, frame);
+  ck_assert_int_eq(ms__vtp_read(path, &v, &err), MS_OK);
+  snprintf(path, sizeof path, "%s/out/%s_%06d.toy", dir, name, frame);
+  FILE *f = fopen(path, "rb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_ptr_nonnull(fgets(head, sizeof head, f));
+  char want[256];
+  snprintf(want, sizeof want, "toy %s %u %d %.17g %zu\n", name,
+           strcmp(name, "left") ? 1u : 0u, frame, t, v.n);
+  ck_assert_str_eq(head, want);
+  double *x = malloc(3 * sizeof(double) * v.n + 1);
+  ck_assert_uint_eq(fread(x, 1, 3 * sizeof(double) * v.n + 1, f),
+                    3 * sizeof(double) * v.n); /* nothing after them */
+  fclose(f);
+  ck_assert_uint_eq(v.a[0].type, MS_TYPE_F64);
+  ck_assert_int_eq(memcmp(x, v.a[0].data, 3 * sizeof(double) * v.n), 0);
+  free(x);
+  ms__vtp_free(&v);
+}
+
+START_TEST(a_scene_writes_toy_frames) {
+  make_dir();
+  char out[4200];
+  snprintf(out, sizeof out, "%s/out", dir);
+  struct ms_sim_options opt = {.struct_size = sizeof opt, .threads = 1,
+                               .output_dir = out};
+  ms_sim *S = NULL;
+  char err[512] = "";
+  ck_assert_msg(ms_sim_open(scene("[\"toy\", \"vtp\"]"), &opt, &S, err,
+                            sizeof err) == MS_OK, "%s", err);
+  ck_assert_int_eq(ms_sim_run(S), MS_OK);
+  ms_sim_close(S);
+  for (int frame = 0; frame <= 2; frame++) {
+    same_points("left", frame, frame * 0.001);
+    same_points("right", frame, frame * 0.001);
+  }
+  char path[4200];
+  snprintf(path, sizeof path, "%s/out/left_000001.ply", dir);
+  ck_assert_int_ne(access(path, F_OK), 0); /* not asked for */
+  snprintf(path, sizeof path, "%s/out/scene.pvd", dir);
+  ck_assert_int_eq(access(path, F_OK), 0); /* the .vtp series */
+  remove_dir();
+}
+END_TEST
+
+START_TEST(an_unknown_format_names_the_table) {
+  make_dir();
+  struct ms_sim_options opt = {.struct_size = sizeof opt, .threads = 1};
+  ms_sim *S = NULL;
+  char err[512] = "";
+  ck_assert_int_eq(ms_sim_open(scene("\"obj\""), &opt, &S, err, sizeof err),
+                   MS_ECONFIG);
+  ck_assert_ptr_nonnull(strstr(err, "toy.cfg:3: output.format: must be "
+                                    "\"vtp\", \"ply\", \"toy\" or [\"vtp\", "
+                                    "\"ply\", \"toy\"] (got \"obj\")"));
+  remove_dir();
+}
+END_TEST
+
+Suite *suite_toy_format(void) {
+  Suite *s = suite_create("toy_format");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, the_table_has_the_toy_row);
+  tcase_add_test(tc, a_scene_writes_toy_frames);
+  tcase_add_test(tc, an_unknown_format_names_the_table);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mergesplit/plugin.h>
+
 /* Cell states of one step. */
 enum { FLIP_AIR = 0, FLIP_FLUID = 1, FLIP_SOLID = 2 };
 
@@ -130,7 +132,7 @@ struct flip_solve_stats {
   double residual;   /* max |residual| / max |divergence| reached */
 };
 
-/* ---- grid (flip_grid.c) ----------------------------------------------- */
+/* ---- grid (grid.c) ----------------------------------------------- */
 int flip_grid_init(struct flip_grid *g, const double lo[3], const int n[3],
                    double h);
 void flip_grid_free(struct flip_grid *g);
@@ -170,12 +172,12 @@ void flip_solid_bc(struct flip_grid *g, int threads);
 /* Is the face (a; i, j, k) solid? */
 int flip_face_solid(const struct flip_grid *g, int a, int i, int j, int k);
 
-/* ---- particle binning (flip_bins.c) ---------------------------------- */
+/* ---- particle binning (bins.c) ---------------------------------- */
 int flip_bins_sort(struct flip_bins *b, const struct flip_grid *g,
                    const double *x, size_t n, int threads);
 void flip_bins_free(struct flip_bins *b);
 
-/* ---- transfers (flip_transfer.c) ------------------------------------- */
+/* ---- transfers (transfer.c) ------------------------------------- */
 /* Mass-weighted trilinear particle-to-grid: u = sum w m v / sum w m per
  * face; faces without weight are marked unknown.  pm: transfer mass of
  * each particle; meta (NULL: none): >= 0 for a meta-particle member, whose
@@ -194,7 +196,7 @@ void flip_sample_cells(const struct flip_grid *g, const double *f,
                        const double *x, double *out, size_t n, double scale,
                        int threads);
 
-/* ---- advection (flip_advect.c) --------------------------------------- */
+/* ---- advection (advect.c) --------------------------------------- */
 /* How free particles move: by their own velocity after grid-to-particle
  * (the default: the coupling's velocity changes then move them, as they
  * move meta-particle members and every other solver's particles), through
@@ -225,7 +227,7 @@ int flip_clamp_rigid(const struct flip_grid *g, const struct flip_box *obst,
                      int nobst, const double *x, const double *r,
                      const uint32_t *idx, uint32_t cnt, double *d, double *V);
 
-/* ---- projection (flip_poisson.c, flip_pcg.c, flip_cholmod.c) ---------- */
+/* ---- projection (poisson.c, pcg.c, cholmod.c) ---------- */
 /* Make u divergence-free in the fluid cells.  Returns 0, or -1 when out of
  * memory, -2 when the solver broke down (NaN). */
 int flip_project(struct flip_grid *g, struct flip_poisson *p,
@@ -251,7 +253,7 @@ int flip_cholmod_solve(struct flip_poisson *p, const struct flip_grid *g,
                        struct flip_solve_stats *st);
 void flip_cholmod_free(struct flip_poisson *p);
 
-/* ---- one step, phase by phase (flip_sim.c) ---------------------------- */
+/* ---- one step, phase by phase (sim.c) ---------------------------- */
 struct flip_sim {
   struct flip_grid g;
   struct flip_bins bins;
@@ -409,5 +411,44 @@ static inline void flip_velocity(const struct flip_grid *g, const double *x,
   flip_stencils(g, x, s);
   for (int a = 0; a < 3; a++) u[a] = flip_stencil_eval(s + a, g->u[a]);
 }
+
+/* ---- the settings of one system, read through the host (config.c) ---- */
+
+/* Particles seeded per cell axis by default (2 x 2 x 2 = 8 per cell) and
+ * the default jitter, a fraction of the spacing, when the shape gives
+ * none. */
+#define FLIP_DEFAULT_PER_AXIS 2.0
+#define FLIP_DEFAULT_JITTER 0.25
+#define FLIP_MAX_SHAPES 64
+/* Without a finite domain or a tank: the tank is the water's bounding box
+ * grown by this many cells on every side. */
+#define FLIP_AUTO_TANK_MARGIN 4
+
+struct flip_params {
+  const ms_config *shape[FLIP_MAX_SHAPES]; /* one group, or a list's */
+  double jitter[FLIP_MAX_SHAPES]; /* applied by the plugin; NAN when the
+                                     shape jitters itself */
+  int nshapes;
+  double spacing, cell_size, radius, density, velocity[3];
+  int refine;           /* scene.scale: spacing and cells this much finer */
+  double flip_ratio;
+  int advect;           /* FLIP_ADVECT_* */
+  double tol, cfl;
+  int64_t max_iterations;
+  int solver;           /* FLIP_SOLVER_* */
+  int warm_start;       /* PCG starts from the last step's pressure */
+  int couple_cells;     /* other systems' particles make cells non-empty */
+  double lo[3];         /* the tank: grid origin */
+  int n[3];             /* cells per axis */
+  int auto_tank;        /* lo, n: to be fitted around the water */
+  struct flip_box *obst;
+  int nobst;
+};
+
+/* Read and check every key of the section.  On failure the reason is
+ * recorded through the host and nothing is leaked. */
+int flip_read_params(const struct ms_host *h, ms_ctx *c, const ms_config *sec,
+                     struct flip_params *p);
+void flip_params_free(struct flip_params *p);
 
 #endif /* FLIP_H */

@@ -4,17 +4,17 @@
 # tests (which check the grid operations directly) and the benchmark.
 noinst_LTLIBRARIES += plugins/flip/libflip.la
 plugins_flip_libflip_la_SOURCES = plugins/flip/flip.h \
-	plugins/flip/flip_grid.c plugins/flip/flip_bins.c \
-	plugins/flip/flip_transfer.c plugins/flip/flip_advect.c \
-	plugins/flip/flip_poisson.c plugins/flip/flip_pcg.c \
-	plugins/flip/flip_cholmod.c plugins/flip/flip_sim.c
+	plugins/flip/grid.c plugins/flip/bins.c \
+	plugins/flip/transfer.c plugins/flip/advect.c \
+	plugins/flip/poisson.c plugins/flip/pcg.c \
+	plugins/flip/cholmod.c plugins/flip/sim.c
 plugins_flip_libflip_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS) $(CHOLMOD_CFLAGS)
 plugins_flip_libflip_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 plugins_flip_libflip_la_LIBADD = $(CHOLMOD_LIBS) -lm
 
 plugin_LTLIBRARIES += plugins/flip.la
-plugins_flip_la_SOURCES = plugins/flip/flip_plugin.c \
-	plugins/flip/flip_config.c plugins/flip/flip_config.h
+plugins_flip_la_SOURCES = plugins/flip/plugin.c \
+	plugins/flip/config.c
 plugins_flip_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS) $(CHOLMOD_CFLAGS)
 plugins_flip_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 plugins_flip_la_LDFLAGS = $(MS_PLUGIN_LDFLAGS)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pd.h"
+#include "peridynamics.h"
 
 #define TRY(e)           \
   do {                   \

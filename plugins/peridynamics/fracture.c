@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "pd.h"
+#include "peridynamics.h"
 
 #define CHUNK 4096
 

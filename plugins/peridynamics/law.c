@@ -13,7 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "pd.h"
+#include "peridynamics.h"
 
 void pd_bond_force(const struct pd_model *M, size_t b, const double *x,
                    const double *v, double *f) {

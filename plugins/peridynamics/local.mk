@@ -1,10 +1,10 @@
 # Plugin `peridynamics` — its module, tests, benchmark and scenes.
 
 # The solver code as a convenience library: linked by the module, the
-# tests and the benchmark (plugins/peridynamics/pd.h).
+# tests and the benchmark (plugins/peridynamics/peridynamics.h).
 noinst_LTLIBRARIES += plugins/peridynamics/libperidynamics.la
 plugins_peridynamics_libperidynamics_la_SOURCES = \
-	plugins/peridynamics/pd.h \
+	plugins/peridynamics/peridynamics.h \
 	plugins/peridynamics/material.c \
 	plugins/peridynamics/model.c \
 	plugins/peridynamics/law.c \

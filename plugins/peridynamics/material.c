@@ -1,7 +1,7 @@
 /* Material formulas of bond-based peridynamics (Silling & Askari 2005). */
 #include <math.h>
 
-#include "pd.h"
+#include "peridynamics.h"
 
 static const double pd_pi = 3.14159265358979323846;
 

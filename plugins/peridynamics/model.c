@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pd.h"
+#include "peridynamics.h"
 
 static int grow(void **p, size_t n, size_t size) {
   if (n == 0) n = 1;

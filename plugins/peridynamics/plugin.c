@@ -13,7 +13,7 @@
 
 #include <mergesplit/plugin_util.h>
 
-#include "pd.h"
+#include "peridynamics.h"
 
 struct state {
   const struct ms_host *host;

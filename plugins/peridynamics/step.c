@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "pd.h"
+#include "peridynamics.h"
 
 double pd_now(void) {
   struct timespec t;

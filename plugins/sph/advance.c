@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "solver.h"
+#include "sph.h"
 
 void sph_gravity(const struct sph_params *P, double t, double *g) {
   double f = 1.0;

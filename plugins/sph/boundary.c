@@ -28,7 +28,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "solver.h"
+#include "sph.h"
 
 struct wall {
   int axis;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin.h"
+#include "sph.h"
 
 #define H (pl->host)
 #define C (pl->ctx)

@@ -6,7 +6,7 @@
 #include <omp.h>
 #endif
 
-#include "solver.h"
+#include "sph.h"
 
 /* The Tait equation with clipping; one expression for the pass's loop
  * and for sph_pressure. */

@@ -16,7 +16,7 @@
  * Every fluid pair contributes exactly opposite terms to i and j (the same
  * floating-point expression with x_ij = -x_ji), so without walls the
  * total momentum changes only by the rounding of the sums. */
-#include "solver.h"
+#include "sph.h"
 
 struct pass {
   const struct sph_kernel *kg, *kw;

@@ -1,5 +1,5 @@
 /* SPH kernels: set-up and checked evaluation. */
-#include "kernel.h"
+#include "sph.h"
 
 #include <string.h>
 

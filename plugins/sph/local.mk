@@ -4,7 +4,7 @@
 # benchmark.
 noinst_LTLIBRARIES += plugins/sph/libsphsolver.la
 plugins_sph_libsphsolver_la_SOURCES = plugins/sph/kernel.c \
-	plugins/sph/kernel.h plugins/sph/solver.c plugins/sph/solver.h \
+	plugins/sph/solver.c plugins/sph/sph.h \
 	plugins/sph/density.c plugins/sph/forces.c plugins/sph/advance.c \
 	plugins/sph/boundary.c plugins/sph/reorder.c plugins/sph/wsum.c
 plugins_sph_libsphsolver_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
@@ -12,7 +12,7 @@ plugins_sph_libsphsolver_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
 plugins_sph_libsphsolver_la_CFLAGS = $(MS_PLUGIN_CFLAGS) -fno-math-errno
 
 plugin_LTLIBRARIES += plugins/sph.la
-plugins_sph_la_SOURCES = plugins/sph/plugin.c plugins/sph/plugin.h \
+plugins_sph_la_SOURCES = plugins/sph/plugin.c \
 	plugins/sph/config.c
 plugins_sph_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
 plugins_sph_la_CFLAGS = $(MS_PLUGIN_CFLAGS)

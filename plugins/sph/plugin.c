@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin.h"
+#include "sph.h"
 
 #define PL(inst) ((struct sph_plugin *)(void *)(inst))
 

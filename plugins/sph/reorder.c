@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver.h"
+#include "sph.h"
 
 #define DIGIT 11
 #define BUCKETS (1u << DIGIT)

@@ -1,6 +1,6 @@
 /* Solver state: allocation, constants, step limits, rewind. */
 #define _POSIX_C_SOURCE 200809L
-#include "solver.h"
+#include "sph.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
  * The AVX path loads each neighbour's whole 32-byte slot (SPH_XS) and
  * transposes four slots into x, y and z vectors: four loads and seven
  * shuffles per four pairs instead of twelve scalar loads. */
-#include "solver.h"
+#include "sph.h"
 
 #if defined(__x86_64__) && defined(__SSE2__)
 #include <immintrin.h>

@@ -21,7 +21,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "../../plugins/peridynamics/pd.h"
+#include "../../plugins/peridynamics/peridynamics.h"
 
 static double now(void) {
   struct timespec t;

@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "../../core/neighbors.h"
-#include "../../plugins/sph/solver.h"
+#include "../../plugins/sph/sph.h"
 
 static int nb_core(void *opaque, const double *xyz, size_t stride,
                    size_t count, double radius, struct ms_neighbors *nb) {

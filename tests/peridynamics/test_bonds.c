@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../plugins/peridynamics/pd.h"
+#include "../../plugins/peridynamics/peridynamics.h"
 #include "suites.h"
 #include "pdtest.h"
 

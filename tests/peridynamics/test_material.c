@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../plugins/peridynamics/pd.h"
+#include "../../plugins/peridynamics/peridynamics.h"
 #include "suites.h"
 #include "pdtest.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../plugins/sph/plugin.h"
+#include "../../plugins/sph/sph.h"
 #include "../scenes/simtest.h"
 #include "suites.h"
 

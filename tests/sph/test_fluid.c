@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../plugins/sph/plugin.h"
+#include "../../plugins/sph/sph.h"
 #include "../scenes/simtest.h"
 #include "suites.h"
 

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "../../plugins/sph/kernel.h"
+#include "../../plugins/sph/sph.h"
 #include "suites.h"
 
 static const double H = 0.013; /* an arbitrary smoothing length [m] */

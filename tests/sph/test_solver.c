@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../../core/neighbors.h"
-#include "../../plugins/sph/solver.h"
+#include "../../plugins/sph/sph.h"
 #include "suites.h"
 
 static int nb_core(void *opaque, const double *xyz, size_t stride,

@@ -1,41 +1,12 @@
-/* particles — free spherical particles (granular material).
- *
- * Symplectic Euler under gravity, optional linear drag, inelastic domain
- * walls with restitution and friction.  Particles collide with each other
- * (and with other systems) only through the core's merging-and-splitting.
- *
- * Scene keys (system section):
- *   shape            group, required (box, sphere, ..., points)
- *   spacing          lattice spacing [m]; required unless shape is points
- *   radius           collision radius [m]; default spacing / 2
- *   density          [kg/m^3], default 1000; particle mass = density *
- *                    spacing^3 (or (2 radius)^3 for points)
- *   mass             per-particle mass [kg]; instead of density
- *   velocity         initial velocity [m/s], default [0, 0, 0]
- * scene.scale = s refines the lattice: spacing and radius / s^(1/3), an
- * explicit per-particle mass / s (same volume, same total mass).
- *   drag             linear drag rate [1/s], default 0
- *   wall_restitution normal restitution at the domain walls, [0, 1], 0.5
- *   wall_friction    fraction of tangential speed lost at a wall hit, 0
- */
+/* particles — the plugin: the descriptor and its entry points (create,
+ * view, the step, save/load).  Model: particles.h; keys: config.c. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <mergesplit/plugin.h>
 #include <mergesplit/plugin_util.h>
 
-struct state {
-  const struct ms_host *host;
-  ms_ctx *ctx;
-  size_t n;
-  double *x, *v, *m, *r; /* x, v: 3 per particle */
-  double *x0, *v0;       /* start of step, for rewind */
-  int32_t *meta;         /* meta-particle of each particle during integrate */
-  double gravity[3], lo[3], hi[3];
-  double drag, restitution, friction;
-  struct ms_field fields[4];
-};
+#include "particles.h"
 
 #define S(inst) ((struct state *)(void *)(inst))
 
@@ -62,66 +33,6 @@ static int alloc_arrays(struct state *s, size_t n) {
              : MS_ENOMEM;
 }
 
-/* Is the shape an explicit point list (which scene.scale cannot refine)? */
-static int is_points(const struct ms_host *h, ms_ctx *c,
-                     const ms_config *shape) {
-  const char *type = NULL;
-  return h->cfg_string(c, shape, "type", NULL, &type) == MS_OK && type &&
-         !strcmp(type, "points");
-}
-
-/* Read and check the section's keys; all are read so the host can flag the
- * rest as unknown. */
-struct params {
-  double spacing, radius, density, mass, vel[3];
-  const ms_config *shape;
-};
-
-static int read_params(struct state *s, const ms_config *sec,
-                       struct params *p) {
-  const struct ms_host *h = s->host;
-  ms_ctx *c = s->ctx;
-  static const double zero[3] = {0.0, 0.0, 0.0};
-  int rc;
-  if ((rc = h->cfg_child(c, sec, "shape", &p->shape)) == MS_ENOENT)
-    return h->cfg_error(c, sec, "shape", "is required (a group: type = "
-                        "\"box\" | \"sphere\" | \"points\" | ...)");
-  if (rc) return rc;
-  if ((rc = ms_cfg_positive(h, c, sec, "spacing", NAN, &p->spacing)) ||
-      (rc = ms_cfg_positive(h, c, sec, "radius", NAN, &p->radius)) ||
-      (rc = ms_cfg_positive(h, c, sec, "density", NAN, &p->density)) ||
-      (rc = ms_cfg_positive(h, c, sec, "mass", NAN, &p->mass)) ||
-      (rc = h->cfg_vec3(c, sec, "velocity", zero, p->vel)) ||
-      (rc = ms_cfg_non_negative(h, c, sec, "drag", 0.0, &s->drag)) ||
-      (rc = ms_cfg_unit(h, c, sec, "wall_restitution", 0.5,
-                        &s->restitution)) ||
-      (rc = ms_cfg_unit(h, c, sec, "wall_friction", 0.0, &s->friction)))
-    return rc;
-  if (isnan(p->radius) && isnan(p->spacing))
-    return h->cfg_error(c, sec, "radius", "is required when no spacing is "
-                        "given");
-  if (isnan(p->radius)) p->radius = 0.5 * p->spacing;
-  if (!isnan(p->mass) && !isnan(p->density))
-    return h->cfg_error(c, sec, "mass", "give either mass or density, not "
-                        "both");
-  /* scene.scale: about `scale` times as many particles in the same
-   * volume and mass (explicit points are taken as they are) */
-  const struct ms_scene_info *info = h->scene(c);
-  double scale = MS_SCENE_HAS(info, scale) ? info->scale : 1.0;
-  if (scale != 1.0 && !is_points(h, c, p->shape)) {
-    double f = cbrt(scale);
-    if (!isnan(p->spacing)) p->spacing /= f;
-    p->radius /= f;
-    if (!isnan(p->mass)) p->mass /= scale;
-  }
-  if (isnan(p->mass)) {
-    double d = isnan(p->density) ? 1000.0 : p->density;
-    double h3 = isnan(p->spacing) ? 2.0 * p->radius : p->spacing;
-    p->mass = d * h3 * h3 * h3;
-  }
-  return MS_OK;
-}
-
 static void set_fields(struct state *s) {
   const size_t v3 = 3 * sizeof(double), v1 = sizeof(double);
   s->fields[0] = (struct ms_field){"position", MS_TYPE_F64, 3, v3, s->x};
@@ -143,7 +54,7 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   memcpy(s->gravity, info->gravity, sizeof s->gravity);
   memcpy(s->lo, info->domain_min, sizeof s->lo);
   memcpy(s->hi, info->domain_max, sizeof s->hi);
-  if ((rc = read_params(s, sec, &p)) ||
+  if ((rc = particles_read_params(s, sec, &p)) ||
       (rc = host->sample_shape(ctx, p.shape,
                                isnan(p.spacing) ? 2.0 * p.radius : p.spacing,
                                &pts)))

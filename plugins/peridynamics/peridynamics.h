@@ -12,8 +12,8 @@
  *
  * A model knows nothing of the host, so the benchmark can build and step it
  * directly.  Internal symbols carry the prefix pd_. */
-#ifndef MS_PLUGINS_PERIDYNAMICS_PD_H
-#define MS_PLUGINS_PERIDYNAMICS_PD_H
+#ifndef MS_PLUGINS_PERIDYNAMICS_H
+#define MS_PLUGINS_PERIDYNAMICS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flip_config.h"
+#include "flip.h"
 
 void flip_params_free(struct flip_params *p) {
   free(p->obst);

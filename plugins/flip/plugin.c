@@ -48,7 +48,6 @@
 #include <mergesplit/plugin_util.h>
 
 #include "flip.h"
-#include "flip_config.h"
 
 struct state {
   const struct ms_host *host;

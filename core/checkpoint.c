@@ -136,8 +136,8 @@ static int metrics_io(struct io *io, struct ms_sim *S, int w) {
   if (!rc) rc = w ? PUT(io, k) : GET(io, k);
   if (rc || n == 0) return rc;
   if (!w) {
-    if (n != S->ntotal) return MS_ESTATE;
-    if ((rc = ms__metrics_prepare(S))) return rc;
+    if (n != S->stepper.ntotal) return MS_ESTATE;
+    if ((rc = ms__metrics_prepare(&S->stepper))) return rc;
     if (k != m->nsheets) return MS_ESTATE;
   }
   size_t bytes = (size_t)(n * (k ? k : 1)) * sizeof *m->side;
@@ -154,15 +154,15 @@ static int sim_io(struct io *io, struct ms_sim *S, int w) {
       w ? (int (*)(void *, void *, size_t))io_write : io_read;
   uint32_t nph = MS__PH_COUNT;
   int rc;
-  if ((rc = f(io, &S->time, sizeof S->time)) ||
-      (rc = f(io, &S->step, sizeof S->step)) ||
+  if ((rc = f(io, &S->stepper.time, sizeof S->stepper.time)) ||
+      (rc = f(io, &S->stepper.step, sizeof S->stepper.step)) ||
       (rc = f(io, &S->frame, sizeof S->frame)) ||
-      (rc = counts_io(io, &S->frame_counts, w)) ||
+      (rc = counts_io(io, &S->stepper.frame_counts, w)) ||
       (rc = counts_io(io, &S->run_counts, w)) ||
       (rc = f(io, &nph, sizeof nph)))
     return rc;
   if (nph != MS__PH_COUNT) return MS_ESTATE;
-  return f(io, S->phase, sizeof S->phase);
+  return f(io, S->stepper.phase, sizeof S->stepper.phase);
 }
 
 static int stats_io(struct io *io, struct ms_ctx *c, int w) {
@@ -370,7 +370,7 @@ static int read_system(struct io *io, struct ms_sim *S, uint32_t i,
     return refuse(err, path, MS_ESTATE, "system '%s': solver '%s' read %llu "
                   "bytes of its saved state, which holds %llu", name, id,
                   (unsigned long long)used, (unsigned long long)len);
-  if ((rc = ms__system_view(S, i))) {
+  if ((rc = ms__system_view(&S->sys[i], &S->err))) {
     *err = S->err;
     return rc;
   }
@@ -388,7 +388,7 @@ static int read_body(struct io *io, struct ms_sim *S, const char *path,
     S->sys[i].offset = total;
     total += S->sys[i].view.count;
   }
-  S->ntotal = total;
+  S->stepper.ntotal = total;
   if ((rc = metrics_io(io, S, 0)))
     return refuse(err, path, rc, "damaged metrics state");
   struct ms_stream st = {io, io_write, io_read};

@@ -160,12 +160,12 @@ static int coupled_run(struct ms__kit *K, int with_slab, double u0,
     for (int a = 0; R > 0.0 && a < 3; a++)
       v[a] += fabs(u0) * (ctr[a] - x[a]) / R;
   }
-  double P0[3], P1[3], M, sc, t0 = S->time;
+  double P0[3], P1[3], M, sc, t0 = S->stepper.time;
   momentum_of(S, P0, &M, &sc); /* sc: the momentum moved, at the start */
   memset(c, 0, sizeof *c);
-  while (!rc && S->time < dur) {
-    rc = ms__step(S, dur);
-    const struct ms__metaset *ms = &S->metas;
+  while (!rc && S->stepper.time < dur) {
+    rc = ms__step(&S->stepper, dur);
+    const struct ms__metaset *ms = &S->stepper.metas;
     for (uint32_t k = 0; !rc && k < ms->merged; k++)
       for (uint32_t e = ms->eoff[k]; e < ms->eoff[k + 1]; e++)
         if (ms->esys[e] == 0 && ms->econ[e]) {
@@ -173,7 +173,7 @@ static int coupled_run(struct ms__kit *K, int with_slab, double u0,
           break;
         }
   }
-  if (!rc) rc = ms__observe(S);
+  if (!rc) rc = ms__observe(&S->stepper);
   if (rc) {
     snprintf(why, whylen, "%s", ms_sim_error(S));
     ms_sim_close(S);
@@ -182,14 +182,15 @@ static int coupled_run(struct ms__kit *K, int with_slab, double u0,
   momentum_of(S, P1, &M, &sc);
   double d2 = 0.0;
   for (int a = 0; a < 3; a++) {
-    double d = P1[a] - P0[a] - M * S->scene.gravity[a] * (S->time - t0);
+    double d = P1[a] - P0[a] - M * S->scene.gravity[a] * (S->stepper.time - t0);
     d2 += d * d;
   }
   double sc1;
   momentum_of(S, P1, &M, &sc1); /* the larger of the start's and end's */
   c->drift = sqrt(d2) / fmax(fmax(sc, sc1), 1e-300);
-  c->metas = S->frame_counts.metas;
-  c->pen = S->frame_counts.pen.through + S->frame_counts.pen.inside;
+  c->metas = S->stepper.frame_counts.metas;
+  c->pen =
+      S->stepper.frame_counts.pen.through + S->stepper.frame_counts.pen.inside;
   ms_sim_close(S);
   return MS_OK;
 }

@@ -29,7 +29,7 @@ static int system_energy(struct ms_sim *S, uint32_t s) {
   }
   struct ms_energy out = {.struct_size = sizeof out};
   int rc = y->plugin->desc.energy(y->inst, &out);
-  if (rc) return ms__system_fail(S, s, rc, "energy() failed");
+  if (rc) return ms__system_fail(&S->sys[s], &S->err, rc, "energy() failed");
   if (!(isfinite(out.kinetic) && isfinite(out.potential) &&
         isfinite(out.internal) && out.kinetic >= 0.0 && out.internal >= 0.0))
     return ms__errf(&S->err, MS_ENUMERIC,
@@ -37,7 +37,7 @@ static int system_energy(struct ms_sim *S, uint32_t s) {
                     "kinetic %g J, potential %g J, internal %g J at t = %g s: "
                     "each must be finite, kinetic and internal >= 0",
                     y->desc->name, y->plugin->desc.id, y->plugin->path,
-                    out.kinetic, out.potential, out.internal, S->time);
+                    out.kinetic, out.potential, out.internal, S->stepper.time);
   e->kinetic = out.kinetic, e->potential = out.potential;
   e->internal = out.internal, e->internal_known = 1;
   return MS_OK;

@@ -58,8 +58,8 @@ int ms__outputs_open(struct ms_sim *S) {
   if (!S->opt.resume_path) return MS_OK;
   if ((rc = ms__checkpoint_read(S, S->opt.resume_path, &S->err))) return rc;
   ms__log(S, MS_SINK_INFO, "resuming from %s at frame %lld, t = %.6g s, "
-          "step %llu", S->opt.resume_path, (long long)S->frame, S->time,
-          (unsigned long long)S->step);
+          "step %llu", S->opt.resume_path, (long long)S->frame, S->stepper.time,
+          (unsigned long long)S->stepper.step);
   return MS_OK;
 }
 
@@ -77,11 +77,11 @@ static int record_metas(struct ms_sim *S) {
     }
     for (size_t i = 0; i < n; i++) y->meta_id[i] = -1;
   }
-  const struct ms__metaset *M = &S->metas;
+  const struct ms__metaset *M = &S->stepper.metas;
   for (uint32_t k = 0; k < M->merged; k++)
     for (uint32_t q = M->offset[k]; q < M->offset[k + 1]; q++) {
       struct ms__system *y = &S->sys[M->sys[q]];
-      uint32_t local = S->P.local[M->member[q]];
+      uint32_t local = S->stepper.P.local[M->member[q]];
       if (local < y->view.count) y->meta_id[local] = (int32_t)k;
     }
   return MS_OK;
@@ -104,14 +104,15 @@ int ms__outputs_frame(struct ms_sim *S) {
   }
   if (!rc) {
     double t0 = ms__now();
-    rc = ms__output_frame(S->out, S->frame, S->time, views, meta, &S->err);
+    rc = ms__output_frame(S->out, S->frame, S->stepper.time, views, meta,
+                          &S->err);
     double dt = ms__now() - t0;
     S->out_seconds += dt;
     if (!S->out_frames) S->out_first_seconds = dt;
     S->out_frames += !rc;
   }
   if (!rc && S->preview)
-    rc = ms__preview_frame(S->preview, S->frame, S->time, views, names,
+    rc = ms__preview_frame(S->preview, S->frame, S->stepper.time, views, names,
                            S->nsys, &S->err);
   free(views);
   free(meta);
@@ -150,8 +151,8 @@ int ms__interrupt(struct ms_sim *S) {
   struct ms__err e = {0};
   char at[200];
   snprintf(at, sizeof at, "interrupted at t = %.6g s (frame %lld of %lld, "
-           "step %llu)", S->time, (long long)S->frame,
-           (long long)S->frames_total, (unsigned long long)S->step);
+           "step %llu)", S->stepper.time, (long long)S->frame,
+           (long long)S->frames_total, (unsigned long long)S->stepper.step);
   if (!S->checkpoint_path)
     return ms__errf(&S->err, MS_EINTR, "%s; no checkpoint (no output)", at);
   if (ms__output_flush(S->out, &e))
@@ -166,9 +167,15 @@ int ms__interrupt(struct ms_sim *S) {
 
 void ms__progress(struct ms_sim *S, int frame_done) {
   if (!S->opt.progress) return;
-  struct ms_progress p = {sizeof p, frame_done, S->frame, S->frames_total,
-                          S->time, (double)S->frames_total / S->scene.fps,
-                          S->step, ms_sim_particles(S), S->metas.merged};
+  struct ms_progress p = {sizeof p,
+                          frame_done,
+                          S->frame,
+                          S->frames_total,
+                          S->stepper.time,
+                          (double)S->frames_total / S->scene.fps,
+                          S->stepper.step,
+                          ms_sim_particles(S),
+                          S->stepper.metas.merged};
   S->opt.progress(S->opt.progress_opaque, &p);
 }
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "output.h"
-#include "sim.h"
+#include "handover.h"
 #include "xalloc.h"
 
 void ms__handover_free(struct ms__handover_ws *W) {
@@ -18,31 +18,32 @@ void ms__handover_free(struct ms__handover_ws *W) {
   memset(W, 0, sizeof *W);
 }
 
-static int oom(struct ms_sim *S) {
-  return ms__errf(&S->err, MS_ENOMEM, "particle hand-over: out of memory");
+static int oom(struct ms__stepper *S) {
+  return ms__errf(S->err, MS_ENOMEM, "particle hand-over: out of memory");
 }
 
 /* The index of system `name`, or -1. */
-static int64_t system_named(const struct ms_sim *S, const char *name) {
+static int64_t system_named(const struct ms__stepper *S, const char *name) {
   for (uint32_t t = 0; name && t < S->nsys; t++)
     if (!strcmp(S->sys[t].desc->name, name)) return t;
   return -1;
 }
 
 /* Check the giver's list and resolve every particle's receiver into W->to. */
-static int resolve(struct ms_sim *S, uint32_t s, const struct ms_handover *h) {
+static int resolve(struct ms__stepper *S, uint32_t s,
+                   const struct ms_handover *h) {
   const struct ms__system *y = &S->sys[s];
   struct ms__handover_ws *W = &S->hov;
   if (ms__grow((void **)&W->to, h->count, sizeof *W->to)) return oom(S);
   if (!h->index || !h->to)
-    return ms__errf(&S->err, MS_EPLUGIN, "system '%s' (solver '%s' from %s) "
+    return ms__errf(S->err, MS_EPLUGIN, "system '%s' (solver '%s' from %s) "
                     "hands %u particles over without their indices or "
                     "receivers", y->desc->name, y->plugin->desc.id,
                     y->plugin->path, h->count);
   for (uint32_t q = 0; q < h->count; q++) {
     uint32_t i = h->index[q];
     if (i >= y->view.count || (q && i <= h->index[q - 1]))
-      return ms__errf(&S->err, MS_EPLUGIN, "system '%s' (solver '%s' from "
+      return ms__errf(S->err, MS_EPLUGIN, "system '%s' (solver '%s' from "
                       "%s) hands over particle %u (entry %u): the indices "
                       "must be strictly increasing and below %zu",
                       y->desc->name, y->plugin->desc.id, y->plugin->path, i,
@@ -50,17 +51,17 @@ static int resolve(struct ms_sim *S, uint32_t s, const struct ms_handover *h) {
     int64_t t = system_named(S, h->to[q]);
     const char *to = h->to[q] ? h->to[q] : "(null)";
     if (t < 0)
-      return ms__errf(&S->err, MS_EINVAL, "system '%s' hands particles to "
+      return ms__errf(S->err, MS_EINVAL, "system '%s' hands particles to "
                       "'%s', which is not a system of the scene (t = %g s, "
                       "step %llu)", y->desc->name, to, S->time,
                       (unsigned long long)S->step);
     if (t == s)
-      return ms__errf(&S->err, MS_EPLUGIN, "system '%s' (solver '%s') hands "
+      return ms__errf(S->err, MS_EPLUGIN, "system '%s' (solver '%s') hands "
                       "particles to itself", y->desc->name,
                       y->plugin->desc.id);
     const struct ms__system *r = &S->sys[t];
     if (!r->plugin->desc.accept)
-      return ms__errf(&S->err, MS_EINVAL, "system '%s' hands particles to "
+      return ms__errf(S->err, MS_EINVAL, "system '%s' hands particles to "
                       "'%s' (solver '%s' from %s), which cannot accept "
                       "particles (no accept()) (t = %g s, step %llu)",
                       y->desc->name, to, r->plugin->desc.id, r->plugin->path,
@@ -71,7 +72,7 @@ static int resolve(struct ms_sim *S, uint32_t s, const struct ms_handover *h) {
 }
 
 /* Copy the giver's particles bound for system t into packed fields. */
-static int pack(struct ms_sim *S, uint32_t s, const struct ms_handover *h,
+static int pack(struct ms__stepper *S, uint32_t s, const struct ms_handover *h,
                 uint32_t t, struct ms_view *in) {
   const struct ms_view *v = &S->sys[s].view;
   struct ms__handover_ws *W = &S->hov;
@@ -101,12 +102,12 @@ static int pack(struct ms_sim *S, uint32_t s, const struct ms_handover *h,
 
 /* The receiver MUST have appended the particles with mass, position and
  * velocity as given, bit for bit (mass and momentum conserved exactly). */
-static int check_taken(struct ms_sim *S, uint32_t t, size_t before,
+static int check_taken(struct ms__stepper *S, uint32_t t, size_t before,
                        const struct ms_view *in, const char *from) {
   const struct ms__system *r = &S->sys[t];
   static const char *const exact[] = {"mass", "position", "velocity"};
   if (r->view.count != before + in->count)
-    return ms__errf(&S->err, MS_EPLUGIN, "system '%s' (solver '%s' from %s) "
+    return ms__errf(S->err, MS_EPLUGIN, "system '%s' (solver '%s' from %s) "
                     "accepted %zu particles from '%s' but its view went from "
                     "%zu to %zu", r->desc->name, r->plugin->desc.id,
                     r->plugin->path, in->count, from, before, r->view.count);
@@ -118,7 +119,7 @@ static int check_taken(struct ms_sim *S, uint32_t t, size_t before,
     size_t e = f ? f->stride : 0;
     for (size_t i = 0; f && i < in->count; i++)
       if (memcmp(ms__at(mine[k], before + i), (const char *)f->data + i * e, e))
-        return ms__errf(&S->err, MS_EPLUGIN, "system '%s' (solver '%s' from "
+        return ms__errf(S->err, MS_EPLUGIN, "system '%s' (solver '%s' from "
                         "%s) did not take the %s of particle %zu handed over "
                         "by '%s' bit for bit", r->desc->name,
                         r->plugin->desc.id, r->plugin->path, exact[k], i, from);
@@ -127,11 +128,11 @@ static int check_taken(struct ms_sim *S, uint32_t t, size_t before,
 }
 
 /* One giver: list, hand each receiver its share, release. */
-static int give(struct ms_sim *S, uint32_t s) {
+static int give(struct ms__stepper *S, uint32_t s) {
   struct ms__system *y = &S->sys[s];
   struct ms_handover h = {.struct_size = sizeof h};
   int rc = y->plugin->desc.hand_over(y->inst, &h);
-  if (rc) return ms__system_fail(S, s, rc, "hand_over() failed");
+  if (rc) return ms__system_fail(&S->sys[s], S->err, rc, "hand_over() failed");
   if (h.count == 0) return MS_OK;
   if ((rc = resolve(S, s, &h))) return rc;
   size_t left = y->view.count - h.count;
@@ -145,16 +146,16 @@ static int give(struct ms_sim *S, uint32_t s) {
     if (!in.count) continue;
     size_t before = r->view.count;
     if ((rc = r->plugin->desc.accept(r->inst, &in, y->desc->name)))
-      return ms__system_fail(S, t, rc, "accept() failed");
-    if ((rc = ms__system_view(S, t)) ||
+      return ms__system_fail(&S->sys[t], S->err, rc, "accept() failed");
+    if ((rc = ms__system_view(&S->sys[t], S->err)) ||
         (rc = check_taken(S, t, before, &in, y->desc->name)))
       return rc;
   }
   if ((rc = y->plugin->desc.release(y->inst, &h)))
-    return ms__system_fail(S, s, rc, "release() failed");
-  if ((rc = ms__system_view(S, s))) return rc;
+    return ms__system_fail(&S->sys[s], S->err, rc, "release() failed");
+  if ((rc = ms__system_view(&S->sys[s], S->err))) return rc;
   if (y->view.count != left)
-    return ms__errf(&S->err, MS_EPLUGIN, "system '%s' (solver '%s' from %s) "
+    return ms__errf(S->err, MS_EPLUGIN, "system '%s' (solver '%s' from %s) "
                     "released %u particles but holds %zu, not %zu",
                     y->desc->name, y->plugin->desc.id, y->plugin->path,
                     h.count, y->view.count, left);
@@ -162,7 +163,7 @@ static int give(struct ms_sim *S, uint32_t s) {
   return MS_OK;
 }
 
-int ms__handover(struct ms_sim *S) {
+int ms__handover(struct ms__stepper *S) {
   for (uint32_t s = 0; s < S->nsys; s++) {
     if (!S->sys[s].plugin->desc.hand_over) continue;
     int rc = give(S, s);

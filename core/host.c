@@ -129,12 +129,12 @@ static int h_system_particles(ms_ctx *ctx, uint32_t index, const double **xyz,
   if (index >= S->nsys)
     return ms__errf(&ctx->err, MS_EINVAL, "system index %u out of range",
                     index);
-  if (S->P.n != S->ntotal)
+  if (S->stepper.P.n != S->stepper.ntotal)
     return ms__errf(&ctx->err, MS_EINVAL,
                     "system_particles() is only valid during a step");
   const struct ms__system *y = &S->sys[index];
-  *xyz = S->P.x + 3 * y->offset;
-  *radius = S->P.r + y->offset;
+  *xyz = S->stepper.P.x + 3 * y->offset;
+  *radius = S->stepper.P.r + y->offset;
   *count = y->view.count;
   return MS_OK;
 }

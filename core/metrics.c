@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim.h"
+#include "step.h"
 #include "vec3.h"
 #include "xalloc.h"
 
@@ -44,8 +44,8 @@ static const double *at(const struct ms_field *f, size_t i) {
 
 /* (Re)size the tracking arrays; systems whose count changed start over.
  * Field pointers are looked up again: views may move between steps. */
-int ms__metrics_prepare(struct ms_sim *S) {
-  struct ms__metrics *m = &S->metrics;
+int ms__metrics_prepare(struct ms__stepper *S) {
+  struct ms__metrics *m = S->metrics;
   uint32_t ns = 0;
   if (!m->sheet_of) {
     m->sheet_of = malloc(S->nsys * sizeof *m->sheet_of);
@@ -90,7 +90,7 @@ int ms__metrics_prepare(struct ms_sim *S) {
 }
 
 /* Nearest sheet particle of every other-system particle near each sheet. */
-static void nearest(struct ms_sim *S, struct ms__metrics *m) {
+static void nearest(struct ms__stepper *S, struct ms__metrics *m) {
   uint32_t k = m->nsheets;
   for (size_t i = 0; i < m->n * k; i++) m->best_d2[i] = INFINITY;
   const struct ms__particles *P = &S->P;
@@ -110,7 +110,7 @@ static void nearest(struct ms_sim *S, struct ms__metrics *m) {
   }
 }
 
-static void sides(struct ms_sim *S, struct ms__metrics *m,
+static void sides(struct ms__stepper *S, struct ms__metrics *m,
                   struct ms__penetration *pen) {
   uint32_t k = m->nsheets;
   const struct ms__particles *P = &S->P;
@@ -152,7 +152,7 @@ static void sides(struct ms_sim *S, struct ms__metrics *m,
   pen->through = through;
 }
 
-static void inside(struct ms_sim *S, struct ms__metrics *m,
+static void inside(struct ms__stepper *S, struct ms__metrics *m,
                    struct ms__penetration *pen) {
   const struct ms__particles *P = &S->P;
   uint64_t count = 0;
@@ -181,11 +181,11 @@ static void inside(struct ms_sim *S, struct ms__metrics *m,
   pen->inside = count;
 }
 
-int ms__metrics_step(struct ms_sim *S, double vmax,
+int ms__metrics_step(struct ms__stepper *S, double vmax,
                      struct ms__penetration *pen) {
-  struct ms__metrics *m = &S->metrics;
+  struct ms__metrics *m = S->metrics;
   if (ms__metrics_prepare(S))
-    return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+    return ms__errf(S->err, MS_ENOMEM, "out of memory");
   if (vmax > pen->max_speed) pen->max_speed = vmax;
   if (m->nsheets) {
     nearest(S, m);

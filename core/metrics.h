@@ -37,7 +37,7 @@
 
 #include <mergesplit/view.h>
 
-struct ms_sim;
+struct ms__stepper;
 
 struct ms__penetration {
   uint64_t crossings; /* side changes, summed */
@@ -71,9 +71,9 @@ void ms__metrics_free(struct ms__metrics *m);
 /* Size the tracking arrays for the current systems (first use, or after a
  * system's particles moved to other global indices: a count changed before
  * it or in it); MS_ENOMEM. */
-int ms__metrics_prepare(struct ms_sim *S);
+int ms__metrics_prepare(struct ms__stepper *S);
 /* Update from the current detection pairs; adds to *frame. */
-int ms__metrics_step(struct ms_sim *S, double vmax,
+int ms__metrics_step(struct ms__stepper *S, double vmax,
                      struct ms__penetration *frame);
 /* Fold a frame's figures into the run's. */
 void ms__penetration_add(struct ms__penetration *run,

@@ -172,9 +172,9 @@ int ms__report_frame(struct ms__report *r, const struct ms_sim *S) {
   FILE *f = r->f;
   fprintf(f, "%s{\"frame\": %lld, \"time\": ", r->nframes ? ",\n" : "",
           (long long)S->frame);
-  num(f, S->time);
+  num(f, S->stepper.time);
   fprintf(f, ", ");
-  counts(f, &S->frame_counts);
+  counts(f, &S->stepper.frame_counts);
   fprintf(f, ",\n \"systems\": [");
   for (uint32_t s = 0; s < S->nsys; s++) {
     const struct ms__system *y = &S->sys[s];
@@ -217,10 +217,10 @@ int ms__report_close(struct ms__report *r, const struct ms_sim *S,
   FILE *f = r->f;
   const struct ms__counts *c = &S->run_counts;
   double total = 0.0;
-  for (int p = 0; p < MS__PH_COUNT; p++) total += S->phase[p];
+  for (int p = 0; p < MS__PH_COUNT; p++) total += S->stepper.phase[p];
   fprintf(f, "\n],\n\"totals\": {\"frames\": %lld, \"time\": ",
           (long long)S->frame);
-  num(f, S->time);
+  num(f, S->stepper.time);
   fprintf(f, ", ");
   counts(f, c);
   const struct ms__energy_record *e = &S->energy;
@@ -238,11 +238,11 @@ int ms__report_close(struct ms__report *r, const struct ms_sim *S,
   for (int p = 0; p < MS__PH_COUNT; p++) {
     fprintf(f, "%s{\"phase\": \"%s\", \"seconds\": ", p ? ", " : "",
             ms__phase_names[p]);
-    num(f, S->phase[p]);
+    num(f, S->stepper.phase[p]);
     fprintf(f, ", \"ms_per_step\": ");
-    num(f, c->steps ? 1e3 * S->phase[p] / (double)c->steps : 0.0);
+    num(f, c->steps ? 1e3 * S->stepper.phase[p] / (double)c->steps : 0.0);
     fprintf(f, ", \"share\": ");
-    num(f, total > 0 ? S->phase[p] / total : 0.0);
+    num(f, total > 0 ? S->stepper.phase[p] / total : 0.0);
     fputc('}', f);
   }
   fprintf(f, "], \"total_seconds\": ");

@@ -54,7 +54,7 @@ static int write_frame(ms_sim *S) {
     rc = ms__errf(&S->err, MS_EIO, "%s: cannot write the report",
                   S->opt.report_path);
   for (uint32_t s = 0; s < S->nsys; s++) S->sys[s].ctx.nstats = 0;
-  memset(&S->frame_counts, 0, sizeof S->frame_counts);
+  memset(&S->stepper.frame_counts, 0, sizeof S->stepper.frame_counts);
   return rc ? rc : ms__outputs_checkpoint(S);
 }
 
@@ -129,7 +129,10 @@ static int open_all(ms_sim *S, const char *path) {
   for (size_t i = 0; i < ms_registry_refusal_count(S->reg); i++)
     ms__log(S, MS_SINK_WARN, "plugin refused: %s",
             ms_registry_refusal(S->reg, i));
-  if ((rc = ms__systems_create(S))) return rc;
+  if ((rc = ms__systems_create(S)) ||
+      (rc = ms__stepper_init(&S->stepper, &S->scene, S->sys, S->nsys,
+                             &S->err, &S->metrics)))
+    return rc;
   S->frames_total = S->opt.frames > 0 ? S->opt.frames : S->scene.frames;
   if ((rc = ms__outputs_open(S))) return rc;
   if (S->opt.struct_size && S->opt.report_path &&
@@ -164,31 +167,31 @@ int ms_sim_frame(ms_sim *S) {
   if (S->frame >= S->frames_total) return MS_OK;
   double t_end = (double)(S->frame + 1) / S->scene.fps;
   double tol = 1e-9 / S->scene.fps;
-  while (t_end - S->time > tol) {
+  while (t_end - S->stepper.time > tol) {
     if (ms__interrupted(S)) return ms__interrupt(S);
-    int rc = ms__step(S, t_end);
+    int rc = ms__step(&S->stepper, t_end);
     if (rc) {
       if (!S->err.status) ms__errf(&S->err, rc, "%s", ms_strerror(rc));
       return S->err.status;
     }
     ms__progress(S, 0);
   }
-  S->time = t_end;
+  S->stepper.time = t_end;
   S->frame++;
   /* Metrics are taken at the start of each step; the last frame also needs
    * the state its last step left. */
   if (S->frame == S->frames_total) {
-    int rc = ms__observe(S);
+    int rc = ms__observe(&S->stepper);
     if (rc) return rc;
   }
-  counts_add(&S->run_counts, &S->frame_counts);
+  counts_add(&S->run_counts, &S->stepper.frame_counts);
   ms__log(S, MS_SINK_DEBUG,
           "frame %lld/%lld  t = %.4g s  steps %llu  stage-2 %llu  "
           "meta-particles %llu",
-          (long long)S->frame, (long long)S->frames_total, S->time,
-          (unsigned long long)S->frame_counts.steps,
-          (unsigned long long)S->frame_counts.stage2_steps,
-          (unsigned long long)S->frame_counts.metas);
+          (long long)S->frame, (long long)S->frames_total, S->stepper.time,
+          (unsigned long long)S->stepper.frame_counts.steps,
+          (unsigned long long)S->stepper.frame_counts.stage2_steps,
+          (unsigned long long)S->stepper.frame_counts.metas);
   int rc = write_frame(S);
   /* The run is done when its last files are. */
   if (rc == MS_OK && S->frame == S->frames_total) rc = ms__outputs_flush(S);
@@ -206,27 +209,28 @@ int ms_sim_run(ms_sim *S) {
 
 int64_t ms_sim_frames_done(const ms_sim *S) { return S->frame; }
 int64_t ms_sim_frames_total(const ms_sim *S) { return S->frames_total; }
-double ms_sim_time(const ms_sim *S) { return S->time; }
-uint64_t ms_sim_steps(const ms_sim *S) { return S->step; }
+double ms_sim_time(const ms_sim *S) { return S->stepper.time; }
+uint64_t ms_sim_steps(const ms_sim *S) { return S->stepper.step; }
 const char *ms_sim_error(const ms_sim *S) { return S->err.msg; }
 size_t ms_sim_particles(const ms_sim *S) {
   size_t n = 0;
   for (uint32_t s = 0; s < S->nsys; s++) n += S->sys[s].view.count;
   return n;
 }
-uint64_t ms_sim_metas(const ms_sim *S) { return S->metas.merged; }
+uint64_t ms_sim_metas(const ms_sim *S) { return S->stepper.metas.merged; }
 
 void ms_sim_print_timing(const ms_sim *S, void *file) {
   FILE *f = file;
   double total = 0.0;
   uint64_t steps = S->run_counts.steps;
-  for (int p = 0; p < MS__PH_COUNT; p++) total += S->phase[p];
+  for (int p = 0; p < MS__PH_COUNT; p++) total += S->stepper.phase[p];
   fprintf(f, "%-12s %12s %14s %8s\n", "phase", "total [s]", "per step [ms]",
           "share");
   for (int p = 0; p < MS__PH_COUNT; p++)
     fprintf(f, "%-12s %12.4f %14.4f %7.2f%%\n", ms__phase_names[p],
-            S->phase[p], steps ? 1e3 * S->phase[p] / (double)steps : 0.0,
-            total > 0 ? 100.0 * S->phase[p] / total : 0.0);
+            S->stepper.phase[p],
+            steps ? 1e3 * S->stepper.phase[p] / (double)steps : 0.0,
+            total > 0 ? 100.0 * S->stepper.phase[p] / total : 0.0);
   fprintf(f, "%-12s %12.4f %14.4f %7.2f%%\n", "total", total,
           steps ? 1e3 * total / (double)steps : 0.0, 100.0);
   if (S->out_frames) {
@@ -289,24 +293,8 @@ void ms_sim_close(ms_sim *S) {
   ms__systems_destroy(S);
   ms_registry_close(S->reg);
   ms__scene_free(&S->scene);
-  ms__detect_free(&S->det);
-  ms__groups_free(&S->groups);
-  ms__metaset_free(&S->metas);
-  ms__contacts_free(&S->contacts);
-  ms__handover_free(&S->hov);
+  ms__stepper_free(&S->stepper);
   ms__metrics_free(&S->metrics);
-  struct ms__particles *P = &S->P;
-  free(P->x), free(P->v), free(P->m), free(P->r), free(P->sys),
-      free(P->local);
-  free(S->self);
-  free(S->touched);
-  ms__iqn_free(&S->iqn);
-  free(S->appr);
-  free(S->marked);
-  free(S->lpairs);
-  free(S->keep);
-  free(S->lkeep);
-  free(S->fext_store);
   free(S);
 }
 
@@ -316,7 +304,7 @@ int ms_sim_metrics(const ms_sim *S, struct ms_metrics *out) {
   memset(&m, 0, sizeof m);
   m.struct_size = sizeof m;
   m.steps = c->steps;
-  for (int p = 0; p < MS__PH_COUNT; p++) m.step_seconds += S->phase[p];
+  for (int p = 0; p < MS__PH_COUNT; p++) m.step_seconds += S->stepper.phase[p];
   m.max_speed = c->pen.max_speed;
   m.through_sheet = c->pen.through;
   m.inside_solid = c->pen.inside;

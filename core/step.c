@@ -10,7 +10,7 @@
 
 #include "parallel.h"
 #include "baselines.h"
-#include "sim.h"
+#include "handover.h"
 #include "step.h"
 #include "couple.h"
 #include "rules.h"
@@ -44,7 +44,7 @@ static int reserve_particles(struct ms__particles *P, size_t n) {
 }
 
 /* Copy every system's state into P; check it; find max speed, min radius. */
-static int gather(struct ms_sim *S, double *vmax, double *rmin) {
+static int gather(struct ms__stepper *S, double *vmax, double *rmin) {
   size_t total = 0;
   int moved = 0; /* offsets and total determine every system's count */
   for (uint32_t s = 0; s < S->nsys; s++) {
@@ -53,11 +53,11 @@ static int gather(struct ms_sim *S, double *vmax, double *rmin) {
     total += S->sys[s].view.count;
   }
   if (total >= UINT32_MAX)
-    return ms__errf(&S->err, MS_EINVAL, "too many particles (%zu)", total);
+    return ms__errf(S->err, MS_EINVAL, "too many particles (%zu)", total);
   if (moved || total != S->ntotal) ms__detect_forget(&S->det);
   S->ntotal = total;
   if (reserve_particles(&S->P, total))
-    return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+    return ms__errf(S->err, MS_ENOMEM, "out of memory");
   double v2max = 0.0, rm = INFINITY;
   for (uint32_t s = 0; s < S->nsys; s++) {
     const struct ms__system *y = &S->sys[s];
@@ -84,7 +84,7 @@ static int gather(struct ms_sim *S, double *vmax, double *rmin) {
     }
     if (bad < n) {
       const double *x = ms__at(&y->x, bad), *v = ms__at(&y->v, bad);
-      return ms__errf(&S->err, MS_ENUMERIC,
+      return ms__errf(S->err, MS_ENUMERIC,
                       "system '%s' (solver '%s'): particle %zu has position "
                       "(%g, %g, %g), velocity (%g, %g, %g), mass %g, radius "
                       "%g at t = %g s (step %llu): not finite or not "
@@ -104,9 +104,9 @@ static int gather(struct ms_sim *S, double *vmax, double *rmin) {
  * more than cfl times the smallest radius, counting the speed gravity adds
  * within the step), the plugins' limits,
  * coupling.max_dt; then the frame remainder is cut into equal steps. */
-static int choose_dt(struct ms_sim *S, double t_end, double vmax, double rmin,
-                     double *dt) {
-  const struct ms__scene *sc = &S->scene;
+static int choose_dt(struct ms__stepper *S, double t_end, double vmax,
+                     double rmin, double *dt) {
+  const struct ms__scene *sc = S->scene;
   double g = sqrt(ms__norm2(sc->gravity)), c = sc->cfl * rmin;
   double h = sc->max_dt;
   if (S->ntotal > 0 && isfinite(c)) {
@@ -120,9 +120,9 @@ static int choose_dt(struct ms_sim *S, double t_end, double vmax, double rmin,
     if (!y->plugin->desc.max_dt) continue;
     double p = INFINITY;
     int rc = y->plugin->desc.max_dt(y->inst, &p);
-    if (rc) return ms__system_fail(S, s, rc, "max_dt() failed");
+    if (rc) return ms__system_fail(&S->sys[s], S->err, rc, "max_dt() failed");
     if (!(p > 0.0))
-      return ms__errf(&S->err, MS_ENUMERIC, "system '%s' (solver '%s') "
+      return ms__errf(S->err, MS_ENUMERIC, "system '%s' (solver '%s') "
                       "reports max dt %g; it must be > 0", y->desc->name,
                       y->plugin->desc.id, p);
     h = fmin(h, p);
@@ -133,7 +133,7 @@ static int choose_dt(struct ms_sim *S, double t_end, double vmax, double rmin,
     return MS_OK;
   }
   if (h < sc->min_dt)
-    return ms__errf(&S->err, MS_ENUMERIC,
+    return ms__errf(S->err, MS_ENUMERIC,
                     "time step %.3g s fell below coupling.min_dt = %.3g s at "
                     "t = %g s (max speed %.3g m/s): the simulation is "
                     "unstable", h, sc->min_dt, S->time, vmax);
@@ -175,13 +175,13 @@ static int in_contact(const struct ms__particles *P, const double *xi,
  * them before the systems step (NULL: merge them), whether it looks for
  * pairs beyond contact (stage 2's skin). */
 struct method {
-  int (*classify)(struct ms_sim *S, uint32_t i, uint32_t j);
-  int (*act)(struct ms_sim *S);
+  int (*classify)(struct ms__stepper *S, uint32_t i, uint32_t j);
+  int (*act)(struct ms__stepper *S);
   int skin;
 };
 
 /* Let each plugin drop its connected intra-system pairs (S->keep). */
-static int filter(struct ms_sim *S) {
+static int filter(struct ms__stepper *S) {
   const uint32_t *pr = S->det.pairs;
   size_t np = S->det.npairs;
   if (np > S->cap_local) {
@@ -189,7 +189,7 @@ static int filter(struct ms_sim *S) {
     if (ms__grow((void **)&S->keep, c, 1) ||
         ms__grow((void **)&S->lkeep, c, 1) ||
         ms__grow((void **)&S->lpairs, c, 2 * sizeof(uint32_t)))
-      return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+      return ms__errf(S->err, MS_ENOMEM, "out of memory");
     S->cap_local = c;
   }
   memset(S->keep, 1, np);
@@ -206,7 +206,8 @@ static int filter(struct ms_sim *S) {
     if (!m) continue;
     memset(S->lkeep, 1, m);
     int rc = y->plugin->desc.filter_pairs(y->inst, S->lpairs, m, S->lkeep);
-    if (rc) return ms__system_fail(S, s, rc, "filter_pairs() failed");
+    if (rc)
+      return ms__system_fail(&S->sys[s], S->err, rc, "filter_pairs() failed");
     size_t q = 0; /* same visiting order as the gather above */
     for (size_t k = 0; k < np; k++)
       if (S->P.sys[pr[2 * k]] == s && S->P.sys[pr[2 * k + 1]] == s)
@@ -217,7 +218,7 @@ static int filter(struct ms_sim *S) {
 
 /* The method sorts the pairs kept (merge-split: approaching, merged now,
  * and marked, checked after stage 1). */
-static int classify(struct ms_sim *S, const struct method *m) {
+static int classify(struct ms__stepper *S, const struct method *m) {
   const uint32_t *pr = S->det.pairs;
   S->napp = S->nmarked = 0;
   for (size_t k = 0; k < S->det.npairs; k++)
@@ -227,24 +228,24 @@ static int classify(struct ms_sim *S, const struct method *m) {
 
 /* Merge-split: a pair in contact (Rule 1) and approaching (Rule 2) merges
  * now; the rest are marked for stage 2. */
-static int classify_merge(struct ms_sim *S, uint32_t i, uint32_t j) {
+static int classify_merge(struct ms__stepper *S, uint32_t i, uint32_t j) {
   int merge = in_contact(&S->P, S->P.x + 3 * (size_t)i,
                          S->P.x + 3 * (size_t)j, i, j) &&
               approaching(&S->P, S->P.v + 3 * (size_t)i,
                           S->P.v + 3 * (size_t)j, i, j);
   int rc = merge ? push_pair(&S->appr, &S->napp, &S->cap_app, i, j)
                  : push_pair(&S->marked, &S->nmarked, &S->cap_marked, i, j);
-  return rc ? ms__errf(&S->err, MS_ENOMEM, "out of memory") : MS_OK;
+  return rc ? ms__errf(S->err, MS_ENOMEM, "out of memory") : MS_OK;
 }
 
 /* The baselines act on every candidate pair. */
-static int classify_all(struct ms_sim *S, uint32_t i, uint32_t j) {
+static int classify_all(struct ms__stepper *S, uint32_t i, uint32_t j) {
   if (push_pair(&S->appr, &S->napp, &S->cap_app, i, j))
-    return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+    return ms__errf(S->err, MS_ENOMEM, "out of memory");
   return MS_OK;
 }
 
-static int classify_none(struct ms_sim *S, uint32_t i, uint32_t j) {
+static int classify_none(struct ms__stepper *S, uint32_t i, uint32_t j) {
   (void)S, (void)i, (void)j;
   return MS_OK;
 }
@@ -255,18 +256,18 @@ static int unmerged_impulses(const struct ms__scene *sc) {
 }
 
 /* Group the approaching pairs, merge, and prepare each system's piece. */
-static int merge_pairs(struct ms_sim *S, const struct ms_step *st) {
-  const struct ms__scene *sc = &S->scene;
+static int merge_pairs(struct ms__stepper *S, const struct ms_step *st) {
+  const struct ms__scene *sc = S->scene;
   struct ms__rng rng;
   /* One stream per (seed, step, stage): reproducible, checkpoint-free. */
   ms__rng_seed(&rng, sc->seed, S->step, st->stage);
   if (ms__group(&S->groups, S->ntotal, S->appr, S->napp, sc->n_min, sc->n_max,
                 unmerged_impulses(sc), &rng) ||
       ms__metaset_build(&S->metas, &S->groups, &S->P))
-    return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+    return ms__errf(S->err, MS_ENOMEM, "out of memory");
   for (uint32_t s = 0; s < S->nsys; s++)
     if (ms__sysmetas_build(&S->sys[s].sm, &S->metas, &S->P, s))
-      return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+      return ms__errf(S->err, MS_ENOMEM, "out of memory");
   return ms__collective_inertia(S, st);
 }
 
@@ -297,7 +298,7 @@ static double closing(const double *n, const double *ai, const double *aj) {
 
 /* Appends the stage-2 pairs to S->appr; *added: how many (0: nothing
  * triggers stage 2, the list is as it was). */
-static int stage_two_pairs(struct ms_sim *S, size_t *added) {
+static int stage_two_pairs(struct ms__stepper *S, size_t *added) {
   size_t n0 = S->napp;
   int trigger = 0;
   for (size_t k = 0; k < S->nmarked; k++) {
@@ -321,7 +322,7 @@ static int stage_two_pairs(struct ms_sim *S, size_t *added) {
                 in_contact(&S->P, xi, xj, i, j);
     if (push_pair(&S->appr, &S->napp, &S->cap_app, i, j)) {
       S->napp = n0;
-      return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+      return ms__errf(S->err, MS_ENOMEM, "out of memory");
     }
   }
   if (!trigger) S->napp = n0;
@@ -330,7 +331,7 @@ static int stage_two_pairs(struct ms_sim *S, size_t *added) {
 }
 
 /* *ran: whether stage 2 merged anything and integrated again. */
-static int stage_two(struct ms_sim *S, struct ms_step *st, int *ran) {
+static int stage_two(struct ms__stepper *S, struct ms_step *st, int *ran) {
   size_t added = 0;
   *ran = 0;
   TRY(stage_two_pairs(S, &added));
@@ -338,7 +339,7 @@ static int stage_two(struct ms_sim *S, struct ms_step *st, int *ran) {
   for (uint32_t s = 0; s < S->nsys; s++) {
     struct ms__system *y = &S->sys[s];
     int rc = y->plugin->desc.rewind(y->inst);
-    if (rc) return ms__system_fail(S, s, rc, "rewind() failed");
+    if (rc) return ms__system_fail(&S->sys[s], S->err, rc, "rewind() failed");
   }
   st->stage = 2;
   TRY(merge_pairs(S, st));
@@ -348,7 +349,7 @@ static int stage_two(struct ms_sim *S, struct ms_step *st, int *ran) {
 }
 
 /* Write W1: final positions and velocities of every meta-particle member. */
-static void write_back(struct ms_sim *S) {
+static void write_back(struct ms__stepper *S) {
   const struct ms__metaset *M = &S->metas;
 #pragma omp parallel for schedule(dynamic, 64) if (M->count > MS__PAR_MIN_METAS)
   for (uint32_t k = 0; k < M->count; k++)
@@ -364,7 +365,7 @@ static void write_back(struct ms_sim *S) {
     }
 }
 
-static void count_metas(struct ms_sim *S) {
+static void count_metas(struct ms__stepper *S) {
   struct ms__counts *c = &S->frame_counts;
   const struct ms__metaset *M = &S->metas;
   c->metas += M->merged; /* the single-particle bodies are not merged */
@@ -379,8 +380,8 @@ static void count_metas(struct ms_sim *S) {
 /* The baselines act on the contact pairs (S->appr holds them): impulses
  * change velocities now (W2), forces go to the plugins as external forces.
  * Nothing is merged. */
-static int act_impulses(struct ms_sim *S) {
-  ms__baseline_impulses(&S->P, S->appr, S->napp, S->scene.restitution);
+static int act_impulses(struct ms__stepper *S) {
+  ms__baseline_impulses(&S->P, S->appr, S->napp, S->scene->restitution);
   for (size_t k = 0; k < 2 * S->napp; k++) {
     uint32_t g = S->appr[k];
     ms__copy3(ms__at(&S->sys[S->P.sys[g]].v, S->P.local[g]),
@@ -390,12 +391,12 @@ static int act_impulses(struct ms_sim *S) {
   return MS_OK;
 }
 
-static int act_forces(struct ms_sim *S) {
-  const struct ms__scene *sc = &S->scene;
+static int act_forces(struct ms__stepper *S) {
+  const struct ms__scene *sc = S->scene;
   if (S->ntotal > S->cap_fext) {
     size_t c = S->ntotal + S->ntotal / 4 + 64;
     if (ms__grow((void **)&S->fext_store, c, 3 * sizeof(double)))
-      return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+      return ms__errf(S->err, MS_ENOMEM, "out of memory");
     S->cap_fext = c;
   }
   S->fext = S->fext_store;
@@ -418,9 +419,9 @@ static const struct method methods[] = {
 /* Candidate pairs (S->det), and the metrics on them.  Without coupling,
  * pairs are still found for the metrics when systems can meet (the "none"
  * baseline of a comparison). */
-static int detect(struct ms_sim *S, const struct method *m, double dt,
+static int detect(struct ms__stepper *S, const struct method *m, double dt,
                   double vmax, double rmin, struct ms__clock *c) {
-  const struct ms__scene *sc = &S->scene;
+  const struct ms__scene *sc = S->scene;
   S->det.npairs = 0;
   if (sc->method == MS__METHOD_NONE && S->nsys < 2) return MS_OK;
   /* The largest relative displacement two particles can make this step
@@ -434,28 +435,29 @@ static int detect(struct ms_sim *S, const struct method *m, double dt,
                                 S->self, skin, LIST_MARGIN * rmin};
   size_t bad;
   if (ms__detect_pairs(&S->det, &in, &bad))
-    return ms__errf(&S->err, MS_ENOMEM, "collision detection: out of memory");
+    return ms__errf(S->err, MS_ENOMEM, "collision detection: out of memory");
   ms__lap(c, MS__PH_DETECT);
   return ms__metrics_step(S, vmax, &S->frame_counts.pen);
 }
 
 /* Every system's begin_step (end: 0) or end_step (1) and new view. */
-static int tell_systems(struct ms_sim *S, const struct ms_step *st, int end) {
+static int tell_systems(struct ms__stepper *S, const struct ms_step *st,
+                        int end) {
   for (uint32_t s = 0; s < S->nsys; s++) {
     struct ms__system *y = &S->sys[s];
     int rc = end ? y->plugin->desc.end_step(y->inst, st)
                  : y->plugin->desc.begin_step(y->inst, st);
     if (rc)
-      return ms__system_fail(S, s, rc, end ? "end_step() failed"
+      return ms__system_fail(&S->sys[s], S->err, rc, end ? "end_step() failed"
                                            : "begin_step() failed");
-    if (end) TRY(ms__system_view(S, s));
+    if (end) TRY(ms__system_view(&S->sys[s], S->err));
   }
   return MS_OK;
 }
 
 /* Stage 2, as often as scene.stages allows and it merges pairs. */
-static int later_stages(struct ms_sim *S, struct ms_step *st) {
-  const struct ms__scene *sc = &S->scene;
+static int later_stages(struct ms__stepper *S, struct ms_step *st) {
+  const struct ms__scene *sc = S->scene;
   for (uint32_t k = 2; sc->two_stage && S->nmarked && k <= sc->stages; k++) {
     int ran;
     TRY(stage_two(S, st, &ran));
@@ -466,12 +468,12 @@ static int later_stages(struct ms_sim *S, struct ms_step *st) {
 
 /* Impulses on the pairs left out of size-limited meta-particles, then the
  * split and the write-back (W1). */
-static int split(struct ms_sim *S, double dt) {
-  const struct ms__scene *sc = &S->scene;
+static int split(struct ms__stepper *S, double dt) {
+  const struct ms__scene *sc = S->scene;
   if (unmerged_impulses(sc)) {
     if (ms__contacts_find(&S->contacts, &S->metas, S->groups.mark, S->P.x,
                           S->appr, S->napp))
-      return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+      return ms__errf(S->err, MS_ENOMEM, "out of memory");
     ms__contacts_resolve(&S->contacts, &S->metas, sc->contact_restitution, dt,
                          &S->frame_counts.ledger);
   }
@@ -480,7 +482,7 @@ static int split(struct ms_sim *S, double dt) {
   return MS_OK;
 }
 
-static void count_step(struct ms_sim *S) {
+static void count_step(struct ms__stepper *S) {
   struct ms__counts *c = &S->frame_counts;
   c->steps++;
   c->pairs += S->det.npairs;
@@ -489,8 +491,8 @@ static void count_step(struct ms_sim *S) {
   count_metas(S);
 }
 
-int ms__step(struct ms_sim *S, double t_end) {
-  const struct method *m = &methods[S->scene.method];
+int ms__step(struct ms__stepper *S, double t_end) {
+  const struct method *m = &methods[S->scene->method];
   double vmax = 0.0, rmin = INFINITY, dt = 0.0;
   struct ms__clock c;
   ms__clock_start(&c, S->phase);
@@ -528,14 +530,53 @@ int ms__step(struct ms_sim *S, double t_end) {
   return MS_OK;
 }
 
-int ms__observe(struct ms_sim *S) {
+int ms__observe(struct ms__stepper *S) {
   double vmax = 0.0, rmin = INFINITY;
-  if (S->scene.method == MS__METHOD_NONE && S->nsys < 2) return MS_OK;
+  if (S->scene->method == MS__METHOD_NONE && S->nsys < 2) return MS_OK;
   TRY(gather(S, &vmax, &rmin));
   struct ms__detect_input in = {S->ntotal, S->P.x, S->P.r, S->P.sys, S->self,
                                 0.0, 0.0};
   size_t bad;
   if (ms__detect_pairs(&S->det, &in, &bad))
-    return ms__errf(&S->err, MS_ENOMEM, "collision detection: out of memory");
+    return ms__errf(S->err, MS_ENOMEM, "collision detection: out of memory");
   return ms__metrics_step(S, vmax, &S->frame_counts.pen);
+}
+
+int ms__stepper_init(struct ms__stepper *S, const struct ms__scene *scene,
+                     struct ms__system *sys, uint32_t nsys,
+                     struct ms__err *err, struct ms__metrics *metrics) {
+  S->scene = scene;
+  S->sys = sys;
+  S->nsys = nsys;
+  S->err = err;
+  S->metrics = metrics;
+  S->self = calloc(nsys, 1);
+  S->touched = calloc(nsys, 1);
+  if (!S->self || !S->touched) return ms__errf(err, MS_ENOMEM, "out of memory");
+  S->ntotal = 0;
+  for (uint32_t i = 0; i < nsys; i++) {
+    S->ntotal += sys[i].view.count;
+    S->self[i] = (uint8_t)sys[i].self_collision;
+  }
+  return MS_OK;
+}
+
+void ms__stepper_free(struct ms__stepper *S) {
+  ms__detect_free(&S->det);
+  ms__groups_free(&S->groups);
+  ms__metaset_free(&S->metas);
+  ms__contacts_free(&S->contacts);
+  ms__handover_free(&S->hov);
+  struct ms__particles *P = &S->P;
+  free(P->x), free(P->v), free(P->m), free(P->r), free(P->sys),
+      free(P->local);
+  free(S->self);
+  free(S->touched);
+  ms__iqn_free(&S->iqn);
+  free(S->appr);
+  free(S->marked);
+  free(S->lpairs);
+  free(S->keep);
+  free(S->lkeep);
+  free(S->fext_store);
 }

@@ -6,16 +6,15 @@
 #include "settings.h"
 #include "sim.h"
 
-int ms__system_fail(struct ms_sim *S, uint32_t i, int status,
-                    const char *what) {
-  struct ms__system *y = &S->sys[i];
+int ms__system_fail(const struct ms__system *y, struct ms__err *err,
+                    int status, const char *what) {
   const struct ms__err *pe = &y->ctx.err;
   const char *msg = pe->msg[0] ? pe->msg : ms_strerror(status);
   if (what)
-    ms__errf(&S->err, status, "%s: %s (system '%s', solver '%s' from %s)",
+    ms__errf(err, status, "%s: %s (system '%s', solver '%s' from %s)",
              what, msg, y->desc->name, y->plugin->desc.id, y->plugin->path);
   else
-    ms__errf(&S->err, status, "%s (system '%s', solver '%s' from %s)", msg,
+    ms__errf(err, status, "%s (system '%s', solver '%s' from %s)", msg,
              y->desc->name, y->plugin->desc.id, y->plugin->path);
   return status;
 }
@@ -40,38 +39,36 @@ static size_t type_size(uint32_t t) {
   return 0;
 }
 
-static int view_error(struct ms_sim *S, uint32_t i, const char *fmt,
-                      const char *a) {
-  struct ms__system *y = &S->sys[i];
+static int view_error(const struct ms__system *y, struct ms__err *err,
+                      const char *fmt, const char *a) {
   char msg[256];
   snprintf(msg, sizeof msg, fmt, a);
-  return ms__errf(&S->err, MS_EPLUGIN,
+  return ms__errf(err, MS_EPLUGIN,
                   "invalid particle view: %s (system '%s', solver '%s' from "
                   "%s)", msg, y->desc->name, y->plugin->desc.id,
                   y->plugin->path);
 }
 
-int ms__system_view(struct ms_sim *S, uint32_t i) {
-  struct ms__system *y = &S->sys[i];
+int ms__system_view(struct ms__system *y, struct ms__err *err) {
   struct ms_view v;
   memset(&v, 0, sizeof v);
   v.struct_size = sizeof v;
   int rc = y->plugin->desc.view(y->inst, &v);
-  if (rc) return ms__system_fail(S, i, rc, "view() failed");
+  if (rc) return ms__system_fail(y, err, rc, "view() failed");
   if (v.count >= UINT32_MAX)
-    return view_error(S, i, "%s", "more than 2^32-1 particles");
+    return view_error(y, err, "%s", "more than 2^32-1 particles");
   for (uint32_t f = 0; f < v.field_count; f++) {
     const struct ms_field *fd = &v.fields[f];
     size_t ts = type_size(fd->type);
-    if (!fd->name) return view_error(S, i, "%s", "a field has no name");
+    if (!fd->name) return view_error(y, err, "%s", "a field has no name");
     if (!ts || fd->components < 1 || fd->components > 16)
-      return view_error(S, i, "field '%s' has a bad type or component count",
+      return view_error(y, err, "field '%s' has a bad type or component count",
                         fd->name);
     if (fd->stride < ts * fd->components)
-      return view_error(S, i, "field '%s': stride smaller than one element",
+      return view_error(y, err, "field '%s': stride smaller than one element",
                         fd->name);
     if (v.count && !fd->data)
-      return view_error(S, i, "field '%s' has no data", fd->name);
+      return view_error(y, err, "field '%s' has no data", fd->name);
   }
   static const struct {
     const char *name;
@@ -84,9 +81,9 @@ int ms__system_view(struct ms_sim *S, uint32_t i) {
   for (size_t k = 0; k < 4; k++) {
     const struct ms_field *fd = find_field(&v, req[k].name);
     if (!fd)
-      return view_error(S, i, "required field '%s' is missing", req[k].name);
+      return view_error(y, err, "required field '%s' is missing", req[k].name);
     if (fd->type != MS_TYPE_F64 || fd->components != req[k].comps)
-      return view_error(S, i, "required field '%s' has the wrong type (must "
+      return view_error(y, err, "required field '%s' has the wrong type (must "
                         "be double)", req[k].name);
     struct ms__fref *ref = (struct ms__fref *)((char *)y + req[k].off);
     ref->base = fd->data;
@@ -117,7 +114,7 @@ static int create_one(struct ms_sim *S, uint32_t i) {
   if (rc) {
     y->inst = NULL;
     if (!y->ctx.err.msg[0]) ms__errf(&y->ctx.err, rc, "%s", ms_strerror(rc));
-    return ms__system_fail(S, i, rc, NULL);
+    return ms__system_fail(&S->sys[i], &S->err, rc, NULL);
   }
   if (!y->inst)
     return ms__errf(&S->err, MS_EPLUGIN, "create() returned no instance "
@@ -130,26 +127,23 @@ static int create_one(struct ms_sim *S, uint32_t i) {
              d->solver);
     return rc;
   }
-  return ms__system_view(S, i);
+  return ms__system_view(&S->sys[i], &S->err);
 }
 
 int ms__systems_create(struct ms_sim *S) {
   S->nsys = S->scene.nsys;
   S->sys = calloc(S->nsys, sizeof *S->sys);
-  S->self = calloc(S->nsys, 1);
-  S->touched = calloc(S->nsys, 1);
-  if (!S->sys || !S->self || !S->touched) return ms__errf(&S->err, MS_ENOMEM, "out of memory");
-  S->ntotal = 0;
+  if (!S->sys) return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+  size_t total = 0;
   for (uint32_t i = 0; i < S->nsys; i++) {
     int rc = create_one(S, i);
     if (rc) return rc;
-    S->sys[i].offset = S->ntotal;
-    S->ntotal += S->sys[i].view.count;
-    S->self[i] = (uint8_t)S->sys[i].self_collision;
+    S->sys[i].offset = total;
+    total += S->sys[i].view.count;
   }
-  if (S->ntotal >= UINT32_MAX)
+  if (total >= UINT32_MAX)
     return ms__errf(&S->err, MS_EINVAL, "the scene holds %zu particles; at "
-                    "most 2^32-2 are supported", S->ntotal);
+                    "most 2^32-2 are supported", total);
   return MS_OK;
 }
 

@@ -99,7 +99,7 @@ START_TEST(dam_break_keeps_volume) {
   }
   fprintf(stderr, "# dam break: %zu cells at start, %zu..%zu, %llu steps, "
           "bore up to %.3f m at the far wall\n", c0, lo_c, hi_c,
-          (unsigned long long)S->step, far_top);
+          (unsigned long long)S->stepper.step, far_top);
   ck_assert_msg(lo_c >= 0.95 * c0 && hi_c <= 1.05 * c0,
                 "occupied cells %zu..%zu of %zu", lo_c, hi_c, c0);
   /* the bore reached the far wall and climbed it above the level the
@@ -183,7 +183,7 @@ START_TEST(other_systems_fill_cells) {
     struct ms__system *w = st_system(S, "w");
     ck_assert_uint_eq(w->ctx.nstats, 0);
     st_step(S);
-    ck_assert_uint_eq(S->frame_counts.stage2_steps, 0);
+    ck_assert_uint_eq(S->stepper.frame_counts.stage2_steps, 0);
     double cells = stat_of(w, "fluid_cells");
     /* 8 x 4 x 8 cells of water; the last two grains share a cell */
     ck_assert_msg(cells == 256.0 + (couple ? 5.0 : 0.0), "%g cells", cells);

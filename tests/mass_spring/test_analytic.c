@@ -55,7 +55,7 @@ START_TEST(rk4_damped_oscillator) {
                   "x(%.1f) = %.7f, expected %.6f", t, stretch(y), want[q].x);
     ck_assert(fabs(mt_x(y, 1)[1]) + fabs(mt_x(y, 1)[2]) == 0.0);
   }
-  ck_assert_uint_eq(S->step, 1000); /* dt = 1e-3 */
+  ck_assert_uint_eq(S->stepper.step, 1000); /* dt = 1e-3 */
   st_close(S);
 }
 END_TEST

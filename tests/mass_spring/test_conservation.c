@@ -38,7 +38,7 @@ static void momentum_case(const char *integrator) {
   mt_totals(y, p0, &ke0);
   double v5 = mt_v(y, 5)[0];
   while (S->frame < S->frames_total) ck_assert_int_eq(ms_sim_frame(S), 0);
-  ck_assert_uint_eq(S->step, 1000);
+  ck_assert_uint_eq(S->stepper.step, 1000);
   mt_totals(y, p, &ke);
   double n0 = sqrt(p0[0] * p0[0] + p0[1] * p0[1] + p0[2] * p0[2]);
   double dp = sqrt(pow(p[0] - p0[0], 2) + pow(p[1] - p0[1], 2) +

@@ -111,7 +111,7 @@ START_TEST(folded_cloth_no_self_penetration) {
   uint64_t merged = 0;
   while (ms_sim_time(S) < 1.2 - 1e-9) {
     st_step(S);
-    merged += S->metas.count;
+    merged += S->stepper.metas.count;
     worst = fmax(worst, st_max_overlap(S));
     ck_assert(finite_system(c));
   }

@@ -201,11 +201,12 @@ START_TEST(save_load_round_trip) {
   struct ms_stream out = {&m, mem_write, mem_read};
   ck_assert_int_eq(a->plugin->desc.save(a->inst, &out), 0);
   ck_assert_int_eq(b->plugin->desc.load(b->inst, &out), 0);
-  ck_assert_int_eq(ms__system_view(B, 0), 0);
+  ck_assert_int_eq(ms__system_view(&B->sys[0], &B->err), 0);
   for (size_t i = 0; i < a->view.count; i++)
     ck_assert(!memcmp(mt_x(a, i), mt_x(b, i), 3 * sizeof(double)) &&
               !memcmp(mt_v(a, i), mt_v(b, i), 3 * sizeof(double)));
-  B->time = A->time, B->frame = A->frame, B->step = A->step;
+  B->stepper.time = A->stepper.time, B->frame = A->frame,
+  B->stepper.step = A->stepper.step;
   for (int f = 0; f < 4; f++) {
     ck_assert_int_eq(ms_sim_frame(A), 0);
     ck_assert_int_eq(ms_sim_frame(B), 0);

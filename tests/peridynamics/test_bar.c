@@ -73,7 +73,7 @@ START_TEST(bar_parts_in_two_past_critical_stretch) {
   while (strain < 1.25 * s0) {
     st_step(S);
     strain = (layer_x(y, x0, pull_x) - layer_x(y, x0, clamp_x)) / L - 1.0;
-    ck_assert(fabs(strain - pull_speed * S->time / L) < 1e-12);
+    ck_assert(fabs(strain - pull_speed * S->stepper.time / L) < 1e-12);
     broken = pdt_observe(&B, y);
     if (strain < 0.9 * s0)
       ck_assert_msg(broken == 0, "%zu bonds broke at strain %.5f < 0.9 s0 "

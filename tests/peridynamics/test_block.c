@@ -65,10 +65,11 @@ START_TEST(spinning_block_keeps_momentum_and_loses_energy) {
     worst_e = fmax(worst_e, (e - e_prev) / e_prev);
     e_prev = e;
   }
-  fprintf(stderr, "# block: 500 steps, t = %.3f s, momentum drift %.3g "
+  fprintf(stderr,
+          "# block: 500 steps, t = %.3f s, momentum drift %.3g "
           "(relative), largest energy rise %.3g (relative), energy kept "
-          "%.4f, %.0f Newton iterations, %.0f PCG iterations\n", S->time,
-          worst_p, worst_e, e_prev / e_first,
+          "%.4f, %.0f Newton iterations, %.0f PCG iterations\n",
+          S->stepper.time, worst_p, worst_e, e_prev / e_first,
           pdt_stat(y, "newton_iterations"), pdt_stat(y, "pcg_iterations"));
   ck_assert_uint_eq(pdt_observe(&B, y), 0);
   ck_assert_msg(worst_p <= 1e-8, "momentum drifted by %.3g", worst_p);

@@ -55,11 +55,11 @@ START_TEST(brittle_wall_breaks_where_hit) {
   uint64_t metas = 0;
   while (S->frame < S->frames_total) {
     double t_end = (double)(S->frame + 1) / S->scene.fps;
-    while (t_end - S->time > 1e-9 / S->scene.fps) {
+    while (t_end - S->stepper.time > 1e-9 / S->scene.fps) {
       st_step(S);
-      metas += S->metas.count;
+      metas += S->stepper.metas.count;
       ck_assert_msg(finite_system(wall) && finite_system(ball),
-                    "NaN at t = %g", S->time);
+                    "NaN at t = %g", S->stepper.time);
       worst = fmax(worst, overlap_with_intact(ball, wall));
     }
     S->frame++;

@@ -84,7 +84,7 @@ static uint64_t merged(double sign) {
            ");\n", -sign, sign);
   ms_sim *S = st_open_text(text, 1);
   st_step(S);
-  uint64_t n = S->frame_counts.metas + S->run_counts.metas;
+  uint64_t n = S->stepper.frame_counts.metas + S->run_counts.metas;
   st_close(S);
   return n;
 }

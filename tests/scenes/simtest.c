@@ -58,12 +58,12 @@ struct ms__system *st_system(ms_sim *S, const char *name) {
 
 void st_step(ms_sim *S) {
   double t_end = (double)(S->frame + 1) / S->scene.fps;
-  if (t_end - S->time <= 1e-9 / S->scene.fps) {
+  if (t_end - S->stepper.time <= 1e-9 / S->scene.fps) {
     S->frame++;
     t_end = (double)(S->frame + 1) / S->scene.fps;
   }
-  int rc = ms__step(S, t_end);
-  ck_assert_msg(rc == 0, "step %llu: %s", (unsigned long long)S->step,
+  int rc = ms__step(&S->stepper, t_end);
+  ck_assert_msg(rc == 0, "step %llu: %s", (unsigned long long)S->stepper.step,
                 ms_sim_error(S));
 }
 
@@ -82,7 +82,7 @@ double st_max_overlap(ms_sim *S) {
     }
   struct ms__detect d;
   ms__detect_init(&d);
-  struct ms__detect_input in = {n, x, r, sys, S->self, 0.0, 0.0};
+  struct ms__detect_input in = {n, x, r, sys, S->stepper.self, 0.0, 0.0};
   size_t bad;
   ck_assert_int_eq(ms__detect_pairs(&d, &in, &bad), 0);
   double worst = 0.0;

@@ -40,7 +40,7 @@ START_TEST(impulse_exchanges_with_restitution) {
   ck_assert_msg(fabs(vx(S, "a") - wa) < 1e-14, "a: %.17g vs %.17g", vx(S, "a"), wa);
   ck_assert_msg(fabs(vx(S, "b") - wb) < 1e-14, "b: %.17g vs %.17g", vx(S, "b"), wb);
   /* no merging, no position correction */
-  ck_assert_uint_eq(S->run_counts.metas + S->frame_counts.metas, 0);
+  ck_assert_uint_eq(S->run_counts.metas + S->stepper.frame_counts.metas, 0);
   st_close(S);
 }
 END_TEST
@@ -51,7 +51,8 @@ static void force_law(const char *method, int sph) {
   snprintf(c, sizeof c, "method = \"%s\"; stiffness = %g;", method, k);
   ms_sim *S = pair(c, ma, mb, d, 0.0, 0.0);
   st_step(S);
-  double dt = S->time, f = sph ? k * (1 - d / h) * (1 - d / h) : k * (h - d);
+  double dt = S->stepper.time,
+         f = sph ? k * (1 - d / h) * (1 - d / h) : k * (h - d);
   /* symplectic Euler: v = dt f / m, pushing the pair apart */
   ck_assert_msg(fabs(vx(S, "a") + dt * f / ma) < 1e-14 * f, "a: %.17g", vx(S, "a"));
   ck_assert_msg(fabs(vx(S, "b") - dt * f / mb) < 1e-14 * f, "b: %.17g", vx(S, "b"));

@@ -27,8 +27,8 @@ START_TEST(rest_in_contact_1000_steps) {
   }
   ck_assert_msg(worst <= 0.01, "overlap reached %.4f of the radius", worst);
   /* the resting contact is held by the second stage, every step */
-  ck_assert_uint_ge(S->frame_counts.stage2_steps, 900);
-  ck_assert_uint_eq(S->step, 1000);
+  ck_assert_uint_ge(S->stepper.frame_counts.stage2_steps, 900);
+  ck_assert_uint_eq(S->stepper.step, 1000);
   /* the bottom particle stays on the floor, the top on the bottom one */
   ck_assert(fabs(ms__at(&p->x, 0)[1] - 0.1) < 1e-3);
   st_close(S);
@@ -232,9 +232,9 @@ START_TEST(carried_into_contact_is_merged) {
     ck_assert_msg(d >= d0 - 1e-12, "step %d: %.17g apart, %.17g at the "
                   "start", steps, d, d0);
   }
-  ck_assert_uint_eq(S->step, 30);
+  ck_assert_uint_eq(S->stepper.step, 30);
   ck_assert(ms__at(&h->x, 0)[0] == 0.09);
-  ck_assert_uint_ge(S->frame_counts.stage2_steps, 1);
+  ck_assert_uint_ge(S->stepper.frame_counts.stage2_steps, 1);
   st_close(S);
 }
 END_TEST

@@ -87,7 +87,7 @@ START_TEST(dam_break_stays_in_the_tank) {
   /* (plain checks in the loop: each ck_assert costs a system call) */
   size_t out = 0, inbox = 0, first = SIZE_MAX;
   double when = 0.0;
-  while (S->time < 3.0 - 1e-9 && !out && !inbox) {
+  while (S->stepper.time < 3.0 - 1e-9 && !out && !inbox) {
     st_step(S);
     steps++;
     ck_assert_uint_eq(w->view.count, n0);
@@ -98,14 +98,14 @@ START_TEST(dam_break_stays_in_the_tank) {
       out += bad;
       inbox += inside_box(x, blo, bhi);
       if ((bad || inside_box(x, blo, bhi)) && first == SIZE_MAX)
-        first = i, when = S->time;
+        first = i, when = S->stepper.time;
       xmax = fmax(xmax, x[0]);
     }
   }
   ck_assert_msg(!out && !inbox, "%zu particles outside the tank, %zu inside "
                 "the obstacle (first: %zu at t = %g)", out, inbox, first,
                 when);
-  ck_assert(fabs(S->time - 3.0) < 1e-9);
+  ck_assert(fabs(S->stepper.time - 3.0) < 1e-9);
   double m = 0.0;
   for (size_t i = 0; i < n0; i++) m += *ms__at(&w->m, i);
   ck_assert(m == m0);
@@ -143,7 +143,7 @@ START_TEST(momentum_without_gravity_and_walls) {
                     pow(p[2] - p0[2], 2));
   fprintf(stderr, "# momentum (%s): |dP| / |P| = %.3g after %llu steps; "
           "kinetic energy %.4g -> %.4g J\n", _i ? extra[_i] : "defaults",
-          err / scale, (unsigned long long)S->step, ke0, ke);
+          err / scale, (unsigned long long)S->stepper.step, ke0, ke);
   ck_assert_msg(err <= 1e-12 * scale, "momentum drifted by %g of %g", err,
                 scale);
   ck_assert(ke < ke0); /* the collision happened and dissipated */
@@ -249,7 +249,7 @@ START_TEST(thread_count_does_not_matter) {
   ck_assert_int_eq(plugin(B, "w")->S.threads, 2);
   ck_assert_uint_ge(plugin(B, "w")->S.n, SPH_PAIR_MIN);
   run_all(B);
-  ck_assert_uint_eq(A->step, B->step);
+  ck_assert_uint_eq(A->stepper.step, B->stepper.step);
   compare(A, B);
   st_close(A);
   st_close(B);
@@ -290,8 +290,9 @@ START_TEST(save_load_round_trip) {
   ck_assert_int_eq(ya->plugin->desc.save(ya->inst, &out), MS_OK);
   ck_assert_int_eq(yb->plugin->desc.load(yb->inst, &in), MS_OK);
   ck_assert_uint_eq(b.pos, b.n);
-  ck_assert_int_eq(ms__system_view(B, 0), MS_OK);
-  B->time = A->time, B->step = A->step, B->frame = A->frame;
+  ck_assert_int_eq(ms__system_view(&B->sys[0], &B->err), MS_OK);
+  B->stepper.time = A->stepper.time, B->stepper.step = A->stepper.step,
+  B->frame = A->frame;
   compare(A, B);
   for (int k = 0; k < 20; k++) st_step(A), st_step(B);
   compare(A, B);
@@ -396,7 +397,7 @@ START_TEST(column_onto_cloth) {
   double low = INFINITY;
   while (S->frame < S->frames_total) {
     ck_assert_msg(ms_sim_frame(S) == 0, "%s", ms_sim_error(S));
-    ck_assert_msg(isfinite(st_max_speed(S)), "NaN at t = %g", S->time);
+    ck_assert_msg(isfinite(st_max_speed(S)), "NaN at t = %g", S->stepper.time);
     ck_assert_uint_eq(w->view.count, nw);
     size_t t = through_cloth(w, c, 32, 32, -0.25 + sc, 0.25 - sc);
     worst = t > worst ? t : worst;

@@ -13,6 +13,7 @@
 #include "hash.h"
 #include "output.h"
 #include "sim.h"
+#include "host.h"
 
 static const char magic[8] = {'M', 'S', 'C', 'K', 'P', 'T', '\r', '\n'};
 

@@ -18,6 +18,7 @@
 #include <mergesplit/plugin_util.h>
 
 #include "conformance.h"
+#include "host.h"
 #include "loader.h"
 #include "settings.h"
 #include "step.h"

@@ -10,6 +10,8 @@
 #include "preview.h"
 #include "settings.h"
 #include "sim.h"
+#include "frame_output.h"
+#include "host.h"
 #include "timing.h"
 #include "xalloc.h"
 

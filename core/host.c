@@ -9,6 +9,7 @@
 #include "neighbors.h"
 #include "shapes.h"
 #include "sim.h"
+#include "host.h"
 
 #ifdef _OPENMP
 #include <omp.h>

@@ -12,6 +12,8 @@
 #include "output.h"
 #include "report.h"
 #include "sim.h"
+#include "frame_output.h"
+#include "host.h"
 #include "step.h"
 #include "sync.h"
 

@@ -44,28 +44,4 @@ struct ms_sim {
   struct ms__err err;
 };
 
-/* host.c */
-extern const struct ms_host ms__host;
-void ms__ctx_init(struct ms_sim *S, uint32_t index);
-void ms__ctx_free(struct ms_ctx *ctx);
-void ms__log(struct ms_sim *S, int level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* system.c */
-int ms__systems_create(struct ms_sim *S);
-void ms__systems_destroy(struct ms_sim *S);
-
-/* frame_output.c: the run's outputs.  Open frame files, previews and the
- * checkpoint path (resuming when asked); write a finished frame's files
- * and previews; write a periodic checkpoint; stop on an interrupt. */
-int ms__outputs_open(struct ms_sim *S);
-int ms__outputs_frame(struct ms_sim *S);
-int ms__outputs_checkpoint(struct ms_sim *S);
-/* Wait until every frame file is in place; any failure to write one. */
-int ms__outputs_flush(struct ms_sim *S);
-int ms__interrupted(const struct ms_sim *S);
-int ms__interrupt(struct ms_sim *S);
-void ms__progress(struct ms_sim *S, int frame_done);
-void ms__outputs_close(struct ms_sim *S);
-
 #endif

@@ -5,6 +5,7 @@
 
 #include "settings.h"
 #include "sim.h"
+#include "host.h"
 
 int ms__system_fail(const struct ms__system *y, struct ms__err *err,
                     int status, const char *what) {

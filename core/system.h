@@ -53,6 +53,12 @@ struct ms__system {
   size_t cap_meta_id;
 };
 
+struct ms_sim;
+/* Create every system of the run's scene (its plugin instance and view);
+ * destroy them. */
+int ms__systems_create(struct ms_sim *S);
+void ms__systems_destroy(struct ms_sim *S);
+
 /* Attach a plugin's error to err: "WHAT: MESSAGE (system 'N', solver
  * 'ID' from PATH)"; returns status. */
 int ms__system_fail(const struct ms__system *y, struct ms__err *err,

@@ -102,6 +102,22 @@ int msi_nodes_build(struct msi_nodes *N, size_t np, const double *mass,
                     const double *vel, const uint8_t *pinned,
                     const struct ms_metas *metas);
 
+/* The domain: a box [lo, hi] (an axis with both ends infinite is open), a
+ * normal restitution and the fraction of tangential speed a hit loses. */
+struct msi_box {
+  const double *lo, *hi; /* 3 each, borrowed */
+  double restitution, friction;
+};
+
+/* Domain walls on the nodes: clamp node J's displacement U (3 per node) so
+ * none of its members (positions x, radii r, per particle) leaves the box;
+ * reflect and rub its velocity V (3 per node) on the axes touched; hit[J]:
+ * whether a wall acted.  Nodes are independent: any thread count gives
+ * the same result. */
+void msi_walls(const struct msi_nodes *N, const struct msi_box *box,
+               const double *x, const double *r, double *U, double *V,
+               uint8_t *hit, int threads);
+
 /* ---- incidence and block pattern ---------------------------------------- */
 
 struct msi_topo {

@@ -1,9 +1,13 @@
 /* Node map: particles and meta-particles to the unknowns of a step. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "implicit.h"
 #include "grow.h"
+
+/* Nodes: below, the walls run on one thread. */
+#define MSI_PAR_MIN_NODES 2048
 
 void msi_nodes_init(struct msi_nodes *N) { memset(N, 0, sizeof *N); }
 
@@ -89,4 +93,33 @@ int msi_nodes_build(struct msi_nodes *N, size_t np, const double *mass,
   for (size_t J = N->nn; J > 0; J--) N->mem_off[J] = N->mem_off[J - 1];
   N->mem_off[0] = 0;
   return MS_OK;
+}
+
+void msi_walls(const struct msi_nodes *N, const struct msi_box *box,
+               const double *x, const double *r, double *U, double *V,
+               uint8_t *hit, int threads) {
+  const double *blo = box->lo, *bhi = box->hi;
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (N->nn > MSI_PAR_MIN_NODES)
+  for (size_t J = 0; J < N->nn; J++) {
+    double *u = U + 3 * J, *v = V + 3 * J;
+    int touched = 0;
+    for (int a = 0; a < 3; a++) {
+      if (isinf(blo[a]) && isinf(bhi[a])) continue;
+      double lo = -INFINITY, hi = INFINITY;
+      for (uint32_t q = N->mem_off[J]; q < N->mem_off[J + 1]; q++) {
+        size_t p = N->mem[q];
+        lo = fmax(lo, blo[a] + r[p] - x[3 * p + a]);
+        hi = fmin(hi, bhi[a] - r[p] - x[3 * p + a]);
+      }
+      int side = u[a] < lo ? -1 : u[a] > hi ? 1 : 0;
+      if (!side) continue;
+      u[a] = side < 0 ? lo : hi;
+      if (side * v[a] > 0.0) v[a] = -box->restitution * v[a];
+      for (int b = 0; b < 3; b++)
+        if (b != a) v[b] *= 1.0 - box->friction;
+      touched = 1;
+    }
+    hit[J] = (uint8_t)touched;
+  }
 }

@@ -168,32 +168,10 @@ static void base_forces(const struct pd_model *M, struct pd_work *W,
   }
 }
 
-/* Domain walls: clamp each node's displacement so none of its members
- * leaves the domain; bounce and rub its velocity on the axes touched. */
+/* Domain walls (plugins/common): on the nodes, from the step's start. */
 static void walls(const struct pd_model *M, struct pd_work *W, int threads) {
-  const struct msi_nodes *N = &W->nodes;
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (size_t J = 0; J < N->nn; J++) {
-    double *U = W->U + 3 * J, *V = W->V + 3 * J;
-    int hit = 0;
-    for (int a = 0; a < 3; a++) {
-      if (isinf(M->lo[a]) && isinf(M->hi[a])) continue;
-      double lo = -INFINITY, hi = INFINITY;
-      for (uint32_t q = N->mem_off[J]; q < N->mem_off[J + 1]; q++) {
-        size_t p = N->mem[q];
-        lo = fmax(lo, M->lo[a] + M->r[p] - M->x[3 * p + a]);
-        hi = fmin(hi, M->hi[a] - M->r[p] - M->x[3 * p + a]);
-      }
-      int side = U[a] < lo ? -1 : U[a] > hi ? 1 : 0;
-      if (!side) continue;
-      U[a] = side < 0 ? lo : hi;
-      if (side * V[a] > 0.0) V[a] = -M->restitution * V[a];
-      for (int b = 0; b < 3; b++)
-        if (b != a) V[b] *= 1.0 - M->friction;
-      hit = 1;
-    }
-    W->hit[J] = (uint8_t)hit;
-  }
+  const struct msi_box box = {M->lo, M->hi, M->restitution, M->friction};
+  msi_walls(&W->nodes, &box, M->x, M->r, W->U, W->V, W->hit, threads);
 }
 
 static void write_back(struct pd_model *M, struct pd_work *W, double h,

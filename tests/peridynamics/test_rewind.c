@@ -6,6 +6,7 @@
 
 #include "suites.h"
 #include "pdtest.h"
+#include "../../core/host.h"
 
 struct blob {
   unsigned char *p;

@@ -13,7 +13,7 @@ core_libmscore_la_SOURCES = \
 	core/checkpoint.c core/checkpoint.h \
 	core/conformance.c core/conformance.h core/conformance_checks.c \
 	core/conformance_coupled.c \
-	core/frame_output.c \
+	core/frame_output.c core/frame_output.h \
 	core/hash.c core/hash.h \
 	core/settings.c core/settings.h \
 	core/detect.c core/detect.h \
@@ -21,8 +21,8 @@ core_libmscore_la_SOURCES = \
 	core/file_writer.c core/file_writer.h \
 	core/grid.c \
 	core/group.c core/group.h \
-	core/handover.c \
-	core/host.c \
+	core/handover.c core/handover.h \
+	core/host.c core/host.h \
 	core/loader.c core/loader.h \
 	core/merge.c core/merge.h \
 	core/metrics.c core/metrics.h core/energy.c core/energy.h \
@@ -49,7 +49,7 @@ core_libmscore_la_SOURCES = \
 	core/iterate.c core/iterate.h \
 	core/couple.c core/couple.h \
 	core/rules.h \
-	core/system.c \
+	core/system.c core/system.h \
 	core/timing.h \
 	core/vec3.h \
 	core/version.c \

@@ -50,7 +50,7 @@ int ms__collective_inertia(struct ms__stepper *S, const struct ms_step *st) {
     memset(sm->coll, 0, 6 * (size_t)sm->count * sizeof *sm->coll);
     int rc = y->plugin->desc.meta_inertia(y->inst, st, &in, sm->coll);
     if (rc)
-      return ms__system_fail(&S->sys[s], S->err, rc, "meta_inertia() failed");
+      return ms__system_fail(y, S->err, rc, "meta_inertia() failed");
     for (uint32_t c = 0; c < sm->count; c++) {
       const double *C = sm->coll + 6 * c;
       if (!ms_sym3_is_psd(C))
@@ -83,7 +83,7 @@ static int integrate_one(struct ms__stepper *S, struct ms_step *st,
                                .constrained = sm->rcon};
   memset(sm->rcon, 0, sm->count);
   int rc = y->plugin->desc.integrate(y->inst, st, &in, &out);
-  if (rc) return ms__system_fail(&S->sys[s], S->err, rc, "integrate() failed");
+  if (rc) return ms__system_fail(y, S->err, rc, "integrate() failed");
   ms__sysmetas_collect(sm, &S->metas);
   return MS_OK;
 }
@@ -110,7 +110,7 @@ static int respond(struct ms__stepper *S, const struct ms_step *st) {
                                  .displacement = sm->dsync};
     int rc = y->plugin->desc.meta_response(y->inst, st, &in, &r);
     if (rc)
-      return ms__system_fail(&S->sys[s], S->err, rc, "meta_response() failed");
+      return ms__system_fail(y, S->err, rc, "meta_response() failed");
     for (uint32_t c = 0; c < sm->count; c++) {
       const double *v = sm->vsync + 3 * c, *d = sm->dsync + 3 * c;
       if (sm->lead[c] && !(isfinite(v[0] + v[1] + v[2] + d[0] + d[1] + d[2])))
@@ -143,7 +143,7 @@ static int integrate_again(struct ms__stepper *S, struct ms_step *st,
     struct ms__sysmetas *sm = &y->sm;
     if (!touched[s]) continue;
     int rc = y->plugin->desc.rewind(y->inst);
-    if (rc) return ms__system_fail(&S->sys[s], S->err, rc, "rewind() failed");
+    if (rc) return ms__system_fail(y, S->err, rc, "rewind() failed");
     for (uint32_t c = 0; c < sm->count; c++)
       for (int a = 0; a < 3; a++)
         sm->vel[3 * c + a] = M->vel[3 * sm->meta[c] + a] +

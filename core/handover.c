@@ -132,7 +132,7 @@ static int give(struct ms__stepper *S, uint32_t s) {
   struct ms__system *y = &S->sys[s];
   struct ms_handover h = {.struct_size = sizeof h};
   int rc = y->plugin->desc.hand_over(y->inst, &h);
-  if (rc) return ms__system_fail(&S->sys[s], S->err, rc, "hand_over() failed");
+  if (rc) return ms__system_fail(y, S->err, rc, "hand_over() failed");
   if (h.count == 0) return MS_OK;
   if ((rc = resolve(S, s, &h))) return rc;
   size_t left = y->view.count - h.count;
@@ -152,8 +152,8 @@ static int give(struct ms__stepper *S, uint32_t s) {
       return rc;
   }
   if ((rc = y->plugin->desc.release(y->inst, &h)))
-    return ms__system_fail(&S->sys[s], S->err, rc, "release() failed");
-  if ((rc = ms__system_view(&S->sys[s], S->err))) return rc;
+    return ms__system_fail(y, S->err, rc, "release() failed");
+  if ((rc = ms__system_view(y, S->err))) return rc;
   if (y->view.count != left)
     return ms__errf(S->err, MS_EPLUGIN, "system '%s' (solver '%s' from %s) "
                     "released %u particles but holds %zu, not %zu",

@@ -120,7 +120,7 @@ static int choose_dt(struct ms__stepper *S, double t_end, double vmax,
     if (!y->plugin->desc.max_dt) continue;
     double p = INFINITY;
     int rc = y->plugin->desc.max_dt(y->inst, &p);
-    if (rc) return ms__system_fail(&S->sys[s], S->err, rc, "max_dt() failed");
+    if (rc) return ms__system_fail(y, S->err, rc, "max_dt() failed");
     if (!(p > 0.0))
       return ms__errf(S->err, MS_ENUMERIC, "system '%s' (solver '%s') "
                       "reports max dt %g; it must be > 0", y->desc->name,
@@ -207,7 +207,7 @@ static int filter(struct ms__stepper *S) {
     memset(S->lkeep, 1, m);
     int rc = y->plugin->desc.filter_pairs(y->inst, S->lpairs, m, S->lkeep);
     if (rc)
-      return ms__system_fail(&S->sys[s], S->err, rc, "filter_pairs() failed");
+      return ms__system_fail(y, S->err, rc, "filter_pairs() failed");
     size_t q = 0; /* same visiting order as the gather above */
     for (size_t k = 0; k < np; k++)
       if (S->P.sys[pr[2 * k]] == s && S->P.sys[pr[2 * k + 1]] == s)
@@ -339,7 +339,7 @@ static int stage_two(struct ms__stepper *S, struct ms_step *st, int *ran) {
   for (uint32_t s = 0; s < S->nsys; s++) {
     struct ms__system *y = &S->sys[s];
     int rc = y->plugin->desc.rewind(y->inst);
-    if (rc) return ms__system_fail(&S->sys[s], S->err, rc, "rewind() failed");
+    if (rc) return ms__system_fail(y, S->err, rc, "rewind() failed");
   }
   st->stage = 2;
   TRY(merge_pairs(S, st));
@@ -448,9 +448,9 @@ static int tell_systems(struct ms__stepper *S, const struct ms_step *st,
     int rc = end ? y->plugin->desc.end_step(y->inst, st)
                  : y->plugin->desc.begin_step(y->inst, st);
     if (rc)
-      return ms__system_fail(&S->sys[s], S->err, rc, end ? "end_step() failed"
-                                           : "begin_step() failed");
-    if (end) TRY(ms__system_view(&S->sys[s], S->err));
+      return ms__system_fail(y, S->err, rc,
+                             end ? "end_step() failed" : "begin_step() failed");
+    if (end) TRY(ms__system_view(y, S->err));
   }
   return MS_OK;
 }

@@ -1,7 +1,7 @@
 /* The table of frame formats (output.h, struct ms__writer): one row per
  * format, in the order a frame's files are written; the first is the
  * default.  A format is its own file, defining ms__writer_NAME, and a row
- * X(NAME) here. */
+ * X(NAME) here.  A mask of formats is an unsigned: 32 rows at most. */
 #include "output.h"
 
 #define MS__WRITERS(X) X(vtp) X(ply)

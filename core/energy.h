@@ -5,22 +5,9 @@
 
 #include <stdint.h>
 
+#include "system.h"
+
 struct ms_sim;
-
-/* One system's energy [J]. */
-struct ms__energy {
-  double kinetic, potential, internal;
-  int internal_known; /* the plugin reported it (energy()) */
-};
-
-/* The run's record: totals over all systems. */
-struct ms__energy_record {
-  uint64_t measured;      /* measurements so far */
-  double start, now;      /* total at the first and the last one */
-  double scale;           /* kinetic + |potential| + internal at the first */
-  double max_rise;        /* largest increase between two in a row */
-  int complete;           /* every system reported its internal energy */
-};
 
 /* Measure every system (S->sys[s].energy) and update S->energy.  A plugin
  * reporting a negative or non-finite figure fails the run with one line

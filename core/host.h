@@ -15,4 +15,9 @@ void ms__ctx_free(struct ms_ctx *ctx);
 void ms__log(struct ms_sim *S, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Create every system of the run's scene (its plugin instance and view);
+ * destroy them. */
+int ms__systems_create(struct ms_sim *S);
+void ms__systems_destroy(struct ms_sim *S);
+
 #endif

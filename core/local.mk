@@ -49,7 +49,7 @@ core_libmscore_la_SOURCES = \
 	core/iterate.c core/iterate.h \
 	core/couple.c core/couple.h \
 	core/rules.h \
-	core/system.c core/system.h \
+	core/system.c core/system.h core/systems.c \
 	core/timing.h \
 	core/vec3.h \
 	core/version.c \

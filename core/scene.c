@@ -9,7 +9,6 @@
 
 #include "output.h"
 #include "settings.h"
-#include "sync.h"
 
 #define TRY(expr)          \
   do {                     \
@@ -60,6 +59,12 @@ static int parse_scene(struct ms__scene *sc, config_setting_t *root,
         return ms__cfg_fail(err, d, "max", "must exceed min on every axis");
   }
   return g ? ms__cfg_check_unknown(g, err) : MS_OK;
+}
+
+int ms__sync_rule(const char *name) {
+  return !strcmp(name, "momentum") ? MS__SYNC_MOMENTUM
+         : !strcmp(name, "paper")  ? MS__SYNC_PAPER
+                                   : -1;
 }
 
 const char *ms__method_name(int method) {

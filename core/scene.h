@@ -20,6 +20,15 @@ enum ms__method {
 /* The scene's name of a method ("merge-split", "penalty", ...). */
 const char *ms__method_name(int method);
 
+/* How the systems' results for one meta-particle are combined
+ * (coupling.sync). */
+enum ms__sync_rule {
+  MS__SYNC_MOMENTUM = 0, /* impulses summed: momentum conserved */
+  MS__SYNC_PAPER = 1     /* mass-weighted mean, paper Eq. 17 */
+};
+/* The rule a scene or the caller names ("momentum", "paper"), or -1. */
+int ms__sync_rule(const char *name);
+
 struct ms__sysdesc {
   const char *name;
   const char *solver;
@@ -38,7 +47,7 @@ struct ms__scene {
   double gravity[3], domain_min[3], domain_max[3];
   /* coupling */
   int method;
-  int sync; /* enum ms__sync_rule (metas.h) */
+  int sync; /* enum ms__sync_rule */
   uint32_t iterations;      /* passes per step at most (iterate.h) */
   double tolerance, relaxation; /* |r| <= tolerance |dV|; first omega */
   double alpha, beta, cfl, max_dt, min_dt, skin;

@@ -11,12 +11,6 @@
 
 #include <string.h>
 
-int ms__sync_rule(const char *name) {
-  return !strcmp(name, "momentum") ? MS__SYNC_MOMENTUM
-         : !strcmp(name, "paper")  ? MS__SYNC_PAPER
-                                   : -1;
-}
-
 double ms__sync(uint32_t k, const double *Ms, const double *vs, double *v) {
   double M = 0.0, p[3] = {0.0, 0.0, 0.0};
   if (k == 1) { /* nothing to average */

@@ -7,15 +7,7 @@
 #include <stdint.h>
 
 #include "metas.h"
-
-/* How the systems' results for one meta-particle are combined
- * (coupling.sync). */
-enum ms__sync_rule {
-  MS__SYNC_MOMENTUM = 0, /* impulses summed: momentum conserved */
-  MS__SYNC_PAPER = 1     /* mass-weighted mean, paper Eq. 17 */
-};
-/* The rule a scene or the caller names ("momentum", "paper"), or -1. */
-int ms__sync_rule(const char *name);
+#include "scene.h"
 
 /* k systems; Ms[s] the mass of the members system s owns, vs[3s] the end
  * velocity system s computed.  Writes the synchronised velocity

@@ -5,12 +5,26 @@
 
 #include <mergesplit/plugin.h>
 
-#include "energy.h"
 #include "error.h"
 #include "loader.h"
 #include "metas.h"
 #include "rng.h"
 #include "scene.h"
+
+/* One system's energy [J]. */
+struct ms__energy {
+  double kinetic, potential, internal;
+  int internal_known; /* the plugin reported it (energy()) */
+};
+
+/* The run's record: totals over all systems. */
+struct ms__energy_record {
+  uint64_t measured;      /* measurements so far */
+  double start, now;      /* total at the first and the last one */
+  double scale;           /* kinetic + |potential| + internal at the first */
+  double max_rise;        /* largest increase between two in a row */
+  int complete;           /* every system reported its internal energy */
+};
 
 /* A resolved strided double field of a view. */
 struct ms__fref {
@@ -48,16 +62,10 @@ struct ms__system {
   struct ms__fref x, v, m, r;
   size_t offset; /* first global particle index */
   struct ms__sysmetas sm;
-  struct ms__energy energy; /* at the last measurement (energy.h) */
+  struct ms__energy energy; /* at the last measurement */
   int32_t *meta_id; /* output: meta-particle of each particle, last step */
   size_t cap_meta_id;
 };
-
-struct ms_sim;
-/* Create every system of the run's scene (its plugin instance and view);
- * destroy them. */
-int ms__systems_create(struct ms_sim *S);
-void ms__systems_destroy(struct ms_sim *S);
 
 /* Attach a plugin's error to err: "WHAT: MESSAGE (system 'N', solver
  * 'ID' from PATH)"; returns status. */

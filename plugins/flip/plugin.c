@@ -466,6 +466,7 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
 
 static const struct ms_plugin flip = {
     MS_PLUGIN_HEADER_INIT,
+    MS_PLUGIN_METHODS,
     /* fluid: particles interact through the grid, which weighs meta-
      * particle members with their own masses (prepare()) */
     .flags = MS_PLUGIN_META_OWN_MASS,
@@ -474,19 +475,8 @@ static const struct ms_plugin flip = {
     .version = PACKAGE_VERSION,
     .license = "MIT",
     .description = "FLIP/PIC on a MAC grid, MIC(0)-PCG pressure projection",
-    .create = create,
-    .destroy = destroy,
-    .view = view,
-    .begin_step = begin_step,
-    .integrate = integrate,
-    .rewind = rewind_step,
-    .end_step = end_step,
     .max_dt = max_dt,
-    .save = save,
-    .load = load,
     .energy = energy,
 };
 
-MS_PLUGIN_EXPORT const struct ms_plugin *mergesplit_plugin(uint32_t index) {
-  return index == 0 ? &flip : NULL;
-}
+MS_PLUGIN_EXPORT_ONE(flip)

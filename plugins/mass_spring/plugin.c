@@ -256,6 +256,7 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
 
 static const struct ms_plugin mass_spring = {
     MS_PLUGIN_HEADER_INIT,
+    MS_PLUGIN_METHODS,
     .flags = MS_PLUGIN_SELF_COLLISION,
     .id = "mass_spring",
     .name = "Mass-spring cloth and soft bodies",
@@ -263,20 +264,9 @@ static const struct ms_plugin mass_spring = {
     .license = "MIT",
     .description = "springs with dashpots; backward Euler over CHOLMOD, or "
                    "trapezoidal, forward/symplectic Euler, midpoint, RK4",
-    .create = create,
-    .destroy = destroy,
-    .view = view,
-    .begin_step = begin_step,
-    .integrate = integrate,
-    .rewind = rewind_step,
-    .end_step = end_step,
     .max_dt = max_dt,
     .filter_pairs = filter_pairs,
-    .save = save,
-    .load = load,
     .energy = energy,
 };
 
-MS_PLUGIN_EXPORT const struct ms_plugin *mergesplit_plugin(uint32_t index) {
-  return index == 0 ? &mass_spring : NULL;
-}
+MS_PLUGIN_EXPORT_ONE(mass_spring)

@@ -191,24 +191,14 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
 
 static const struct ms_plugin particles = {
     MS_PLUGIN_HEADER_INIT,
+    MS_PLUGIN_METHODS,
     .flags = MS_PLUGIN_SELF_COLLISION,
     .id = "particles",
     .name = "Free spherical particles (granular)",
     .version = PACKAGE_VERSION,
     .license = "MIT",
     .description = "symplectic Euler, gravity, drag, domain walls",
-    .create = create,
-    .destroy = destroy,
-    .view = view,
-    .begin_step = begin_step,
-    .integrate = integrate,
-    .rewind = rewind_step,
-    .end_step = end_step,
-    .save = save,
-    .load = load,
     .energy = energy,
 };
 
-MS_PLUGIN_EXPORT const struct ms_plugin *mergesplit_plugin(uint32_t index) {
-  return index == 0 ? &particles : NULL;
-}
+MS_PLUGIN_EXPORT_ONE(particles)

@@ -268,25 +268,15 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
 
 static const struct ms_plugin peridynamics = {
     MS_PLUGIN_HEADER_INIT,
+    MS_PLUGIN_METHODS,
     .flags = MS_PLUGIN_SELF_COLLISION,
     .id = "peridynamics",
     .name = "Bond-based peridynamics (brittle fracture)",
     .version = PACKAGE_VERSION,
     .license = "MIT",
     .description = "brittle solids that fracture; implicit (backward Euler)",
-    .create = create,
-    .destroy = destroy,
-    .view = view,
-    .begin_step = begin_step,
-    .integrate = integrate,
-    .rewind = rewind_step,
-    .end_step = end_step,
     .filter_pairs = filter_pairs,
-    .save = save,
-    .load = load,
     .energy = energy,
 };
 
-MS_PLUGIN_EXPORT const struct ms_plugin *mergesplit_plugin(uint32_t index) {
-  return index == 0 ? &peridynamics : NULL;
-}
+MS_PLUGIN_EXPORT_ONE(peridynamics)

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mergesplit/plugin_util.h>
+
 #include "sph.h"
 
 #define PL(inst) ((struct sph_plugin *)(void *)(inst))
@@ -248,6 +250,7 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
 
 static const struct ms_plugin sph = {
     MS_PLUGIN_HEADER_INIT,
+    MS_PLUGIN_METHODS,
     .flags = 0, /* fluid: SPH pressure, no self-collision */
     .id = "sph",
     .name = "Weakly compressible SPH fluid",
@@ -255,19 +258,8 @@ static const struct ms_plugin sph = {
     .license = "MIT",
     .description = "Tait equation of state, artificial viscosity, "
                    "symplectic Euler, wall and obstacle boundaries",
-    .create = create,
-    .destroy = destroy,
-    .view = view,
-    .begin_step = begin_step,
-    .integrate = integrate,
-    .rewind = rewind_step,
-    .end_step = end_step,
     .max_dt = max_dt,
-    .save = save,
-    .load = load,
     .energy = energy,
 };
 
-MS_PLUGIN_EXPORT const struct ms_plugin *mergesplit_plugin(uint32_t index) {
-  return index == 0 ? &sph : NULL;
-}
+MS_PLUGIN_EXPORT_ONE(sph)

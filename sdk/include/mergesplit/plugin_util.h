@@ -26,6 +26,29 @@
 extern "C" {
 #endif
 
+/* ---- the descriptor ----------------------------------------------------- */
+
+/* The nine methods every solver has, under the names plugins/README.md
+ * gives them: static functions create, destroy, view, begin_step,
+ * integrate, rewind_step (stdio owns rewind), end_step, save and load.
+ * The optional ones (max_dt, filter_pairs, energy, ...) follow by name:
+ *
+ *   static const struct ms_plugin fluid = {
+ *       MS_PLUGIN_HEADER_INIT, MS_PLUGIN_METHODS, .id = "fluid", ...,
+ *       .max_dt = max_dt};
+ *   MS_PLUGIN_EXPORT_ONE(fluid)
+ */
+#define MS_PLUGIN_METHODS                                                  \
+  .create = create, .destroy = destroy, .view = view,                      \
+  .begin_step = begin_step, .integrate = integrate, .rewind = rewind_step, \
+  .end_step = end_step, .save = save, .load = load
+
+/* The entry point of a file that holds one solver: index 0 is `desc`. */
+#define MS_PLUGIN_EXPORT_ONE(desc)                                          \
+  MS_PLUGIN_EXPORT const struct ms_plugin *mergesplit_plugin(uint32_t index) { \
+    return index == 0 ? &(desc) : NULL;                                    \
+  }
+
 /* ---- configuration ------------------------------------------------------ */
 
 /* host->cfg_double, then refuse a value that is not > 0 with cfg_error

@@ -6,55 +6,33 @@
 MS_LT_VERSION = 0:0:0
 
 noinst_LTLIBRARIES += core/libmscore.la
+# One folder a layer, each with its one internal header; a layer includes
+# only its own header and the headers of the layers listed before it.
 core_libmscore_la_SOURCES = \
-	core/afile.c core/afile.h \
-	core/baselines.c core/baselines.h \
-	core/blas.c \
-	core/checkpoint.c core/checkpoint.h \
-	core/conformance.c core/conformance.h core/conformance_checks.c \
-	core/conformance_coupled.c \
-	core/frame_output.c core/frame_output.h \
-	core/hash.c core/hash.h \
-	core/settings.c core/settings.h \
-	core/detect.c core/detect.h \
-	core/error.c core/error.h \
-	core/file_writer.c core/file_writer.h \
-	core/grid.c \
-	core/group.c core/group.h \
-	core/handover.c core/handover.h \
-	core/host.c core/host.h \
-	core/loader.c core/loader.h \
-	core/merge.c core/merge.h \
-	core/metrics.c core/metrics.h core/energy.c core/energy.h \
-	core/metas.c core/metas.h \
-	core/contacts.c core/contacts.h \
-	core/neighbors.c core/neighbors.h \
-	core/output.c core/output.h core/output_copy.c core/output_ply.c \
-	core/output_vtp.c core/writers.c \
-	core/pairlist.c \
-	core/parallel.h \
-	core/preview.c core/preview.h \
-	core/render.c core/render.h \
-	core/render_dir.c \
-	core/render_png.c core/render_png.h \
-	core/report.c core/report.h \
-	core/rng.c core/rng.h \
-	core/scene.c core/scene.h \
-	core/shapes.c core/shapes.h \
-	core/sim.c core/sim.h \
-	core/split.c core/split.h \
-	core/status.c \
-	core/step.c core/step.h \
-	core/sync.c core/sync.h \
-	core/iterate.c core/iterate.h \
-	core/couple.c core/couple.h \
-	core/rules.h \
-	core/system.c core/system.h core/systems.c \
-	core/timing.h \
-	core/vec3.h \
-	core/version.c \
-	core/vtp_read.c core/vtp_read.h \
-	core/xalloc.h
+	core/base/base.h core/base/error.c core/base/rng.c core/base/status.c \
+	core/base/version.c core/base/blas.c core/base/hash.c \
+	core/detection/detection.h core/detection/detect.c \
+	core/detection/grid.c core/detection/pairlist.c \
+	core/detection/neighbors.c \
+	core/io/io.h core/io/afile.c core/io/file_writer.c core/io/output.c \
+	core/io/output_copy.c core/io/output_ply.c core/io/output_vtp.c \
+	core/io/writers.c core/io/vtp_read.c \
+	core/scene/scene.h core/scene/scene.c core/scene/settings.c \
+	core/scene/shapes.c core/scene/loader.c \
+	core/coupling/coupling.h core/coupling/group.c core/coupling/metas.c \
+	core/coupling/merge.c core/coupling/split.c core/coupling/sync.c \
+	core/coupling/iterate.c core/coupling/contacts.c \
+	core/coupling/baselines.c \
+	core/step/step.h core/step/system.c core/step/metrics.c \
+	core/step/step.c core/step/couple.c core/step/handover.c \
+	core/preview/preview.h core/preview/preview.c core/preview/render.c \
+	core/preview/render_dir.c core/preview/render_png.c \
+	core/run/run.h core/run/sim.c core/run/host.c core/run/systems.c \
+	core/run/energy.c core/run/report.c core/run/frame_output.c \
+	core/run/checkpoint.c \
+	core/conformance/conformance.h core/conformance/conformance.c \
+	core/conformance/conformance_checks.c \
+	core/conformance/conformance_coupled.c
 core_libmscore_la_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE -DMS_BUILDING_CORE \
 	-DMS_PLUGINDIR='"$(plugindir)"' $(LIBCONFIG_CFLAGS) $(CAIRO_CFLAGS)
 core_libmscore_la_CFLAGS = $(AM_CFLAGS) $(MS_VISIBILITY_CFLAGS) -pthread
@@ -72,7 +50,7 @@ core_libmergesplit_la_LDFLAGS = -version-info $(MS_LT_VERSION) -no-undefined \
 
 bin_PROGRAMS += core/cli/mergesplit
 core_cli_mergesplit_SOURCES = core/cli/main.c core/cli/cli.h \
-	core/cli/progress.c core/cli/progress.h \
+	core/cli/progress.c \
 	core/cli/render.c core/cli/run.c core/cli/conformance.c \
 	core/cli/compare.c
 core_cli_mergesplit_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE

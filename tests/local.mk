@@ -80,6 +80,7 @@ tests_unit_run_unit_SOURCES = tests/runner.c tests/unit/suites.h \
 	tests/unit/testutil.h tests/unit/test_split.c tests/unit/test_sync.c \
 	tests/unit/test_rng.c tests/unit/test_detect.c tests/unit/test_group.c \
 	tests/unit/test_contacts.c tests/unit/test_rules.c \
+	tests/unit/test_iterate.c \
 	tests/unit/test_shapes.c tests/unit/test_settings.c \
 	tests/unit/test_loader.c tests/unit/test_plugin_util.c
 tests_unit_run_unit_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE -I$(srcdir)/tests/unit \
@@ -119,8 +120,9 @@ tests_scenes_run_paper_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/scenes/run-paper
 
 # ---- command-line tests (TAP shell scripts) ----------------------------------
-TESTS += tests/cli.test tests/sdk.test
-EXTRA_DIST += tests/cli.test tests/sdk.test tests/bench/paper_table.py \
+TESTS += tests/cli.test tests/sdk.test tests/layers.test
+EXTRA_DIST += tests/cli.test tests/sdk.test tests/layers.test \
+  tests/bench/paper_table.py \
   tests/bench/energy_scenes.py tests/bench/same_frames.py \
   tests/bench/dam_break_frames.cfg
 
@@ -135,10 +137,11 @@ tests_bench_bench_mergesplit_SOURCES = tests/bench/bench_mergesplit.c
 tests_bench_bench_mergesplit_LDADD = core/libmscore.la $(LIBCONFIG_LIBS)
 tests_bench_bench_mergesplit_LDFLAGS = $(OPENMP_CFLAGS)
 
-# ---- Rule 2 swapped in core/rules.h alone: every user follows -----------------
+# ---- Rule 2 swapped in one place (core/coupling/coupling.h): every user follows
 check_PROGRAMS += tests/rules/run-rule-swap
 tests_rules_run_rule_swap_SOURCES = tests/runner.c tests/rules/suites.h \
-	tests/rules/test_rule_swap.c core/step.c core/contacts.c core/baselines.c
+	tests/rules/test_rule_swap.c core/step/step.c core/coupling/contacts.c \
+	core/coupling/baselines.c
 tests_rules_run_rule_swap_CPPFLAGS = $(core_libmscore_la_CPPFLAGS) \
 	-DMS__RULE_TWO_SWAPPED -I$(srcdir)/tests/rules $(CHECK_CFLAGS)
 tests_rules_run_rule_swap_LDADD = tests/scenes/libsimtest.la core/libmscore.la \

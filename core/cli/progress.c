@@ -1,5 +1,5 @@
-/* Progress display (see progress.h). */
-#include "progress.h"
+/* Progress display (see cli.h). */
+#include "cli.h"
 
 #include <stdio.h>
 #include <string.h>

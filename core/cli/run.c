@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "progress.h"
 
 /* The signal that asked the run to stop (0: none).  The handler only sets
  * it; the library notices between two steps.  SA_RESETHAND: a second

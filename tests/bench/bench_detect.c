@@ -11,9 +11,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "../../core/detect.h"
-#include "../../core/rng.h"
-#include "../../core/timing.h"
+#include "../../core/detection/detection.h"
+#include "../../core/base/base.h"
 
 static int cmp_d(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;

@@ -11,15 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/detect.h"
-#include "../../core/group.h"
-#include "../../core/metas.h"
-#include "../../core/rng.h"
-#include "../../core/rules.h"
-#include "../../core/split.h"
-#include "../../core/sync.h"
-#include "../../core/timing.h"
-#include "../../core/vec3.h"
+#include "../../core/detection/detection.h"
+#include "../../core/coupling/coupling.h"
+#include "../../core/base/base.h"
 
 int main(int argc, char **argv) {
   size_t N = argc > 1 ? (size_t)atol(argv[1]) : 1000000;

@@ -16,7 +16,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "../../core/neighbors.h"
+#include "../../core/detection/detection.h"
 #include "../../plugins/sph/sph.h"
 
 static int nb_core(void *opaque, const double *xyz, size_t stride,

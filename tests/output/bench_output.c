@@ -20,10 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../core/file_writer.h"
-#include "../../core/output.h"
-#include "../../core/preview.h"
-#include "../../core/timing.h"
+#include "../../core/io/io.h"
+#include "../../core/preview/preview.h"
+#include "../../core/base/base.h"
 
 static int cmp(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;

@@ -37,21 +37,21 @@ tests_output_run_output_unit_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/output/run-output-unit
 
 # ---- a frame format added by one new file and one row of the table --------
-# The row goes into a copy of core/writers.c; the program's table then takes
+# The row goes into a copy of core/io/writers.c; the program's table then takes
 # the place of the library's.
 check_PROGRAMS += tests/output/run-toy-format
 nodist_tests_output_run_toy_format_SOURCES = tests/output/writers_toy.c
 tests_output_run_toy_format_SOURCES = tests/runner.c tests/output/suites.h \
 	tests/output/test_toy_format.c tests/output/writer_toy.c
 tests_output_run_toy_format_CPPFLAGS = $(tests_output_run_output_unit_CPPFLAGS) \
-	-I$(srcdir)/core -DMS_RUN_SUITES=MS_TOY_FORMAT_SUITES
+	-I$(srcdir)/core/io -DMS_RUN_SUITES=MS_TOY_FORMAT_SUITES
 tests_output_run_toy_format_LDADD = $(tests_output_run_output_unit_LDADD)
 tests_output_run_toy_format_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/output/run-toy-format
 CLEANFILES += tests/output/writers_toy.c
-tests/output/writers_toy.c: $(srcdir)/core/writers.c
+tests/output/writers_toy.c: $(srcdir)/core/io/writers.c
 	$(AM_V_GEN)$(MKDIR_P) tests/output && \
-	sed 's/^#define MS__WRITERS(X) .*$$/& X(toy)/' $(srcdir)/core/writers.c > $@
+	sed 's/^#define MS__WRITERS(X) .*$$/& X(toy)/' $(srcdir)/core/io/writers.c > $@
 
 # A solver without save()/load() (tests/output/.libs/nosave.so).
 check_LTLIBRARIES += tests/output/nosave.la

@@ -11,11 +11,9 @@
 
 #include "suites.h"
 
-#include "../../core/afile.h"
-#include "../../core/file_writer.h"
-#include "../../core/hash.h"
-#include "../../core/output.h"
-#include "../../core/render.h"
+#include "../../core/io/io.h"
+#include "../../core/base/base.h"
+#include "../../core/preview/preview.h"
 
 START_TEST(hash_streaming_equals_one_shot) {
   unsigned char buf[257];

@@ -9,8 +9,7 @@
 
 #include <mergesplit/core.h>
 
-#include "../../core/output.h"
-#include "../../core/vtp_read.h"
+#include "../../core/io/io.h"
 #include "suites.h"
 
 START_TEST(the_table_has_the_toy_row) {

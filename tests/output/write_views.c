@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/file_writer.h"
-#include "../../core/output.h"
+#include "../../core/io/io.h"
 
 struct rec { /* an interleaved record: fields with stride sizeof(rec) */
   float f32[3];

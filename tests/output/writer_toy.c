@@ -8,7 +8,7 @@
 
 #include <mergesplit/status.h>
 
-#include "../../core/output.h"
+#include "../../core/io/io.h"
 
 static const struct ms_field *position(const struct ms_view *v) {
   for (uint32_t i = 0; i < v->field_count; i++)

@@ -6,7 +6,7 @@
 
 #include "suites.h"
 #include "pdtest.h"
-#include "../../core/host.h"
+#include "../../core/run/run.h"
 
 struct blob {
   unsigned char *p;

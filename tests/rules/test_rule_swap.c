@@ -3,15 +3,13 @@
  * candidate pairs and stage 2), core/contacts.c (impulses on pairs left
  * out of size-limited meta-particles) and core/baselines.c (the impulse
  * baseline) -- with MS__RULE_TWO_SWAPPED, which exchanges approaching and
- * separating in core/rules.h alone, and links the rest of the core as
+ * separating in core/coupling/coupling.h alone, and links the rest of the core as
  * usual.  Each user must now act where it did not and not where it did
  * (tests/unit/test_rules.c checks them with the rule as it is). */
 #include <check.h>
 #include <string.h>
 
-#include "../../core/baselines.h"
-#include "../../core/contacts.h"
-#include "../../core/rules.h"
+#include "../../core/coupling/coupling.h"
 #include "../scenes/simtest.h"
 #include "suites.h"
 

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../core/detect.h"
-#include "../../core/report.h"
-#include "../../core/step.h"
+#include "../../core/detection/detection.h"
+#include "../../core/run/run.h"
+#include "../../core/step/step.h"
 
 static void quiet_log(void *opaque, int level, const char *line) {
   (void)opaque;

@@ -9,7 +9,7 @@
 
 #include <mergesplit/core.h>
 
-#include "../../core/sim.h"
+#include "../../core/run/run.h"
 
 /* Open scene text (libconfig) written to a temporary file.  threads 0:
  * default.  Fails the test with the error message on failure. */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/neighbors.h"
+#include "../../core/detection/detection.h"
 #include "../../plugins/sph/sph.h"
 #include "suites.h"
 

@@ -5,6 +5,7 @@
 #define MS_SUITES(X) \
   X(split)           \
   X(sync)            \
+  X(iterate)         \
   X(rng)             \
   X(detect)          \
   X(group)           \

@@ -3,11 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/contacts.h"
-#include "../../core/detect.h"
-#include "../../core/group.h"
-#include "../../core/metas.h"
-#include "../../core/vec3.h"
+#include "../../core/coupling/coupling.h"
+#include "../../core/detection/detection.h"
+#include "../../core/base/base.h"
 #include "testutil.h"
 
 /* A random cloud of two systems, merged with small limits (singles on):

@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/detect.h"
-#include "../../core/neighbors.h"
+#include "../../core/detection/detection.h"
 #include "testutil.h"
 
 struct cloud {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/detect.h"
-#include "../../core/group.h"
+#include "../../core/detection/detection.h"
+#include "../../core/coupling/coupling.h"
 #include "testutil.h"
 
 /* A dense random contact graph from a point cloud. */

@@ -10,7 +10,7 @@
 
 #include "suites.h"
 
-#include "../../core/loader.h"
+#include "../../core/scene/scene.h"
 
 static ms_registry *reg;
 static char garbage[4096];

@@ -7,6 +7,8 @@
 
 #include <mergesplit/plugin_util.h>
 
+#include "suites.h"
+
 /* Meta-particle 0 holds particles 1 and 3, meta-particle 1 particle 0. */
 static const uint32_t off[3] = {0, 2, 3}, member[3] = {1, 3, 0};
 static const double mass[2] = {3.0, 1.0}, own[2] = {2.0, 1.0};

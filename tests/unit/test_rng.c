@@ -2,7 +2,9 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "../../core/rng.h"
+#include "../../core/base/base.h"
+
+#include "suites.h"
 
 START_TEST(same_seed_same_stream) {
   struct ms__rng a, b, c;

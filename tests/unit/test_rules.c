@@ -1,4 +1,4 @@
-/* The pair rules (core/rules.h) at their edges, and the baselines asking
+/* The pair rules (core/coupling/coupling.h) at their edges, and the baselines asking
  * them. */
 #include <check.h>
 
@@ -6,8 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../core/baselines.h"
-#include "../../core/rules.h"
+#include "../../core/coupling/coupling.h"
 #include "testutil.h"
 
 /* Rule 1 is strict: at exactly r_i + r_j apart the pair does not touch;

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../../core/shapes.h"
+#include "../../core/scene/scene.h"
 #include "testutil.h"
 
 static size_t sample(const char *text, double h, double **xyz, int *rc) {

@@ -3,9 +3,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../core/merge.h"
-#include "../../core/split.h"
-#include "../../core/vec3.h"
+#include "../../core/coupling/coupling.h"
+#include "../../core/base/base.h"
 #include "testutil.h"
 
 /* Scale of a velocity set, for relative tolerances. */

@@ -7,7 +7,7 @@
 
 #include <mergesplit/status.h>
 
-#include "../../core/rng.h"
+#include "../../core/base/base.h"
 #include "suites.h"
 
 /* |a - b| <= tol * max(|b|, floor) */
@@ -29,6 +29,25 @@ static inline void t_vec(struct ms__rng *r, double s, double *v) {
 
 static inline double t_ke(double m, const double *v) {
   return 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+/* Dense Gaussian elimination with partial pivoting, n <= 9. */
+static inline void t_solve(int n, double A[9][10]) {
+  for (int c = 0; c < n; c++) {
+    int p = c;
+    for (int i = c + 1; i < n; i++)
+      if (fabs(A[i][c]) > fabs(A[p][c])) p = i;
+    for (int j = 0; j <= n; j++) {
+      double t = A[c][j];
+      A[c][j] = A[p][j], A[p][j] = t;
+    }
+    for (int i = 0; i < n; i++) {
+      if (i == c) continue;
+      double f = A[i][c] / A[c][c];
+      for (int j = c; j <= n; j++) A[i][j] -= f * A[c][j];
+    }
+  }
+  for (int i = 0; i < n; i++) A[i][n] /= A[i][i];
 }
 
 #endif

@@ -1,0 +1,116 @@
+/* Previews: the software rasteriser and the PNG previews of frames. */
+#ifndef MS_CORE_PREVIEW_H
+#define MS_CORE_PREVIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mergesplit/view.h>
+
+#include "../base/base.h"
+#include "../scene/scene.h"
+
+/* ---- render.c --------------------------------------------------------------*/
+/* Previews: a software renderer that draws particles as shaded spheres
+ * (per-pixel normals, one light, specular highlight) with a depth buffer,
+ * so occlusion is exact even where spheres intersect.  Rendered at twice
+ * the size and averaged down (anti-aliasing).  Parallel over bands of
+ * rows; the image does not depend on the thread count. */
+/* The particles of one image. */
+struct ms__splats {
+  size_t n, cap;
+  float *xyz;     /* 3 per particle */
+  float *r;       /* radius */
+  float *value;   /* scalar to colour by (NaN: none) */
+  uint16_t *sys;  /* system index, for per-system colours */
+};
+
+struct ms__camera {
+  double eye[3], target[3], up[3];
+  double fov; /* vertical field of view [degrees] */
+};
+
+/* Colours: by system, or `value` through the colour map over [lo, hi]. */
+struct ms__style {
+  int by_value;
+  double lo, hi;
+};
+
+int ms__splats_reserve(struct ms__splats *s, size_t n);
+void ms__splats_free(struct ms__splats *s);
+/* Bounding box of the spheres; returns 0 when there are none. */
+int ms__splats_bounds(const struct ms__splats *s, double lo[3], double hi[3]);
+/* Range of the finite values; returns 0 when there are none. */
+int ms__splats_range(const struct ms__splats *s, double *lo, double *hi);
+
+/* A camera looking at box [lo, hi] from azimuth az and elevation el
+ * (degrees; az = 0 looks along -z with `up` upward), the whole box in view
+ * at zoom 1 in an image of the given aspect ratio (width / height). */
+void ms__camera_orbit(struct ms__camera *c, const double lo[3],
+                      const double hi[3], const double up[3], double aspect,
+                      double az, double el, double zoom);
+/* From numbers: [az, el] / [az, el, zoom] (orbit around the box) or
+ * [eye(3), target(3)] / [..., fov].  Returns -1 for another count. */
+int ms__camera_from(struct ms__camera *c, const double *v, int n,
+                    const double lo[3], const double hi[3],
+                    const double up[3], double aspect);
+
+void ms__palette(uint32_t sys, float rgb[3]);
+void ms__colormap(double t, float rgb[3]);
+
+/* Render into rgb (w * h * 3 bytes, rows top to bottom). */
+int ms__render(const struct ms__splats *s, const struct ms__camera *cam,
+               const struct ms__style *style, int w, int h, uint8_t *rgb);
+
+/* ---- render_png.c ----------------------------------------------------------*/
+/* Finishing a preview: caption, legend or colour bar, and the PNG file
+ * (cairo draws the text and writes the PNG). */
+struct ms__overlay {
+  const char *caption;       /* top left; NULL: none */
+  uint32_t nsys;             /* legend: one swatch per system */
+  const char *const *names;
+  int by_value;              /* colour bar instead of the legend */
+  const char *label;
+  double lo, hi;
+};
+
+/* Write rgb (w * h * 3 bytes) with the overlay as a PNG, atomically. */
+int ms__png_write(const char *path, const uint8_t *rgb, int w, int h,
+                  const struct ms__overlay *ov, struct ms__err *err);
+
+/* ---- preview.c -------------------------------------------------------------*/
+/* Previews: PNG images of frames, written while a run goes
+ * (output.preview = true) or afterwards from its files (ms_render). */
+/* Look and camera shared by both ways of making previews. */
+struct ms__look {
+  int w, h;
+  const char *color;     /* "system", "speed" or a field name */
+  double range[2];       /* NaN: automatic */
+  double cam[7];
+  int ncam;              /* 0: default orbit */
+  double up[3];
+};
+
+/* Default orbit angles [degrees]. */
+#define MS__CAM_AZ 25.0
+#define MS__CAM_EL 20.0
+
+int ms__look_camera(const struct ms__look *lk, const double lo[3],
+                    const double hi[3], struct ms__camera *cam);
+/* Render splats and write the PNG (caption, legend / colour bar). */
+int ms__preview_image(const char *path, const struct ms__splats *s,
+                      const struct ms__camera *cam, const struct ms__look *lk,
+                      double lo, double hi, const char *caption,
+                      const char *const *names, uint32_t nsys,
+                      struct ms__err *err);
+
+struct ms__preview;
+
+int ms__preview_open(struct ms__preview **p, const struct ms__scene *sc,
+                     const char *dir, struct ms__err *err);
+int ms__preview_frame(struct ms__preview *p, int64_t frame, double t,
+                      const struct ms_view *views, const char *const *names,
+                      uint32_t nsys, struct ms__err *err);
+void ms__preview_close(struct ms__preview *p);
+
+#endif

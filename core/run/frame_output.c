@@ -1,0 +1,200 @@
+/* What a run leaves on disk: frame files, previews, checkpoints, and the
+ * stop on an interrupt (see run.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run.h"
+#include "../io/io.h"
+#include "../preview/preview.h"
+#include "../scene/scene.h"
+#include "../base/base.h"
+
+static const char **system_names(struct ms_sim *S) {
+  const char **names = malloc((S->nsys ? S->nsys : 1) * sizeof *names);
+  for (uint32_t s = 0; names && s < S->nsys; s++)
+    names[s] = S->sys[s].desc->name;
+  return names;
+}
+
+static int open_files(struct ms_sim *S, const char **names) {
+  const char *dir = S->opt.output_dir ? S->opt.output_dir : S->scene.out_dir;
+  int rc = ms__output_open(&S->out, dir, S->scene.out_formats,
+                           MS__FW_BACKGROUND | MS__FW_DIRECT, S->nsys,
+                           names, &S->err);
+  if (rc) return rc;
+  size_t n = strlen(dir) + 32;
+  if (!(S->checkpoint_path = malloc(n)))
+    return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+  snprintf(S->checkpoint_path, n, "%s/checkpoint.msck", dir);
+  if (!S->scene.preview) return MS_OK;
+  char *pdir = malloc(n);
+  if (!pdir) return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+  snprintf(pdir, n, "%s/preview", dir);
+  rc = ms__preview_open(&S->preview, &S->scene, pdir, &S->err);
+  free(pdir);
+  return rc;
+}
+
+int ms__outputs_open(struct ms_sim *S) {
+  int rc = MS_OK;
+  if (!S->opt.no_output) {
+    const char **names = system_names(S);
+    if (!names) return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+    rc = open_files(S, names);
+    free(names);
+    if (rc) return rc;
+  }
+  if (S->checkpoint_path && S->scene.checkpoint_every > 0) {
+    char where[700];
+    config_setting_t *k = config_lookup(&S->scene.cfg,
+                                        "output.checkpoint_every");
+    ms__cfg_where(k, NULL, where, sizeof where);
+    if ((rc = ms__checkpoint_supported(S, where, &S->err))) return rc;
+  }
+  if (!S->opt.resume_path) return MS_OK;
+  if ((rc = ms__checkpoint_read(S, S->opt.resume_path, &S->err))) return rc;
+  ms__log(S, MS_SINK_INFO, "resuming from %s at frame %lld, t = %.6g s, "
+          "step %llu", S->opt.resume_path, (long long)S->frame, S->stepper.time,
+          (unsigned long long)S->stepper.step);
+  return MS_OK;
+}
+
+/* Meta-particle of every particle in the last step (-1: none).  The
+ * meta-particle set and the global -> (system, local) map of the last
+ * step are still intact after ms__step returns. */
+static int record_metas(struct ms_sim *S) {
+  for (uint32_t s = 0; s < S->nsys; s++) {
+    struct ms__system *y = &S->sys[s];
+    size_t n = y->view.count;
+    if (n > y->cap_meta_id) {
+      if (ms__grow((void **)&y->meta_id, n, sizeof *y->meta_id))
+        return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+      y->cap_meta_id = n;
+    }
+    for (size_t i = 0; i < n; i++) y->meta_id[i] = -1;
+  }
+  const struct ms__metaset *M = &S->stepper.metas;
+  for (uint32_t k = 0; k < M->merged; k++)
+    for (uint32_t q = M->offset[k]; q < M->offset[k + 1]; q++) {
+      struct ms__system *y = &S->sys[M->sys[q]];
+      uint32_t local = S->stepper.P.local[M->member[q]];
+      if (local < y->view.count) y->meta_id[local] = (int32_t)k;
+    }
+  return MS_OK;
+}
+
+int ms__outputs_frame(struct ms_sim *S) {
+  if (!S->out || !(S->frame % S->scene.out_every == 0 ||
+                   S->frame == S->frames_total))
+    return MS_OK;
+  int rc = record_metas(S);
+  if (rc) return rc;
+  struct ms_view *views = malloc((S->nsys ? S->nsys : 1) * sizeof *views);
+  const int32_t **meta = malloc((S->nsys ? S->nsys : 1) * sizeof *meta);
+  const char **names = system_names(S);
+  if (!views || !meta || !names)
+    rc = ms__errf(&S->err, MS_ENOMEM, "out of memory");
+  for (uint32_t s = 0; !rc && s < S->nsys; s++) {
+    views[s] = S->sys[s].view;
+    meta[s] = S->sys[s].meta_id;
+  }
+  if (!rc) {
+    double t0 = ms__now();
+    rc = ms__output_frame(S->out, S->frame, S->stepper.time, views, meta,
+                          &S->err);
+    double dt = ms__now() - t0;
+    S->out_seconds += dt;
+    if (!S->out_frames) S->out_first_seconds = dt;
+    S->out_frames += !rc;
+  }
+  if (!rc && S->preview)
+    rc = ms__preview_frame(S->preview, S->frame, S->stepper.time, views, names,
+                           S->nsys, &S->err);
+  free(views);
+  free(meta);
+  free(names);
+  return rc;
+}
+
+int ms__outputs_flush(struct ms_sim *S) {
+  if (!S->out) return MS_OK;
+  double t0 = ms__now();
+  int rc = ms__output_flush(S->out, &S->err);
+  S->out_seconds += ms__now() - t0;
+  S->out_write_seconds = ms__output_seconds(S->out);
+  return rc;
+}
+
+int ms__outputs_checkpoint(struct ms_sim *S) {
+  int64_t every = S->scene.checkpoint_every;
+  if (!S->checkpoint_path || every <= 0 || S->frame == 0 ||
+      S->frame % every != 0)
+    return MS_OK;
+  /* A checkpoint never runs ahead of the frames it follows. */
+  int rc = ms__outputs_flush(S);
+  if (!rc) rc = ms__checkpoint_write(S, S->checkpoint_path, &S->err);
+  if (!rc)
+    ms__log(S, MS_SINK_DEBUG, "checkpoint %s at frame %lld",
+            S->checkpoint_path, (long long)S->frame);
+  return rc;
+}
+
+int ms__interrupted(const struct ms_sim *S) {
+  return S->opt.interrupt && *S->opt.interrupt;
+}
+
+int ms__interrupt(struct ms_sim *S) {
+  struct ms__err e = {0};
+  char at[200];
+  snprintf(at, sizeof at, "interrupted at t = %.6g s (frame %lld of %lld, "
+           "step %llu)", S->stepper.time, (long long)S->frame,
+           (long long)S->frames_total, (unsigned long long)S->stepper.step);
+  if (!S->checkpoint_path)
+    return ms__errf(&S->err, MS_EINTR, "%s; no checkpoint (no output)", at);
+  if (ms__output_flush(S->out, &e))
+    return ms__errf(&S->err, MS_EINTR, "%s; no checkpoint written: %s", at,
+                    e.msg);
+  if (ms__checkpoint_write(S, S->checkpoint_path, &e))
+    return ms__errf(&S->err, MS_EINTR, "%s; no checkpoint written: %s", at,
+                    e.msg);
+  return ms__errf(&S->err, MS_EINTR, "%s; checkpoint written to %s", at,
+                  S->checkpoint_path);
+}
+
+void ms__progress(struct ms_sim *S, int frame_done) {
+  if (!S->opt.progress) return;
+  struct ms_progress p = {sizeof p,
+                          frame_done,
+                          S->frame,
+                          S->frames_total,
+                          S->stepper.time,
+                          (double)S->frames_total / S->scene.fps,
+                          S->stepper.step,
+                          ms_sim_particles(S),
+                          S->stepper.metas.merged};
+  S->opt.progress(S->opt.progress_opaque, &p);
+}
+
+void ms__outputs_close(struct ms_sim *S) {
+  ms__output_close(S->out);
+  S->out = NULL;
+  ms__preview_close(S->preview);
+  S->preview = NULL;
+  free(S->checkpoint_path);
+  S->checkpoint_path = NULL;
+  for (uint32_t s = 0; S->sys && s < S->nsys; s++) {
+    free(S->sys[s].meta_id);
+    S->sys[s].meta_id = NULL;
+  }
+}
+
+const char *ms_sim_checkpoint_path(const ms_sim *S) {
+  return S->checkpoint_path;
+}
+
+int ms_sim_checkpoint(ms_sim *S, const char *path) {
+  if (S->err.status) return S->err.status;
+  int rc = ms__outputs_flush(S);
+  return rc ? rc : ms__checkpoint_write(S, path, &S->err);
+}

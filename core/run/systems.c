@@ -1,0 +1,71 @@
+/* Systems: one plugin instance each, created from its scene section. */
+#include <stdlib.h>
+
+#include "run.h"
+#include "../scene/scene.h"
+
+static int create_one(struct ms_sim *S, uint32_t i) {
+  struct ms__system *y = &S->sys[i];
+  const struct ms__sysdesc *d = &S->scene.sys[i];
+  y->desc = d;
+  y->plugin = ms__registry_find(S->reg, d->solver);
+  if (!y->plugin) {
+    char where[700];
+    ms__cfg_where(d->section, "solver", where, sizeof where);
+    return ms__errf(&S->err, MS_ENOENT,
+                    "%s: no plugin provides solver '%s' (see 'mergesplit "
+                    "plugins')", where, d->solver);
+  }
+  ms__ctx_init(S, i);
+  y->self_collision = d->self_collision >= 0
+                          ? d->self_collision
+                          : !!(y->plugin->desc.flags & MS_PLUGIN_SELF_COLLISION);
+  int rc = y->plugin->desc.create(&ms__host, &y->ctx,
+                                  (const ms_config *)d->section, &y->inst);
+  if (rc) {
+    y->inst = NULL;
+    if (!y->ctx.err.msg[0]) ms__errf(&y->ctx.err, rc, "%s", ms_strerror(rc));
+    return ms__system_fail(&S->sys[i], &S->err, rc, NULL);
+  }
+  if (!y->inst)
+    return ms__errf(&S->err, MS_EPLUGIN, "create() returned no instance "
+                    "(system '%s', solver '%s' from %s)", d->name,
+                    y->plugin->desc.id, y->plugin->path);
+  /* Keys the plugin never asked for are typos. */
+  struct ms__err ue = {0};
+  if ((rc = ms__cfg_check_unknown(d->section, &ue))) {
+    ms__errf(&S->err, rc, "%s (system '%s', solver '%s')", ue.msg, d->name,
+             d->solver);
+    return rc;
+  }
+  return ms__system_view(&S->sys[i], &S->err);
+}
+
+int ms__systems_create(struct ms_sim *S) {
+  S->nsys = S->scene.nsys;
+  S->sys = calloc(S->nsys, sizeof *S->sys);
+  if (!S->sys) return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+  size_t total = 0;
+  for (uint32_t i = 0; i < S->nsys; i++) {
+    int rc = create_one(S, i);
+    if (rc) return rc;
+    S->sys[i].offset = total;
+    total += S->sys[i].view.count;
+  }
+  if (total >= UINT32_MAX)
+    return ms__errf(&S->err, MS_EINVAL, "the scene holds %zu particles; at "
+                    "most 2^32-2 are supported", total);
+  return MS_OK;
+}
+
+void ms__systems_destroy(struct ms_sim *S) {
+  if (!S->sys) return;
+  for (uint32_t i = 0; i < S->nsys; i++) {
+    struct ms__system *y = &S->sys[i];
+    if (y->inst) y->plugin->desc.destroy(y->inst);
+    ms__sysmetas_free(&y->sm);
+    ms__ctx_free(&y->ctx);
+  }
+  free(S->sys);
+  S->sys = NULL;
+}

@@ -1,0 +1,320 @@
+/* Plugin loader: scan directories, dlopen, check the ABI, keep scanning. */
+#include "scene.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/base.h"
+
+#ifndef MS_PLUGINDIR
+#define MS_PLUGINDIR "/usr/local/lib/mergesplit/plugins"
+#endif
+
+/* The descriptor for each index is asked for until NULL; a file holding
+ * more solvers than this is surely broken. */
+#define MAX_SOLVERS_PER_FILE 256
+
+static int push_refusal(ms_registry *r, const char *path, const char *why) {
+  if (r->nrefused == r->cap_refused) {
+    size_t c = r->cap_refused ? 2 * r->cap_refused : 8;
+    if (ms__grow((void **)&r->refused, c, sizeof(char *))) return MS_ENOMEM;
+    r->cap_refused = c;
+  }
+  size_t len = strlen(path) + strlen(why) + 3;
+  char *line = malloc(len);
+  if (!line) return MS_ENOMEM;
+  snprintf(line, len, "%s: %s", path, why);
+  r->refused[r->nrefused++] = line;
+  return MS_OK;
+}
+
+static int valid_id(const char *id) {
+  if (!id || !*id) return 0;
+  for (; *id; id++)
+    if (!((*id >= 'a' && *id <= 'z') || (*id >= '0' && *id <= '9') ||
+          *id == '_'))
+      return 0;
+  return 1;
+}
+
+int ms__plugin_validate(const struct ms_plugin *d, char *why, size_t len) {
+  if (d->abi_major != MS_ABI_MAJOR) {
+    snprintf(why, len, "plugin ABI %u.%u, this core implements ABI %d.%d "
+             "(major versions differ)", d->abi_major, d->abi_minor,
+             MS_ABI_MAJOR, MS_ABI_MINOR);
+    return MS_EABI;
+  }
+  if (d->abi_minor > MS_ABI_MINOR) {
+    snprintf(why, len, "plugin needs ABI %u.%u, newer than this core's ABI "
+             "%d.%d", d->abi_major, d->abi_minor, MS_ABI_MAJOR, MS_ABI_MINOR);
+    return MS_EABI;
+  }
+  if (d->struct_size < MS_PLUGIN_V1_SIZE) {
+    snprintf(why, len, "descriptor struct_size %u is smaller than ABI %d.0's "
+             "%zu bytes", d->struct_size, MS_ABI_MAJOR,
+             (size_t)MS_PLUGIN_V1_SIZE);
+    return MS_EABI;
+  }
+  if (!valid_id(d->id)) {
+    snprintf(why, len, "solver id %s%s%s is not [a-z0-9_]+",
+             d->id ? "'" : "", d->id ? d->id : "NULL", d->id ? "'" : "");
+    return MS_EPLUGIN;
+  }
+  const char *missing = !d->name ? "name" : !d->version ? "version" : NULL;
+  /* Collective response comes in two halves (plugin.h): stating inertia
+   * without taking the impulse back would not conserve momentum. */
+  if (d->struct_size >= offsetof(struct ms_plugin, meta_response) +
+                            sizeof d->meta_response &&
+      d->meta_inertia && !d->meta_response)
+    missing = "meta_response";
+  /* ... and so does giving particles away: listed, then released. */
+  if (d->struct_size >= offsetof(struct ms_plugin, release) +
+                            sizeof d->release &&
+      d->hand_over && !d->release)
+    missing = "release";
+  if (missing) {
+    snprintf(why, len, "solver '%s': descriptor field '%s' is NULL", d->id,
+             missing);
+    return MS_EPLUGIN;
+  }
+  static const struct {
+    const char *name;
+    size_t off;
+  } req[] = {
+#define REQ(f) {#f, offsetof(struct ms_plugin, f)}
+      REQ(create), REQ(destroy), REQ(view), REQ(begin_step),
+      REQ(integrate), REQ(rewind), REQ(end_step)
+#undef REQ
+  };
+  for (size_t i = 0; i < sizeof req / sizeof *req; i++) {
+    void *fn;
+    memcpy(&fn, (const char *)d + req[i].off, sizeof fn);
+    if (!fn) {
+      snprintf(why, len, "solver '%s': required function '%s' is NULL",
+               d->id, req[i].name);
+      return MS_EPLUGIN;
+    }
+  }
+  return MS_OK;
+}
+
+const struct ms__plugin *ms__registry_find(const ms_registry *reg,
+                                           const char *id) {
+  for (size_t i = 0; i < reg->n; i++)
+    if (!strcmp(reg->p[i].desc.id, id)) return &reg->p[i];
+  return NULL;
+}
+
+static int add_plugin(ms_registry *r, const struct ms_plugin *src,
+                      const char *path, void *handle) {
+  struct ms__plugin np;
+  memset(&np, 0, sizeof np);
+  /* Never read past the plugin's struct_size. */
+  size_t sz = src->struct_size < sizeof np.desc ? src->struct_size
+                                                 : sizeof np.desc;
+  memcpy(&np.desc, src, sz);
+  np.handle = handle;
+  np.path = strdup(path);
+  if (!np.path) return MS_ENOMEM;
+  for (size_t i = 0; i < r->n; i++) {
+    if (strcmp(r->p[i].desc.id, np.desc.id)) continue;
+    /* A later directory overrides an earlier one. */
+    np.shadowed = r->p[i].path;
+    free(r->p[i].shadowed);
+    r->p[i] = np;
+    return MS_OK;
+  }
+  if (r->n == r->cap) {
+    size_t c = r->cap ? 2 * r->cap : 8;
+    if (ms__grow((void **)&r->p, c, sizeof *r->p)) {
+      free(np.path);
+      return MS_ENOMEM;
+    }
+    r->cap = c;
+  }
+  r->p[r->n++] = np;
+  return MS_OK;
+}
+
+static int keep_handle(ms_registry *r, void *h) {
+  if (r->nhandles == r->cap_handles) {
+    size_t c = r->cap_handles ? 2 * r->cap_handles : 8;
+    if (ms__grow((void **)&r->handles, c, sizeof(void *))) return MS_ENOMEM;
+    r->cap_handles = c;
+  }
+  r->handles[r->nhandles++] = h;
+  return MS_OK;
+}
+
+static int load_file(ms_registry *r, const char *path) {
+  char why[512];
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char *e = dlerror();
+    return push_refusal(r, path, e ? e : "dlopen failed");
+  }
+  ms_plugin_entry_fn entry;
+  void *sym = dlsym(h, MS_PLUGIN_ENTRY_SYMBOL);
+  if (!sym) {
+    dlclose(h);
+    return push_refusal(r, path, "no entry symbol '" MS_PLUGIN_ENTRY_SYMBOL
+                                 "' (not a mergesplit plugin)");
+  }
+  memcpy(&entry, &sym, sizeof entry);
+  int kept = 0, rc = MS_OK;
+  uint32_t i = 0;
+  for (; i < MAX_SOLVERS_PER_FILE; i++) {
+    const struct ms_plugin *d = entry(i);
+    if (!d) break;
+    if (ms__plugin_validate(d, why, sizeof why)) {
+      if ((rc = push_refusal(r, path, why))) break;
+      continue;
+    }
+    if ((rc = add_plugin(r, d, path, h))) break;
+    kept++;
+  }
+  if (rc == MS_OK && i == 0)
+    rc = push_refusal(r, path, "exports no solver (entry returned NULL for "
+                               "index 0)");
+  if (rc == MS_OK && i == MAX_SOLVERS_PER_FILE)
+    rc = push_refusal(r, path, "entry never returned NULL");
+  if (kept) return rc ? rc : keep_handle(r, h);
+  dlclose(h);
+  return rc;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int has_so_suffix(const char *name) {
+  size_t n = strlen(name);
+  return n > 3 && !strcmp(name + n - 3, ".so");
+}
+
+/* Every *.so of a directory, in name order (a missing directory is fine). */
+static int scan_dir(ms_registry *r, const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return MS_OK;
+  char **names = NULL;
+  size_t n = 0, cap = 0;
+  int rc = MS_OK;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (!has_so_suffix(e->d_name)) continue;
+    if (n == cap) {
+      cap = cap ? 2 * cap : 16;
+      if (ms__grow((void **)&names, cap, sizeof(char *))) {
+        rc = MS_ENOMEM;
+        break;
+      }
+    }
+    size_t len = strlen(dir) + strlen(e->d_name) + 2;
+    if (!(names[n] = malloc(len))) {
+      rc = MS_ENOMEM;
+      break;
+    }
+    snprintf(names[n++], len, "%s/%s", dir, e->d_name);
+  }
+  closedir(d);
+  if (names) qsort(names, n, sizeof *names, cmp_str);
+  for (size_t i = 0; i < n; i++) {
+    if (rc == MS_OK) rc = load_file(r, names[i]);
+    free(names[i]);
+  }
+  free(names);
+  return rc;
+}
+
+size_t ms__plugin_dirs(const char *const *extra, char ***out) {
+  size_t n = 0, cap = 16;
+  char **dirs = malloc(cap * sizeof *dirs);
+  if (!dirs) return *out = NULL, 0;
+  dirs[n++] = strdup(MS_PLUGINDIR);
+  const char *env = getenv("MERGESPLIT_PLUGIN_PATH");
+  while (env && *env) {
+    const char *colon = strchr(env, ':');
+    size_t len = colon ? (size_t)(colon - env) : strlen(env);
+    if (len && n < cap - 1) dirs[n++] = strndup(env, len);
+    env += len + (colon ? 1 : 0);
+  }
+  for (size_t i = 0; extra && extra[i]; i++) {
+    if (n == cap) {
+      cap *= 2;
+      if (ms__grow((void **)&dirs, cap, sizeof *dirs)) break;
+    }
+    dirs[n++] = strdup(extra[i]);
+  }
+  *out = dirs;
+  return n;
+}
+
+void ms__plugin_dirs_free(char **dirs, size_t n) {
+  for (size_t i = 0; i < n; i++) free(dirs[i]);
+  free(dirs);
+}
+
+int ms_registry_open(const char *const *extra, ms_registry **out) {
+  ms_registry *r = calloc(1, sizeof *r);
+  *out = NULL;
+  if (!r) return MS_ENOMEM;
+  char **dirs;
+  size_t nd = ms__plugin_dirs(extra, &dirs);
+  if (!dirs) {
+    free(r);
+    return MS_ENOMEM;
+  }
+  int rc = MS_OK;
+  for (size_t i = 0; i < nd && rc == MS_OK; i++)
+    if (dirs[i]) rc = scan_dir(r, dirs[i]);
+  ms__plugin_dirs_free(dirs, nd);
+  if (rc) {
+    ms_registry_close(r);
+    return rc;
+  }
+  *out = r;
+  return MS_OK;
+}
+
+size_t ms_registry_count(const ms_registry *reg) { return reg->n; }
+
+int ms_registry_get(const ms_registry *reg, size_t i,
+                    struct ms_plugin_info *out) {
+  if (i >= reg->n) return MS_EINVAL;
+  const struct ms__plugin *p = &reg->p[i];
+  out->id = p->desc.id;
+  out->name = p->desc.name;
+  out->version = p->desc.version;
+  out->license = p->desc.license ? p->desc.license : "";
+  out->description = p->desc.description ? p->desc.description : "";
+  out->path = p->path;
+  out->abi_major = p->desc.abi_major;
+  out->abi_minor = p->desc.abi_minor;
+  out->shadowed = p->shadowed;
+  return MS_OK;
+}
+
+size_t ms_registry_refusal_count(const ms_registry *reg) {
+  return reg->nrefused;
+}
+
+const char *ms_registry_refusal(const ms_registry *reg, size_t i) {
+  return i < reg->nrefused ? reg->refused[i] : NULL;
+}
+
+void ms_registry_close(ms_registry *reg) {
+  if (!reg) return;
+  for (size_t i = 0; i < reg->n; i++) {
+    free(reg->p[i].path);
+    free(reg->p[i].shadowed);
+  }
+  for (size_t i = 0; i < reg->nrefused; i++) free(reg->refused[i]);
+  for (size_t i = 0; i < reg->nhandles; i++) dlclose(reg->handles[i]);
+  free(reg->p);
+  free(reg->refused);
+  free(reg->handles);
+  free(reg);
+}

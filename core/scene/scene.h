@@ -1,0 +1,167 @@
+/* The scene: what a scene file declares (core settings, shapes, the
+ * settings' parse helpers) and the plugins that provide its solvers. */
+#ifndef MS_CORE_SCENE_H
+#define MS_CORE_SCENE_H
+
+#include <libconfig.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mergesplit/core.h>
+#include <mergesplit/plugin.h>
+
+#include "../base/base.h"
+
+/* ---- settings.c ------------------------------------------------------------*/
+/* Reading the scene file: libconfig plus two things it lacks — every
+ * setting read is marked, so keys nobody read can be refused as unknown
+ * (typo protection), and every complaint names file:line and the key's
+ * path. */
+/* Parse `path`; on failure the error reads "FILE:LINE: MESSAGE". */
+int ms__cfg_load(config_t *cfg, const char *path, struct ms__err *err);
+
+/* "FILE:LINE: PATH[.KEY]" for a setting (key may be NULL). */
+void ms__cfg_where(const config_setting_t *s, const char *key, char *buf,
+                   size_t len);
+/* Record "FILE:LINE: PATH.KEY: MESSAGE"; returns MS_ECONFIG. */
+int ms__cfg_fail(struct ms__err *err, const config_setting_t *s,
+                 const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Mark a setting as read. */
+void ms__cfg_mark(config_setting_t *s);
+/* First setting below `s` that nobody read (recursing into read groups and
+ * read list elements) -> "FILE:LINE: unknown key 'K' in PATH"; MS_ECONFIG. */
+int ms__cfg_check_unknown(const config_setting_t *s, struct ms__err *err);
+
+/* Typed getters.  key == NULL reads `g` itself.  Absent: *out = def, MS_OK.
+ * Wrong type: MS_ETYPE with the error recorded. */
+config_setting_t *ms__cfg_get(const config_setting_t *g, const char *key);
+int ms__cfg_double(const config_setting_t *g, const char *key, double def,
+                   double *out, struct ms__err *err);
+int ms__cfg_int(const config_setting_t *g, const char *key, int64_t def,
+                int64_t *out, struct ms__err *err);
+int ms__cfg_bool(const config_setting_t *g, const char *key, int def,
+                 int *out, struct ms__err *err);
+int ms__cfg_string(const config_setting_t *g, const char *key,
+                   const char *def, const char **out, struct ms__err *err);
+/* def NULL: absent -> MS_ENOENT. */
+int ms__cfg_vec3(const config_setting_t *g, const char *key,
+                 const double *def, double *out, struct ms__err *err);
+
+/* ---- shapes.c --------------------------------------------------------------*/
+/* Sampling particles in shapes given by a scene group:
+ *   box      min, max           lattice centred in the box
+ *   sphere   center, radius
+ *   cylinder center, radius, height, axis (default [0,1,0])
+ *   torus    center, major_radius, minor_radius, axis
+ *   shell    center, radius, thickness, axis, hemisphere (default true):
+ *            a bowl opening towards +axis
+ *   points   points = ( [x,y,z], ... )
+ * Common key: jitter (fraction of the spacing, default 0). */
+int ms__shape_sample(const config_setting_t *shape, double spacing,
+                     struct ms__rng *rng, double **xyz, size_t *n,
+                     struct ms__err *err);
+
+/* ---- loader.c --------------------------------------------------------------*/
+/* Finding and loading solver plugins (shared objects). */
+/* One accepted solver. */
+struct ms__plugin {
+  struct ms_plugin desc; /* copy, zero past the plugin's struct_size */
+  char *path;
+  char *shadowed;        /* path of an earlier plugin with the same id */
+  void *handle;          /* the file's dlopen handle (shared per file) */
+};
+
+struct ms_registry {
+  struct ms__plugin *p;
+  size_t n, cap;
+  char **refused; /* "PATH: REASON" */
+  size_t nrefused, cap_refused;
+  void **handles; /* dlopen handles kept open */
+  size_t nhandles, cap_handles;
+};
+
+/* Validate a descriptor exactly as the loader does; on refusal write the
+ * reason and return MS_EABI or MS_EPLUGIN. */
+int ms__plugin_validate(const struct ms_plugin *d, char *why, size_t len);
+const struct ms__plugin *ms__registry_find(const ms_registry *reg,
+                                           const char *id);
+/* The directory list searched, in order (for messages). */
+size_t ms__plugin_dirs(const char *const *extra, char ***out);
+void ms__plugin_dirs_free(char **dirs, size_t n);
+
+/* ---- scene.c ---------------------------------------------------------------*/
+/* The scene file's core settings (scene, coupling, output, systems).  The
+ * keys of each system other than name/solver/self_collision belong to the
+ * system's plugin, which reads them through the host. */
+enum ms__method {
+  MS__METHOD_MERGE_SPLIT = 0,
+  MS__METHOD_NONE = 1,
+  MS__METHOD_PENALTY = 2,
+  MS__METHOD_SPH_FORCE = 3,
+  MS__METHOD_IMPULSE = 4
+};
+
+/* The scene's name of a method ("merge-split", "penalty", ...). */
+const char *ms__method_name(int method);
+
+/* How the systems' results for one meta-particle are combined
+ * (coupling.sync). */
+enum ms__sync_rule {
+  MS__SYNC_MOMENTUM = 0, /* impulses summed: momentum conserved */
+  MS__SYNC_PAPER = 1     /* mass-weighted mean, paper Eq. 17 */
+};
+/* The rule a scene or the caller names ("momentum", "paper"), or -1. */
+int ms__sync_rule(const char *name);
+
+struct ms__sysdesc {
+  const char *name;
+  const char *solver;
+  int self_collision; /* -1: the plugin's default */
+  config_setting_t *section;
+};
+
+struct ms__scene {
+  char *path;
+  config_t cfg;
+  int loaded;
+  /* scene */
+  double duration, fps, scale;
+  int64_t frames;
+  uint64_t seed;
+  double gravity[3], domain_min[3], domain_max[3];
+  /* coupling */
+  int method;
+  int sync; /* enum ms__sync_rule */
+  uint32_t iterations;      /* passes per step at most (iterate.h) */
+  double tolerance, relaxation; /* |r| <= tolerance |dV|; first omega */
+  double alpha, beta, cfl, max_dt, min_dt, skin;
+  double stiffness, damping, restitution; /* baselines */
+  uint32_t n_min, n_max; /* both 0: no limit */
+  int limits_follow_scale; /* n_min, n_max x scale^(2/3) (sim.c) */
+  uint32_t stages;
+  int two_stage;
+  int unmerged_impulses; /* unmerged_pairs = "impulse" (contacts.h) */
+  double contact_restitution;
+  /* output */
+  const char *out_dir;
+  int64_t out_every;
+  unsigned out_formats;     /* a mask of the writers' table (output.h) */
+  int64_t checkpoint_every; /* frames; 0: no periodic checkpoints */
+  int preview;              /* write PNG previews of output frames */
+  int preview_size[2];
+  const char *preview_color; /* "system", "speed" or a field name */
+  double preview_range[2];   /* colour range; NaN: per frame */
+  double preview_camera[7];  /* see render.h; n == 0: default */
+  int preview_camera_n;
+  /* systems */
+  uint32_t nsys;
+  struct ms__sysdesc *sys;
+};
+
+int ms__scene_load(struct ms__scene *sc, const char *path,
+                   struct ms__err *err);
+void ms__scene_free(struct ms__scene *sc);
+
+#endif

@@ -1,0 +1,209 @@
+/* libconfig with read-tracking and file:line errors. */
+#include "scene.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <mergesplit/status.h>
+
+static char mark_token; /* a setting's hook points here once it was read */
+
+int ms__cfg_load(config_t *cfg, const char *path, struct ms__err *err) {
+  config_init(cfg);
+  /* @include "x" names x relative to the scene file, wherever we run */
+  char dir[4096];
+  const char *slash = strrchr(path, '/');
+  size_t n = slash ? (size_t)(slash - path) : 0;
+  if (slash && n < sizeof dir) {
+    memcpy(dir, path, n ? n : 1);
+    dir[n ? n : 1] = '\0';
+    config_set_include_dir(cfg, dir);
+  } else if (!slash)
+    config_set_include_dir(cfg, ".");
+  if (config_read_file(cfg, path) == CONFIG_TRUE) return MS_OK;
+  if (config_error_type(cfg) == CONFIG_ERR_FILE_IO)
+    return ms__errf(err, MS_ECONFIG, "%s: cannot read the scene file: %s",
+                    path, strerror(errno));
+  return ms__errf(err, MS_ECONFIG, "%s:%d: %s",
+                  config_error_file(cfg) ? config_error_file(cfg) : path,
+                  config_error_line(cfg), config_error_text(cfg));
+}
+
+static size_t path_of(const config_setting_t *s, char *buf, size_t len) {
+  if (!s || config_setting_is_root(s)) {
+    if (len) buf[0] = '\0';
+    return 0;
+  }
+  size_t n = path_of(config_setting_parent(s), buf, len);
+  const char *sep = n ? "." : "";
+  int w;
+  if (config_setting_name(s))
+    w = snprintf(buf + n, n < len ? len - n : 0, "%s%s", sep,
+                 config_setting_name(s));
+  else
+    w = snprintf(buf + n, n < len ? len - n : 0, "%s[%d]", sep,
+                 config_setting_index(s));
+  n += (size_t)(w > 0 ? w : 0);
+  return n < len ? n : len - 1;
+}
+
+void ms__cfg_where(const config_setting_t *s, const char *key, char *buf,
+                   size_t len) {
+  char path[512];
+  const config_setting_t *at = s;
+  config_setting_t *child = key ? config_setting_get_member(s, key) : NULL;
+  if (child) at = child, key = NULL;
+  path_of(at, path, sizeof path);
+  const char *file = at->file ? at->file
+                     : (at->config && at->config->num_filenames)
+                         ? at->config->filenames[0]
+                         : "scene";
+  if (key)
+    snprintf(buf, len, "%s:%u: %s%s%s", file, at->line, path,
+             path[0] ? "." : "", key);
+  else
+    snprintf(buf, len, "%s:%u: %s", file, at->line,
+             path[0] ? path : "(top level)");
+}
+
+int ms__cfg_fail(struct ms__err *err, const config_setting_t *s,
+                 const char *key, const char *fmt, ...) {
+  char where[640], msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  ms__cfg_where(s, key, where, sizeof where);
+  return ms__errf(err, MS_ECONFIG, "%s: %s", where, msg);
+}
+
+void ms__cfg_mark(config_setting_t *s) {
+  if (s) config_setting_set_hook(s, &mark_token);
+}
+
+static int is_marked(const config_setting_t *s) {
+  return config_setting_get_hook(s) == &mark_token;
+}
+
+int ms__cfg_check_unknown(const config_setting_t *s, struct ms__err *err) {
+  int n = config_setting_length(s);
+  int is_group = config_setting_is_group(s);
+  if (!is_group && !config_setting_is_list(s)) return MS_OK;
+  for (int i = 0; i < n; i++) {
+    config_setting_t *c = config_setting_get_elem(s, (unsigned)i);
+    if (is_group && !is_marked(c)) {
+      char where[640], path[512];
+      path_of(s, path, sizeof path);
+      snprintf(where, sizeof where, "%s:%u", c->file ? c->file : "scene",
+               c->line);
+      return ms__errf(err, MS_ECONFIG, "%s: unknown key '%s' in %s", where,
+                      config_setting_name(c), path[0] ? path : "the scene");
+    }
+    if (!is_marked(c)) continue; /* unread list element: nothing to check */
+    int rc = ms__cfg_check_unknown(c, err);
+    if (rc) return rc;
+  }
+  return MS_OK;
+}
+
+config_setting_t *ms__cfg_get(const config_setting_t *g, const char *key) {
+  config_setting_t *s;
+  if (!g) return NULL;
+  s = key ? config_setting_get_member(g, key) : (config_setting_t *)g;
+  ms__cfg_mark(s);
+  return s;
+}
+
+static const char *type_name(const config_setting_t *s) {
+  switch (config_setting_type(s)) {
+  case CONFIG_TYPE_GROUP: return "a group";
+  case CONFIG_TYPE_INT:
+  case CONFIG_TYPE_INT64: return "an integer";
+  case CONFIG_TYPE_FLOAT: return "a number";
+  case CONFIG_TYPE_STRING: return "a string";
+  case CONFIG_TYPE_BOOL: return "a boolean";
+  case CONFIG_TYPE_ARRAY: return "an array";
+  case CONFIG_TYPE_LIST: return "a list";
+  }
+  return "unknown";
+}
+
+static int wrong_type(struct ms__err *err, const config_setting_t *s,
+                      const char *want) {
+  ms__cfg_fail(err, s, NULL, "must be %s, not %s", want, type_name(s));
+  return err->status = MS_ETYPE;
+}
+
+int ms__cfg_double(const config_setting_t *g, const char *key, double def,
+                   double *out, struct ms__err *err) {
+  config_setting_t *s = ms__cfg_get(g, key);
+  if (!s) return *out = def, MS_OK;
+  if (!config_setting_is_number(s)) return wrong_type(err, s, "a number");
+  double v = config_setting_type(s) == CONFIG_TYPE_FLOAT
+                 ? config_setting_get_float(s)
+                 : (double)config_setting_get_int64(s);
+  if (!isfinite(v))
+    return ms__cfg_fail(err, s, NULL, "must be a finite number");
+  *out = v;
+  return MS_OK;
+}
+
+int ms__cfg_int(const config_setting_t *g, const char *key, int64_t def,
+                int64_t *out, struct ms__err *err) {
+  config_setting_t *s = ms__cfg_get(g, key);
+  if (!s) return *out = def, MS_OK;
+  if (config_setting_type(s) != CONFIG_TYPE_INT &&
+      config_setting_type(s) != CONFIG_TYPE_INT64)
+    return wrong_type(err, s, "an integer");
+  *out = config_setting_get_int64(s);
+  return MS_OK;
+}
+
+int ms__cfg_bool(const config_setting_t *g, const char *key, int def,
+                 int *out, struct ms__err *err) {
+  config_setting_t *s = ms__cfg_get(g, key);
+  if (!s) return *out = def, MS_OK;
+  if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+    return wrong_type(err, s, "true or false");
+  *out = config_setting_get_bool(s);
+  return MS_OK;
+}
+
+int ms__cfg_string(const config_setting_t *g, const char *key,
+                   const char *def, const char **out, struct ms__err *err) {
+  config_setting_t *s = ms__cfg_get(g, key);
+  if (!s) return *out = def, MS_OK;
+  if (config_setting_type(s) != CONFIG_TYPE_STRING)
+    return wrong_type(err, s, "a string");
+  *out = config_setting_get_string(s);
+  return MS_OK;
+}
+
+int ms__cfg_vec3(const config_setting_t *g, const char *key,
+                 const double *def, double *out, struct ms__err *err) {
+  config_setting_t *s = ms__cfg_get(g, key);
+  if (!s) {
+    if (!def) return MS_ENOENT;
+    out[0] = def[0], out[1] = def[1], out[2] = def[2];
+    return MS_OK;
+  }
+  int ok = (config_setting_is_array(s) || config_setting_is_list(s)) &&
+           config_setting_length(s) == 3;
+  for (unsigned i = 0; ok && i < 3; i++)
+    ok = config_setting_is_number(config_setting_get_elem(s, i));
+  if (!ok) {
+    ms__cfg_fail(err, s, NULL, "must be an array of 3 numbers");
+    return err->status = MS_ETYPE;
+  }
+  for (unsigned i = 0; i < 3; i++) {
+    config_setting_t *e = config_setting_get_elem(s, i);
+    out[i] = config_setting_type(e) == CONFIG_TYPE_FLOAT
+                 ? config_setting_get_float(e)
+                 : (double)config_setting_get_int64(e);
+    if (!isfinite(out[i]))
+      return ms__cfg_fail(err, s, NULL, "must hold finite numbers");
+  }
+  return MS_OK;
+}

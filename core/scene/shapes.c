@@ -1,0 +1,268 @@
+/* Lattice sampling of simple shapes. */
+#include "scene.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mergesplit/status.h>
+
+#include "../base/base.h"
+
+#define MAX_POINTS ((size_t)1 << 31)
+
+struct shape {
+  int type;
+  double c[3], axis[3], lo[3], hi[3];
+  double radius, height, major, minor, thickness;
+  int hemisphere;
+};
+
+enum { BOX, SPHERE, CYLINDER, TORUS, SHELL, POINTS };
+
+static int positive(struct ms__err *err, const config_setting_t *g,
+                    const char *key, double def, double *out) {
+  int rc = ms__cfg_double(g, key, def, out, err);
+  if (rc) return rc;
+  if (!(*out > 0.0))
+    return ms__cfg_fail(err, g, key, "must be > 0 (got %g)", *out);
+  return MS_OK;
+}
+
+static int need_vec3(struct ms__err *err, const config_setting_t *g,
+                     const char *key, double *out) {
+  int rc = ms__cfg_vec3(g, key, NULL, out, err);
+  if (rc == MS_ENOENT) return ms__cfg_fail(err, g, key, "is required");
+  return rc;
+}
+
+static int read_axis(struct ms__err *err, const config_setting_t *g,
+                     double *ax) {
+  static const double up[3] = {0.0, 1.0, 0.0};
+  int rc = ms__cfg_vec3(g, "axis", up, ax, err);
+  if (rc) return rc;
+  double l = sqrt(ms__norm2(ax));
+  if (!(l > 0.0)) return ms__cfg_fail(err, g, "axis", "must not be zero");
+  ax[0] /= l, ax[1] /= l, ax[2] /= l;
+  return MS_OK;
+}
+
+static int parse(const config_setting_t *g, struct shape *s,
+                 struct ms__err *err) {
+  const char *type;
+  int rc;
+  memset(s, 0, sizeof *s);
+  if ((rc = ms__cfg_string(g, "type", NULL, &type, err))) return rc;
+  if (!type)
+    return ms__cfg_fail(err, g, "type", "is required (box, sphere, cylinder, "
+                        "torus, shell or points)");
+  static const char *const names[] = {"box", "sphere", "cylinder", "torus",
+                                      "shell", "points"};
+  int known = 0;
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    known |= !strcmp(type, names[i]);
+  if (!known)
+    return ms__cfg_fail(err, g, "type", "unknown shape '%s' (expected box, "
+                        "sphere, cylinder, torus, shell or points)", type);
+  if (!strcmp(type, "box")) {
+    s->type = BOX;
+    if ((rc = need_vec3(err, g, "min", s->lo)) ||
+        (rc = need_vec3(err, g, "max", s->hi)))
+      return rc;
+    for (int a = 0; a < 3; a++)
+      if (!(s->lo[a] <= s->hi[a]))
+        return ms__cfg_fail(err, g, "max", "must not be below min");
+    return MS_OK;
+  }
+  if (!strcmp(type, "points")) {
+    s->type = POINTS;
+    return MS_OK;
+  }
+  if ((rc = need_vec3(err, g, "center", s->c))) return rc;
+  if (!strcmp(type, "sphere")) {
+    s->type = SPHERE;
+    return positive(err, g, "radius", 0.0, &s->radius);
+  }
+  if (!strcmp(type, "cylinder")) {
+    s->type = CYLINDER;
+    if ((rc = positive(err, g, "radius", 0.0, &s->radius)) ||
+        (rc = positive(err, g, "height", 0.0, &s->height)))
+      return rc;
+    return read_axis(err, g, s->axis);
+  }
+  if (!strcmp(type, "torus")) {
+    s->type = TORUS;
+    if ((rc = positive(err, g, "major_radius", 0.0, &s->major)) ||
+        (rc = positive(err, g, "minor_radius", 0.0, &s->minor)))
+      return rc;
+    return read_axis(err, g, s->axis);
+  }
+  if (!strcmp(type, "shell")) {
+    s->type = SHELL;
+    if ((rc = positive(err, g, "radius", 0.0, &s->radius)) ||
+        (rc = positive(err, g, "thickness", 0.0, &s->thickness)) ||
+        (rc = ms__cfg_bool(g, "hemisphere", 1, &s->hemisphere, err)))
+      return rc;
+    if (s->thickness > s->radius)
+      return ms__cfg_fail(err, g, "thickness", "must not exceed radius");
+    return read_axis(err, g, s->axis);
+  }
+  return ms__cfg_fail(err, g, "type", "unknown shape '%s' (expected box, "
+                      "sphere, cylinder, torus, shell or points)", type);
+}
+
+/* Is p (relative to the centre) inside?  eps absorbs rounding so lattice
+ * points exactly on the surface count as inside. */
+static int inside(const struct shape *s, const double *p, double eps) {
+  double r2 = ms__norm2(p), a, rho2;
+  switch (s->type) {
+  case SPHERE:
+    return r2 <= s->radius * s->radius + eps;
+  case CYLINDER:
+    a = ms__dot(p, s->axis);
+    rho2 = r2 - a * a;
+    return fabs(a) <= 0.5 * s->height + eps && rho2 <= s->radius * s->radius + eps;
+  case TORUS: {
+    a = ms__dot(p, s->axis);
+    double rho = sqrt(fmax(r2 - a * a, 0.0)) - s->major;
+    return rho * rho + a * a <= s->minor * s->minor + eps;
+  }
+  case SHELL: {
+    double ri = s->radius - s->thickness;
+    if (r2 > s->radius * s->radius + eps || r2 < ri * ri - eps) return 0;
+    return !s->hemisphere || ms__dot(p, s->axis) <= eps;
+  }
+  }
+  return 0;
+}
+
+static double bound(const struct shape *s) {
+  switch (s->type) {
+  case CYLINDER:
+    return sqrt(s->radius * s->radius + 0.25 * s->height * s->height);
+  case TORUS:
+    return s->major + s->minor;
+  default:
+    return s->radius;
+  }
+}
+
+static int push(double **xyz, size_t *n, size_t *cap, const double *p) {
+  if (*n == *cap) {
+    size_t c = *cap ? 2 * *cap : 1024;
+    if (c > MAX_POINTS || ms__grow((void **)xyz, c, 3 * sizeof(double)))
+      return MS_ENOMEM;
+    *cap = c;
+  }
+  ms__copy3(*xyz + 3 * *n, p);
+  (*n)++;
+  return MS_OK;
+}
+
+static int sample_points(const config_setting_t *g, double **xyz, size_t *n,
+                         struct ms__err *err) {
+  config_setting_t *l = ms__cfg_get(g, "points");
+  size_t cap = 0;
+  if (!l || !config_setting_is_list(l) || config_setting_length(l) < 1)
+    return ms__cfg_fail(err, g, "points",
+                        "must be a non-empty list ( [x, y, z], ... )");
+  for (int i = 0; i < config_setting_length(l); i++) {
+    double p[3];
+    config_setting_t *e = config_setting_get_elem(l, (unsigned)i);
+    int rc = ms__cfg_vec3(e, NULL, NULL, p, err);
+    if (rc) return rc;
+    if ((rc = push(xyz, n, &cap, p))) return ms__errf(err, rc, "out of memory");
+  }
+  return MS_OK;
+}
+
+static int sample_box(const struct shape *s, double h, double **xyz,
+                      size_t *n, struct ms__err *err,
+                      const config_setting_t *g) {
+  size_t cnt[3], cap;
+  double start[3];
+  for (int a = 0; a < 3; a++) {
+    double ext = s->hi[a] - s->lo[a];
+    double f = floor(ext / h + 1e-9);
+    cnt[a] = f < 1.0 ? 1 : (size_t)f;
+    start[a] = s->lo[a] + 0.5 * (ext - (double)(cnt[a] - 1) * h);
+  }
+  double total = (double)cnt[0] * (double)cnt[1] * (double)cnt[2];
+  if (total > (double)MAX_POINTS)
+    return ms__cfg_fail(err, g, NULL, "would hold %.3g particles (too many; "
+                        "raise the spacing)", total);
+  cap = (size_t)total;
+  if (ms__grow((void **)xyz, cap, 3 * sizeof(double)))
+    return ms__errf(err, MS_ENOMEM, "out of memory");
+  for (size_t i = 0; i < cnt[0]; i++)
+    for (size_t j = 0; j < cnt[1]; j++)
+      for (size_t k = 0; k < cnt[2]; k++) {
+        double *p = *xyz + 3 * (*n)++;
+        p[0] = start[0] + (double)i * h;
+        p[1] = start[1] + (double)j * h;
+        p[2] = start[2] + (double)k * h;
+      }
+  return MS_OK;
+}
+
+static int sample_lattice(const struct shape *s, double h, double **xyz,
+                          size_t *n, struct ms__err *err,
+                          const config_setting_t *g) {
+  double B = bound(s);
+  double kmax = ceil(B / h);
+  double side = 2.0 * kmax + 1.0;
+  if (side * side * side > 8.0 * (double)MAX_POINTS)
+    return ms__cfg_fail(err, g, NULL, "is too large for the spacing %g", h);
+  long K = (long)kmax;
+  size_t cap = 0;
+  double eps = 1e-9 * h * h;
+  for (long i = -K; i <= K; i++)
+    for (long j = -K; j <= K; j++)
+      for (long k = -K; k <= K; k++) {
+        double d[3] = {(double)i * h, (double)j * h, (double)k * h};
+        if (!inside(s, d, eps)) continue;
+        double p[3] = {s->c[0] + d[0], s->c[1] + d[1], s->c[2] + d[2]};
+        if (push(xyz, n, &cap, p))
+          return ms__errf(err, MS_ENOMEM, "out of memory");
+      }
+  return MS_OK;
+}
+
+int ms__shape_sample(const config_setting_t *g, double spacing,
+                     struct ms__rng *rng, double **xyz, size_t *n,
+                     struct ms__err *err) {
+  struct shape s;
+  double jitter;
+  int rc;
+  *xyz = NULL;
+  *n = 0;
+  if (!g || !config_setting_is_group(g))
+    return g ? ms__cfg_fail(err, g, NULL, "a shape must be a group { type = "
+                            "...; ... }")
+             : ms__errf(err, MS_ECONFIG, "no shape given");
+  if ((rc = parse(g, &s, err)) ||
+      (rc = ms__cfg_double(g, "jitter", 0.0, &jitter, err)))
+    return rc;
+  if (!(jitter >= 0.0 && jitter < 0.5))
+    return ms__cfg_fail(err, g, "jitter", "must be in [0, 0.5) (got %g)",
+                        jitter);
+  if (s.type != POINTS && !(spacing > 0.0 && isfinite(spacing)))
+    return ms__errf(err, MS_ECONFIG, "spacing must be > 0 (got %g)", spacing);
+  if (s.type == POINTS)
+    rc = sample_points(g, xyz, n, err);
+  else if (s.type == BOX)
+    rc = sample_box(&s, spacing, xyz, n, err, g);
+  else
+    rc = sample_lattice(&s, spacing, xyz, n, err, g);
+  if (rc == MS_OK && *n == 0)
+    rc = ms__cfg_fail(err, g, NULL, "holds no particle at spacing %g", spacing);
+  if (rc == MS_OK && jitter > 0.0)
+    for (size_t i = 0; i < 3 * *n; i++)
+      (*xyz)[i] += spacing * jitter * (2.0 * ms__rng_uniform(rng) - 1.0);
+  if (rc) {
+    free(*xyz);
+    *xyz = NULL;
+    *n = 0;
+  }
+  return rc;
+}

@@ -1,0 +1,254 @@
+/* The step: the systems as the step sees them, the stepper's workspace,
+ * the coupling methods' table, particle hand-over, the step's metrics. */
+#ifndef MS_CORE_STEP_H
+#define MS_CORE_STEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mergesplit/plugin.h>
+#include <mergesplit/view.h>
+
+#include "../base/base.h"
+#include "../detection/detection.h"
+#include "../scene/scene.h"
+#include "../coupling/coupling.h"
+
+/* ---- system.c --------------------------------------------------------------*/
+/* The systems as the step sees them: one plugin instance each, its view
+ * resolved into strided fields (system.c).  Private to the core. */
+/* One system's energy [J]. */
+struct ms__energy {
+  double kinetic, potential, internal;
+  int internal_known; /* the plugin reported it (energy()) */
+};
+
+/* The run's record: totals over all systems. */
+struct ms__energy_record {
+  uint64_t measured;      /* measurements so far */
+  double start, now;      /* total at the first and the last one */
+  double scale;           /* kinetic + |potential| + internal at the first */
+  double max_rise;        /* largest increase between two in a row */
+  int complete;           /* every system reported its internal energy */
+};
+
+/* A resolved strided double field of a view. */
+struct ms__fref {
+  char *base;
+  size_t stride;
+};
+
+static inline double *ms__at(const struct ms__fref *f, size_t i) {
+  return (double *)(f->base + i * f->stride);
+}
+
+struct ms__stat {
+  char name[64];
+  double value;
+};
+
+/* The host's context for one plugin instance (struct ms_ctx of host.h). */
+struct ms_ctx {
+  struct ms_sim *sim;
+  uint32_t index;
+  struct ms__rng rng;
+  struct ms__err err;
+  struct ms_scene_info info;
+  struct ms__stat *stats; /* per frame, reset after each frame record */
+  size_t nstats, cap_stats;
+};
+
+struct ms__system {
+  const struct ms__sysdesc *desc;
+  const struct ms__plugin *plugin;
+  ms_instance *inst;
+  struct ms_ctx ctx;
+  int self_collision;
+  struct ms_view view;
+  struct ms__fref x, v, m, r;
+  size_t offset; /* first global particle index */
+  struct ms__sysmetas sm;
+  struct ms__energy energy; /* at the last measurement */
+  int32_t *meta_id; /* output: meta-particle of each particle, last step */
+  size_t cap_meta_id;
+};
+
+/* Attach a plugin's error to err: "WHAT: MESSAGE (system 'N', solver
+ * 'ID' from PATH)"; returns status. */
+int ms__system_fail(const struct ms__system *y, struct ms__err *err,
+                    int status, const char *what);
+/* Ask the system for its view again and resolve the required fields. */
+int ms__system_view(struct ms__system *y, struct ms__err *err);
+
+/* ---- metrics.c -------------------------------------------------------------*/
+/* Penetration and stability metrics (paper Sec. 6.1 comparisons).
+ *
+ * Definitions (also in mergesplit.cfg(5) and the README):
+ *  - A *sheet* is a system whose view has a "normal" field (unit normal per
+ *    particle, consistently oriented; cloth).  Each particle p of another
+ *    system is given a side of each sheet the first time it comes within
+ *    contact distance (r_p + r_c + skin) of a sheet particle: the sign of
+ *    n_c . (x_p - x_c) for its nearest sheet particle c, counted only when
+ *    |n_c . (x_p - x_c)| > r_p / 4 (a particle grazing the sheet's mid-plane
+ *    has no side yet).  From then on, whenever it is near the sheet again,
+ *    its side is re-measured; a change is a *crossing*, and a particle on
+ *    the other side than its first one is *through* the sheet.  When the
+ *    sheet's view has an "edge" field (UInt8, 1 on the sheet's border) and
+ *    the nearest sheet particle is on the edge, the particle forgets its
+ *    side: going around a sheet's edge is no crossing.  Nor is coming
+ *    back near the sheet on the other side after leaving it on the first:
+ *    the particle went round it out of contact distance (say, splashed
+ *    over the edge and came back up from below).  A particle that passes
+ *    between sheet particles comes within contact distance of them, so a
+ *    real crossing is always seen -- unless the sheet's gaps are wider than
+ *    the particle, when it passes without touching and is not counted.
+ *  - A *solid* is a system that collides with itself through the core and
+ *    is not a sheet.  A particle p of another system is *inside* it when its
+ *    centre is within the collision radius r_q of a particle q of the solid
+ *    whose "damage" (when the view has that field) is below 0.5 — i.e. it
+ *    sank past the surface of an intact region.
+ *  - penetrations = particles through a sheet + particles inside a solid.
+ * Measured every step on the detection's pairs (so at the start of each
+ * step, which is the end of the previous one) and once more at the end of
+ * the run.  Particle identities are global indices: a system whose particle
+ * count changes restarts its sides. */
+struct ms__stepper;
+
+struct ms__penetration {
+  uint64_t crossings; /* side changes, summed */
+  uint64_t through;   /* particles through a sheet, now */
+  uint64_t inside;    /* particles inside a solid, now */
+  uint64_t max_pen;   /* largest through + inside seen */
+  double max_speed;   /* largest particle speed seen [m/s] */
+};
+
+/* What a particle knows of a sheet: its sides (-1, 1; 0: none yet) and
+ * whether it was out of the sheet's contact distance at the last step. */
+struct ms__side {
+  int8_t first, now;
+  uint8_t away;
+};
+
+struct ms__metrics {
+  uint32_t nsheets;
+  int32_t *sheet_of;      /* per system: sheet index or -1 */
+  size_t n, cap;          /* particles tracked */
+  struct ms__side *side;  /* n * nsheets */
+  double *best_d2;        /* n * nsheets scratch: nearest sheet particle */
+  uint32_t *best_c;
+  uint32_t *stamp, epoch; /* n: distinct-particle counting */
+  size_t *counts;         /* per system: particle count last seen */
+  size_t *offsets;        /* per system: its first global index then */
+  const struct ms_field **normal, **damage, **edge; /* per system, or NULL */
+};
+
+void ms__metrics_free(struct ms__metrics *m);
+/* Size the tracking arrays for the current systems (first use, or after a
+ * system's particles moved to other global indices: a count changed before
+ * it or in it); MS_ENOMEM. */
+int ms__metrics_prepare(struct ms__stepper *S);
+/* Update from the current detection pairs; adds to *frame. */
+int ms__metrics_step(struct ms__stepper *S, double vmax,
+                     struct ms__penetration *frame);
+/* Fold a frame's figures into the run's. */
+void ms__penetration_add(struct ms__penetration *run,
+                         const struct ms__penetration *frame);
+
+/* ---- step.c ----------------------------------------------------------------*/
+/* The stepper: one step of the merging-and-splitting driver (step.c),
+ * apart from the run.  It borrows the scene and the systems from the run
+ * (sim.h) and owns the step's workspace, the simulation clock and the
+ * counters of the frame in progress; couple.c, handover.c and metrics.c
+ * work on it too. */
+/* Counters of one frame (and, summed, of the run). */
+struct ms__counts {
+  uint64_t steps, stage2_steps;
+  uint64_t pairs, approaching, marked; /* summed over steps */
+  uint64_t metas, members, meta_max;   /* final stage of each step */
+  uint64_t members_sq;                 /* sum of squared meta sizes */
+  uint64_t handed;                     /* particles handed over (handover.c) */
+  uint64_t passes;      /* coupling iterations: integrations again */
+  uint64_t unconverged; /* steps whose iterations did not converge */
+  struct ms__ledger ledger;
+  struct ms__penetration pen;          /* metrics.h */
+};
+/* Workspace of the particle hand-over (handover.c). */
+struct ms__handover_ws {
+  unsigned char *buf;       /* the handed particles' fields, packed */
+  struct ms_field *fields;  /* their descriptions */
+  uint32_t *to;             /* receiving system of each handed particle */
+};
+
+struct ms__stepper {
+  /* borrowed from the run, set once its systems exist */
+  const struct ms__scene *scene;
+  struct ms__system *sys;
+  uint32_t nsys;
+  struct ms__err *err;           /* the run's error */
+  struct ms__metrics *metrics;   /* the run's penetration tracking */
+  /* the clock */
+  double time;
+  uint64_t step;
+  /* workspace */
+  size_t ntotal;
+  struct ms__particles P;
+  struct ms__detect det;
+  uint8_t *self;                 /* per system */
+  uint8_t *touched;              /* per system: coupling iterations */
+  struct ms__iqn iqn;            /* coupling iterations (iterate.h) */
+  uint32_t *appr, *marked;       /* pair lists, 2 ids per pair */
+  size_t napp, nmarked, cap_app, cap_marked;
+  uint32_t *lpairs;              /* filter_pairs workspace */
+  uint8_t *keep, *lkeep;
+  size_t cap_local;
+  double *fext, *fext_store;     /* baseline contact forces, 3 per particle */
+  size_t cap_fext;
+  struct ms__groups groups;
+  struct ms__metaset metas;
+  struct ms__contacts contacts;
+  struct ms__handover_ws hov;
+  /* counters */
+  double phase[MS__PH_COUNT];
+  struct ms__counts frame_counts;
+};
+
+/* Borrow the run's scene, systems (created, with their views), error and
+ * metrics; size the per-system workspace. */
+int ms__stepper_init(struct ms__stepper *S, const struct ms__scene *scene,
+                     struct ms__system *sys, uint32_t nsys,
+                     struct ms__err *err, struct ms__metrics *metrics);
+/* Advance by one step, not beyond t_end. */
+int ms__step(struct ms__stepper *S, double t_end);
+/* Measure the metrics at the current state (end of a run). */
+int ms__observe(struct ms__stepper *S);
+/* Free the workspace (not what it borrows). */
+void ms__stepper_free(struct ms__stepper *S);
+
+/* ---- couple.c --------------------------------------------------------------*/
+/* The systems' side of a coupled step: the collective inertia they state,
+ * their integration with the step's meta-particles, and the
+ * synchronisation of the results with the leading systems' answers,
+ * iterated when the scene asks (coupling.iterations; doc/sync.md). */
+struct ms__stepper;
+
+/* Every system that can states its collective inertia for the stage's
+ * meta-particles; each then integrates with the others' added (ABI 1.1).
+ * Nothing for the paper's rule. */
+int ms__collective_inertia(struct ms__stepper *S, const struct ms_step *st);
+
+/* Every system integrates its piece of the step. */
+int ms__integrate_all(struct ms__stepper *S, struct ms_step *st);
+
+/* Synchronise the meta-particles (sync.c), let the systems that lead some
+ * answer, and with coupling.iterations > 1 integrate again until the
+ * systems agree (iterate.h); the last pass's ledger counts. */
+int ms__synchronise(struct ms__stepper *S, struct ms_step *st);
+
+/* ---- handover.c ------------------------------------------------------------*/
+/* The particle hand-over (handover.c). */
+/* Let every system give the particles it gives away now to
+ * their receivers (plugin.h, PARTICLE HAND-OVER); start of a step. */
+int ms__handover(struct ms__stepper *S);
+void ms__handover_free(struct ms__handover_ws *W);
+
+#endif

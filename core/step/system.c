@@ -1,0 +1,94 @@
+/* A system as the step sees it: a plugin's error named after the system,
+ * its view resolved into strided fields. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "step.h"
+
+int ms__system_fail(const struct ms__system *y, struct ms__err *err,
+                    int status, const char *what) {
+  const struct ms__err *pe = &y->ctx.err;
+  const char *msg = pe->msg[0] ? pe->msg : ms_strerror(status);
+  if (what)
+    ms__errf(err, status, "%s: %s (system '%s', solver '%s' from %s)",
+             what, msg, y->desc->name, y->plugin->desc.id, y->plugin->path);
+  else
+    ms__errf(err, status, "%s (system '%s', solver '%s' from %s)", msg,
+             y->desc->name, y->plugin->desc.id, y->plugin->path);
+  return status;
+}
+
+static const struct ms_field *find_field(const struct ms_view *v,
+                                         const char *name) {
+  for (uint32_t i = 0; i < v->field_count; i++)
+    if (v->fields[i].name && !strcmp(v->fields[i].name, name))
+      return &v->fields[i];
+  return NULL;
+}
+
+static size_t type_size(uint32_t t) {
+  switch (t) {
+  case MS_TYPE_F64:
+  case MS_TYPE_I64: return 8;
+  case MS_TYPE_F32:
+  case MS_TYPE_I32:
+  case MS_TYPE_U32: return 4;
+  case MS_TYPE_U8: return 1;
+  }
+  return 0;
+}
+
+static int view_error(const struct ms__system *y, struct ms__err *err,
+                      const char *fmt, const char *a) {
+  char msg[256];
+  snprintf(msg, sizeof msg, fmt, a);
+  return ms__errf(err, MS_EPLUGIN,
+                  "invalid particle view: %s (system '%s', solver '%s' from "
+                  "%s)", msg, y->desc->name, y->plugin->desc.id,
+                  y->plugin->path);
+}
+
+int ms__system_view(struct ms__system *y, struct ms__err *err) {
+  struct ms_view v;
+  memset(&v, 0, sizeof v);
+  v.struct_size = sizeof v;
+  int rc = y->plugin->desc.view(y->inst, &v);
+  if (rc) return ms__system_fail(y, err, rc, "view() failed");
+  if (v.count >= UINT32_MAX)
+    return view_error(y, err, "%s", "more than 2^32-1 particles");
+  for (uint32_t f = 0; f < v.field_count; f++) {
+    const struct ms_field *fd = &v.fields[f];
+    size_t ts = type_size(fd->type);
+    if (!fd->name) return view_error(y, err, "%s", "a field has no name");
+    if (!ts || fd->components < 1 || fd->components > 16)
+      return view_error(y, err, "field '%s' has a bad type or component count",
+                        fd->name);
+    if (fd->stride < ts * fd->components)
+      return view_error(y, err, "field '%s': stride smaller than one element",
+                        fd->name);
+    if (v.count && !fd->data)
+      return view_error(y, err, "field '%s' has no data", fd->name);
+  }
+  static const struct {
+    const char *name;
+    uint32_t comps;
+    size_t off;
+  } req[] = {{"position", 3, offsetof(struct ms__system, x)},
+             {"velocity", 3, offsetof(struct ms__system, v)},
+             {"mass", 1, offsetof(struct ms__system, m)},
+             {"radius", 1, offsetof(struct ms__system, r)}};
+  for (size_t k = 0; k < 4; k++) {
+    const struct ms_field *fd = find_field(&v, req[k].name);
+    if (!fd)
+      return view_error(y, err, "required field '%s' is missing", req[k].name);
+    if (fd->type != MS_TYPE_F64 || fd->components != req[k].comps)
+      return view_error(y, err, "required field '%s' has the wrong type (must "
+                        "be double)", req[k].name);
+    struct ms__fref *ref = (struct ms__fref *)((char *)y + req[k].off);
+    ref->base = fd->data;
+    ref->stride = fd->stride;
+  }
+  y->view = v;
+  return MS_OK;
+}

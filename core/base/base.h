@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-/* ---- error.c ---------------------------------------------------------------*/
+/* ---- error.c -------------------------------------------------------------*/
 /* One error slot: a status and the one line that explains it. */
 struct ms__err {
   int status;
@@ -29,7 +29,7 @@ void ms__err_clear(struct ms__err *e);
 /* snprintf that always terminates and never overflows. */
 void ms__strlcpy(char *dst, const char *src, size_t len);
 
-/* ---- rng.c -----------------------------------------------------------------*/
+/* ---- rng.c ---------------------------------------------------------------*/
 /* Deterministic random numbers: splitmix64 for seeding and hashing,
  * xoshiro256** for streams.  Same seed -> same numbers on every machine. */
 struct ms__rng {
@@ -51,7 +51,7 @@ double ms__rng_uniform(struct ms__rng *r);
 /* Uniform integer in [lo, hi] (lo <= hi). */
 uint64_t ms__rng_range(struct ms__rng *r, uint64_t lo, uint64_t hi);
 
-/* ---- vec3 (inline) ---------------------------------------------------------*/
+/* ---- vec3 (inline) -------------------------------------------------------*/
 /* Small inline 3-vector helpers for the core.  Vectors are double[3]. */
 static inline double ms__dot(const double *a, const double *b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
@@ -79,7 +79,7 @@ static inline void ms__lin2(double *out, const double *a, double sa,
   out[2] = a[2] * sa + b[2] * sb;
 }
 
-/* ---- xalloc (inline) -------------------------------------------------------*/
+/* ---- xalloc (inline) -----------------------------------------------------*/
 /* Allocation helpers for the core's growable work arrays. */
 /* Resize *p to hold n elements of size sz (contents kept).  Returns 0 on
  * success, -1 on overflow or failure (then *p is unchanged). */
@@ -91,7 +91,7 @@ static inline int ms__grow(void **p, size_t n, size_t sz) {
   return 0;
 }
 
-/* ---- parallel (inline) -----------------------------------------------------*/
+/* ---- parallel (inline) ---------------------------------------------------*/
 /* When the core's loops go parallel.  Below these sizes a loop runs on the
  * calling thread: waking a team costs more than the work, and far more on a
  * loaded machine (a thread that has to be scheduled in). */
@@ -102,7 +102,7 @@ static inline int ms__grow(void **p, size_t n, size_t sz) {
 #define MS__PAR_MIN_STREAM 32768 /* per-particle loops that only stream a
                                     few numbers (memory-bound) */
 
-/* ---- timing (inline) -------------------------------------------------------*/
+/* ---- timing (inline) -----------------------------------------------------*/
 /* Per-phase wall-clock timing (the rows of the paper's Table I). */
 enum ms__phase {
   MS__PH_DETECT,  /* collision detection */
@@ -141,7 +141,7 @@ static inline void ms__lap(struct ms__clock *c, enum ms__phase ph) {
 
 extern const char *const ms__phase_names[MS__PH_COUNT];
 
-/* ---- hash.c ----------------------------------------------------------------*/
+/* ---- hash.c --------------------------------------------------------------*/
 /* A streaming 64-bit checksum for checkpoints and scene files.
  *
  * Input is consumed in 8-byte little-endian words; each step

@@ -7,7 +7,7 @@
 
 #include "../run/run.h"
 
-/* ---- conformance.c ---------------------------------------------------------*/
+/* ---- conformance.c -------------------------------------------------------*/
 /* The conformance kit's parts (conformance.c, conformance_checks.c,
  * conformance_coupled.c).  Private to the core. */
 /* The system under test, in the simulation the kit opened. */

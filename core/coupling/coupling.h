@@ -10,7 +10,7 @@
 #include "../base/base.h"
 #include "../scene/scene.h"
 
-/* ---- rules (inline) --------------------------------------------------------*/
+/* ---- rules (inline) ------------------------------------------------------*/
 /* The paper's two rules for a pair of particles (Sec. 5, Eqs. 21-22), one
  * home each.  Every user asks these: the classification of candidate
  * pairs and stage 2 (step.c), the impulses on pairs left out of size-
@@ -48,7 +48,7 @@ static inline int ms__rule_separating(double vn, double tol) {
 }
 #endif
 
-/* ---- group.c ---------------------------------------------------------------*/
+/* ---- group.c -------------------------------------------------------------*/
 /* Grouping approaching pairs into meta-particles (paper Sec. 5.2).
  *
  * Particles are visited in index order.  An unassigned particle with an
@@ -81,7 +81,7 @@ int ms__group(struct ms__groups *G, size_t n, const uint32_t *pairs,
               size_t npairs, uint32_t n_min, uint32_t n_max, int singles,
               struct ms__rng *rng);
 
-/* ---- metas.c ---------------------------------------------------------------*/
+/* ---- metas.c -------------------------------------------------------------*/
 /* The meta-particles of one step: members in merge order with the data
  * merging stored for splitting, the per-system pieces handed to plugins,
  * and the per-system results that synchronisation combines. */
@@ -210,7 +210,7 @@ struct ms__ledger {
   double pdefect[3], pexch;
 };
 
-/* ---- merge.c ---------------------------------------------------------------*/
+/* ---- merge.c -------------------------------------------------------------*/
 /* Merging (paper Eqs. 1-5): particles -> meta-particles.
  *
  * A meta-particle of K members is a chain of K-1 binary merge nodes: node k
@@ -233,7 +233,7 @@ void ms__merge_chain(uint32_t K, const uint32_t *sys, const double *m,
                      double *ma, double *de, uint8_t *cross, double *M,
                      double *X, double *V);
 
-/* ---- split.c ---------------------------------------------------------------*/
+/* ---- split.c -------------------------------------------------------------*/
 /* Splitting (paper Eqs. 8-16 and 20): meta-particles -> particles, with
  * momentum conserved exactly and the chosen energy restored. */
 /* Split one merge node.  Children 1 (= a) and 2 (= b) with masses m1, m2 and
@@ -271,7 +271,7 @@ uint32_t ms__split_chain(uint32_t K, const double *m, const double *v,
 void ms__metaset_split(struct ms__metaset *M, double alpha, double beta,
                        struct ms__ledger *L);
 
-/* ---- sync.c ----------------------------------------------------------------*/
+/* ---- sync.c --------------------------------------------------------------*/
 /* Synchronising one meta-particle across the systems it spans: the
  * momentum rule (the systems' impulses summed; doc/sync.md) and the
  * paper's (Eqs. 17-19, generalised to k systems). */
@@ -304,7 +304,7 @@ void ms__sync_momentum(uint32_t k, const double *v, const double *gd,
 void ms__metaset_sync(struct ms__metaset *M, int rule, double dt,
                       const double *g, struct ms__ledger *L);
 
-/* ---- iterate.c -------------------------------------------------------------*/
+/* ---- iterate.c -----------------------------------------------------------*/
 /* Coupling iterations (coupling.iterations; doc/sync.md section 6).  The
  * synchronisation sums what every system did to a meta-particle as if the
  * others did nothing: one Jacobi pass of a partitioned coupling.  Iterating
@@ -355,7 +355,7 @@ double ms__iqn_residual(struct ms__iqn *Q, const struct ms__metaset *M,
  * omega0 r on the step's first update, then quasi-Newton. */
 void ms__iqn_update(struct ms__iqn *Q, struct ms__metaset *M, double omega0);
 
-/* ---- contacts.c ------------------------------------------------------------*/
+/* ---- contacts.c ----------------------------------------------------------*/
 /* Contact impulses between meta-particles the size limit keeps apart.
  *
  * With n_min/n_max, an approaching pair may join two different groups (or a
@@ -401,7 +401,7 @@ void ms__contacts_resolve(const struct ms__contacts *C, struct ms__metaset *M,
                           double restitution, double dt,
                           struct ms__ledger *L);
 
-/* ---- baselines.c -----------------------------------------------------------*/
+/* ---- baselines.c ---------------------------------------------------------*/
 /* The collision methods the paper compares merging-and-splitting with
  * (Sec. 6.1), applied to the same contact pairs (Rule 1, after filtering):
  *   penalty    f = k (r_i + r_j - d) n^, plus a dashpot c (dv . n^) n^

@@ -8,7 +8,7 @@
 
 #include <mergesplit/host.h>
 
-/* ---- detect.c --------------------------------------------------------------*/
+/* ---- detect.c ------------------------------------------------------------*/
 /* Collision detection: every pair of particles with
  * |x_j - x_i| < r_i + r_j (paper Rule 1, Eq. 21), over all systems at once;
  * with a skin, every pair closer than r_i + r_j + skin.
@@ -138,7 +138,7 @@ void ms__reuse_free(struct ms__reuse *R);
  * (a system's count changed). */
 void ms__detect_forget(struct ms__detect *d);
 
-/* ---- neighbors.c -----------------------------------------------------------*/
+/* ---- neighbors.c ---------------------------------------------------------*/
 /* Fixed-radius neighbour lists (the host's neighbors() service). */
 /* Fill nb for count points; storage in nb->priv is reused across calls. */
 int ms__neighbors_build(const double *xyz, size_t stride, size_t count,

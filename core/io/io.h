@@ -12,7 +12,7 @@
 
 #include "../base/base.h"
 
-/* ---- afile.c ---------------------------------------------------------------*/
+/* ---- afile.c -------------------------------------------------------------*/
 /* Atomic files: written under a temporary name next to the final one and
  * renamed into place only when complete, so a complete name never holds a
  * half-written file, whatever happens to the process. */
@@ -53,7 +53,7 @@ int ms__afile_place(const char *tmp, const char *path, int drop_old);
 /* mkdir -p; 0 or -1 with errno set. */
 int ms__make_dirs(const char *dir);
 
-/* ---- file_writer.c ---------------------------------------------------------*/
+/* ---- file_writer.c -------------------------------------------------------*/
 /* Whole files written atomically (temporary name, then rename) from
  * buffers the writer owns, on a background thread: a run goes on stepping
  * while the disk takes the last frame.
@@ -109,7 +109,7 @@ void ms__fw_close(struct ms__file_writer *w);
 int ms__fw_write_file(const char *path, const char *buf, size_t size,
                       int direct, struct ms__err *err);
 
-/* ---- output.c --------------------------------------------------------------*/
+/* ---- output.c ------------------------------------------------------------*/
 /* Frame output.  Per frame and system one file in each format the scene
  * names (the table of writers below: a VTK XML PolyData file, .vtp, and a
  * binary PLY file), every field of the view plus the core's "system"
@@ -234,7 +234,7 @@ static inline int ms__little_endian(void) {
   return *(const uint8_t *)&one == 1;
 }
 
-/* ---- vtp_read.c ------------------------------------------------------------*/
+/* ---- vtp_read.c ----------------------------------------------------------*/
 /* Reading back what output_vtp.c and output.c wrote (for `mergesplit
  * render`): .pvd collections and appended-raw .vtp files.  Compressed or
  * inline-encoded files from other writers are refused with a clear line. */

@@ -10,7 +10,7 @@
 #include "../base/base.h"
 #include "../scene/scene.h"
 
-/* ---- render.c --------------------------------------------------------------*/
+/* ---- render.c ------------------------------------------------------------*/
 /* Previews: a software renderer that draws particles as shaded spheres
  * (per-pixel normals, one light, specular highlight) with a depth buffer,
  * so occlusion is exact even where spheres intersect.  Rendered at twice
@@ -62,7 +62,7 @@ void ms__colormap(double t, float rgb[3]);
 int ms__render(const struct ms__splats *s, const struct ms__camera *cam,
                const struct ms__style *style, int w, int h, uint8_t *rgb);
 
-/* ---- render_png.c ----------------------------------------------------------*/
+/* ---- render_png.c --------------------------------------------------------*/
 /* Finishing a preview: caption, legend or colour bar, and the PNG file
  * (cairo draws the text and writes the PNG). */
 struct ms__overlay {
@@ -78,7 +78,7 @@ struct ms__overlay {
 int ms__png_write(const char *path, const uint8_t *rgb, int w, int h,
                   const struct ms__overlay *ov, struct ms__err *err);
 
-/* ---- preview.c -------------------------------------------------------------*/
+/* ---- preview.c -----------------------------------------------------------*/
 /* Previews: PNG images of frames, written while a run goes
  * (output.preview = true) or afterwards from its files (ms_render). */
 /* Look and camera shared by both ways of making previews. */

@@ -14,7 +14,7 @@
 #include "../scene/scene.h"
 #include "../step/step.h"
 
-/* ---- sim.c -----------------------------------------------------------------*/
+/* ---- sim.c ---------------------------------------------------------------*/
 /* The run: scene, systems (plugin instances, system.h), the stepper that
  * advances them (step.h), statistics, output.  Private to the core. */
 struct ms__output;
@@ -47,7 +47,7 @@ struct ms_sim {
   struct ms__err err;
 };
 
-/* ---- host.c, systems.c -----------------------------------------------------*/
+/* ---- host.c, systems.c ---------------------------------------------------*/
 /* The host services plugins call (host.c): struct ms_host, the context
  * of each plugin instance, the run's log. */
 struct ms_sim;
@@ -63,7 +63,7 @@ void ms__log(struct ms_sim *S, int level, const char *fmt, ...)
 int ms__systems_create(struct ms_sim *S);
 void ms__systems_destroy(struct ms_sim *S);
 
-/* ---- energy.c --------------------------------------------------------------*/
+/* ---- energy.c ------------------------------------------------------------*/
 /* The systems' energy (ABI 1.1 energy(), or counted from the views) and
  * its course over a run: measured at the start and after every frame. */
 struct ms_sim;
@@ -76,7 +76,7 @@ int ms__energy_measure(struct ms_sim *S);
 /* Totals over the systems of the last measurement. */
 void ms__energy_total(const struct ms_sim *S, struct ms__energy *total);
 
-/* ---- report.c --------------------------------------------------------------*/
+/* ---- report.c ------------------------------------------------------------*/
 /* The run report (--report FILE.json): per-frame totals (momentum and
  * kinetic energy per system, merges, meta-particles, the split energy
  * ledger, plugin statistics) and the per-phase timing table. */
@@ -93,7 +93,7 @@ int ms__report_close(struct ms__report *r, const struct ms_sim *S,
 void ms__system_totals(const struct ms_sim *S, uint32_t s, double *p,
                        double *ke);
 
-/* ---- frame_output.c --------------------------------------------------------*/
+/* ---- frame_output.c ------------------------------------------------------*/
 /* The run's outputs (frame_output.c): open frame files, previews and the
  * checkpoint path (resuming when asked); write a finished frame's files
  * and previews; write a periodic checkpoint; stop on an interrupt. */
@@ -109,7 +109,7 @@ int ms__interrupt(struct ms_sim *S);
 void ms__progress(struct ms_sim *S, int frame_done);
 void ms__outputs_close(struct ms_sim *S);
 
-/* ---- checkpoint.c ----------------------------------------------------------*/
+/* ---- checkpoint.c --------------------------------------------------------*/
 /* Checkpoints: the whole state of a run in one file, so `run --resume`
  * continues bit-identically (same thread count).
  *

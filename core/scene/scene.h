@@ -12,7 +12,7 @@
 
 #include "../base/base.h"
 
-/* ---- settings.c ------------------------------------------------------------*/
+/* ---- settings.c ----------------------------------------------------------*/
 /* Reading the scene file: libconfig plus two things it lacks — every
  * setting read is marked, so keys nobody read can be refused as unknown
  * (typo protection), and every complaint names file:line and the key's
@@ -49,7 +49,7 @@ int ms__cfg_string(const config_setting_t *g, const char *key,
 int ms__cfg_vec3(const config_setting_t *g, const char *key,
                  const double *def, double *out, struct ms__err *err);
 
-/* ---- shapes.c --------------------------------------------------------------*/
+/* ---- shapes.c ------------------------------------------------------------*/
 /* Sampling particles in shapes given by a scene group:
  *   box      min, max           lattice centred in the box
  *   sphere   center, radius
@@ -63,7 +63,7 @@ int ms__shape_sample(const config_setting_t *shape, double spacing,
                      struct ms__rng *rng, double **xyz, size_t *n,
                      struct ms__err *err);
 
-/* ---- loader.c --------------------------------------------------------------*/
+/* ---- loader.c ------------------------------------------------------------*/
 /* Finding and loading solver plugins (shared objects). */
 /* One accepted solver. */
 struct ms__plugin {
@@ -91,7 +91,7 @@ const struct ms__plugin *ms__registry_find(const ms_registry *reg,
 size_t ms__plugin_dirs(const char *const *extra, char ***out);
 void ms__plugin_dirs_free(char **dirs, size_t n);
 
-/* ---- scene.c ---------------------------------------------------------------*/
+/* ---- scene.c -------------------------------------------------------------*/
 /* The scene file's core settings (scene, coupling, output, systems).  The
  * keys of each system other than name/solver/self_collision belong to the
  * system's plugin, which reads them through the host. */

@@ -14,7 +14,7 @@
 #include "../scene/scene.h"
 #include "../coupling/coupling.h"
 
-/* ---- system.c --------------------------------------------------------------*/
+/* ---- system.c ------------------------------------------------------------*/
 /* The systems as the step sees them: one plugin instance each, its view
  * resolved into strided fields (system.c).  Private to the core. */
 /* One system's energy [J]. */
@@ -80,7 +80,7 @@ int ms__system_fail(const struct ms__system *y, struct ms__err *err,
 /* Ask the system for its view again and resolve the required fields. */
 int ms__system_view(struct ms__system *y, struct ms__err *err);
 
-/* ---- metrics.c -------------------------------------------------------------*/
+/* ---- metrics.c -----------------------------------------------------------*/
 /* Penetration and stability metrics (paper Sec. 6.1 comparisons).
  *
  * Definitions (also in mergesplit.cfg(5) and the README):
@@ -154,7 +154,7 @@ int ms__metrics_step(struct ms__stepper *S, double vmax,
 void ms__penetration_add(struct ms__penetration *run,
                          const struct ms__penetration *frame);
 
-/* ---- step.c ----------------------------------------------------------------*/
+/* ---- step.c --------------------------------------------------------------*/
 /* The stepper: one step of the merging-and-splitting driver (step.c),
  * apart from the run.  It borrows the scene and the systems from the run
  * (sim.h) and owns the step's workspace, the simulation clock and the
@@ -224,7 +224,7 @@ int ms__observe(struct ms__stepper *S);
 /* Free the workspace (not what it borrows). */
 void ms__stepper_free(struct ms__stepper *S);
 
-/* ---- couple.c --------------------------------------------------------------*/
+/* ---- couple.c ------------------------------------------------------------*/
 /* The systems' side of a coupled step: the collective inertia they state,
  * their integration with the step's meta-particles, and the
  * synchronisation of the results with the leading systems' answers,
@@ -244,7 +244,7 @@ int ms__integrate_all(struct ms__stepper *S, struct ms_step *st);
  * systems agree (iterate.h); the last pass's ledger counts. */
 int ms__synchronise(struct ms__stepper *S, struct ms_step *st);
 
-/* ---- handover.c ------------------------------------------------------------*/
+/* ---- handover.c ----------------------------------------------------------*/
 /* The particle hand-over (handover.c). */
 /* Let every system give the particles it gives away now to
  * their receivers (plugin.h, PARTICLE HAND-OVER); start of a step. */

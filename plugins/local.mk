@@ -14,6 +14,7 @@ include plugins/mass_spring/local.mk
 include plugins/peridynamics/local.mk
 include plugins/sph/local.mk
 include plugins/flip/local.mk
+include plugins/rigid/local.mk
 
 # libtool's .la files are of no use for dlopen()ed modules; without them
 # libtool's uninstall no longer knows the .so files, so remove those too.

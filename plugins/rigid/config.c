@@ -1,0 +1,216 @@
+/* rigid — the scene keys of a system (system section):
+ *   integrator        "symplectic_euler" (default) | "midpoint" | "rk4"
+ *   wall_restitution  normal restitution at the domain walls, [0, 1], 0.2
+ *   wall_friction     Coulomb friction coefficient at the walls, >= 0, 0.5
+ *   bodies            a list of body groups; without it the section is one
+ * and of a body (a group of `bodies`, or the section):
+ *   shape             group, required (box, sphere, cylinder, torus, shell,
+ *                     points)
+ *   spacing           lattice spacing [m]; required unless shape is points
+ *   radius            collision radius [m]; default spacing / 2
+ *   density           [kg/m^3] of the lattice, default 1000; or
+ *   mass              the body's mass [kg]
+ *   velocity          [m/s] of the centre, default [0, 0, 0]
+ *   angular_velocity  [rad/s], default [0, 0, 0]
+ *   motion            "dynamic" (default) | "fixed" | "scripted" (moves
+ *                     with velocity and angular_velocity whatever hits it)
+ * In a `bodies` list, spacing, radius and density of the section are the
+ * bodies' defaults.  scene.scale = s refines every lattice: spacing and
+ * radius / s^(1/3), the body's mass unchanged. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mergesplit/plugin_util.h>
+
+#include "rigid.h"
+
+struct body_keys {
+  const ms_config *group, *shape;
+  double spacing, radius, density, mass, vel[3], omega[3];
+  int motion, points;
+};
+
+static int pick(const struct ms_host *h, ms_ctx *c, const ms_config *g,
+                const char *key, const char *const *names, int n, int def,
+                int *out) {
+  const char *v = NULL;
+  int rc = h->cfg_string(c, g, key, NULL, &v);
+  if (rc || !v) return *out = def, rc;
+  for (int i = 0; i < n; i++)
+    if (!strcmp(v, names[i])) return *out = i, MS_OK;
+  return h->cfg_error(c, g, key, "unknown value \"%s\" (expected \"%s\", "
+                      "\"%s\" or \"%s\")", v, names[0], names[1], names[2]);
+}
+
+/* The keys of body group g; d holds the section's defaults. */
+static int read_body(struct state *s, const ms_config *g,
+                     const struct body_keys *d, struct body_keys *k) {
+  static const char *const motions[3] = {"dynamic", "fixed", "scripted"};
+  static const double zero[3] = {0.0, 0.0, 0.0};
+  const struct ms_host *h = s->host;
+  ms_ctx *c = s->ctx;
+  const char *type = NULL;
+  int rc;
+  *k = *d;
+  k->group = g;
+  if ((rc = h->cfg_child(c, g, "shape", &k->shape)) == MS_ENOENT)
+    return h->cfg_error(c, g, "shape", "is required (a group: type = "
+                        "\"box\" | \"sphere\" | \"points\" | ...)");
+  if (rc || (rc = ms_cfg_positive(h, c, g, "spacing", d->spacing,
+                                  &k->spacing)) ||
+      (rc = ms_cfg_positive(h, c, g, "radius", d->radius, &k->radius)) ||
+      (rc = ms_cfg_positive(h, c, g, "density", NAN, &k->density)) ||
+      (rc = ms_cfg_positive(h, c, g, "mass", NAN, &k->mass)) ||
+      (rc = h->cfg_vec3(c, g, "velocity", zero, k->vel)) ||
+      (rc = h->cfg_vec3(c, g, "angular_velocity", zero, k->omega)) ||
+      (rc = pick(h, c, g, "motion", motions, 3, RIGID_DYNAMIC, &k->motion)))
+    return rc;
+  k->points = h->cfg_string(c, k->shape, "type", NULL, &type) == MS_OK &&
+              type && !strcmp(type, "points");
+  if (isnan(k->spacing) && !(k->points && !isnan(k->radius)))
+    return h->cfg_error(c, g, "spacing", "is required (or a points shape "
+                        "and a radius)");
+  if (isnan(k->radius)) k->radius = 0.5 * k->spacing;
+  if (!isnan(k->mass) && !isnan(k->density))
+    return h->cfg_error(c, g, "mass", "give either mass or density, not "
+                        "both");
+  if (isnan(k->density)) k->density = d->density;
+  const struct ms_scene_info *info = h->scene(c);
+  double scale = MS_SCENE_HAS(info, scale) ? info->scale : 1.0;
+  if (scale != 1.0 && !k->points) {
+    double f = cbrt(scale);
+    k->spacing /= f, k->radius /= f;
+  }
+  return MS_OK;
+}
+
+/* Sample body k into pts; mass of the whole body into *mass. */
+static int sample(struct state *s, const struct body_keys *k,
+                  struct ms_points *pts, double *mass) {
+  const struct ms_host *h = s->host;
+  double lattice = isnan(k->spacing) ? 2.0 * k->radius : k->spacing;
+  int rc = h->sample_shape(s->ctx, k->shape, lattice, pts);
+  if (rc) return rc;
+  if (pts->count < 1)
+    return h->cfg_error(s->ctx, k->group, "shape", "holds no particle at "
+                        "spacing %g: a body needs at least one", lattice);
+  double rho = isnan(k->density) ? 1000.0 : k->density;
+  *mass = isnan(k->mass) ? rho * lattice * lattice * lattice *
+                               (double)pts->count
+                         : k->mass;
+  return MS_OK;
+}
+
+/* Append body k (its sampled points) to the state. */
+static int add_body(struct state *s, const struct body_keys *k,
+                    const struct ms_points *pts, double mass) {
+  struct rigid_body *b = &s->body[s->nbody];
+  size_t n0 = s->n, n = pts->count;
+  memset(b, 0, sizeof *b);
+  b->first = n0, b->count = n, b->motion = k->motion;
+  for (size_t i = 0; i < n; i++) {
+    s->m[n0 + i] = mass / (double)n, s->r[n0 + i] = k->radius;
+    s->body_of[n0 + i] = s->nbody;
+  }
+  int solid = rigid_mass_properties(n, pts->xyz, s->m + n0, &b->mass,
+                                    b->s.x, b->Ib, s->off + 3 * n0);
+  if (!solid && k->motion == RIGID_DYNAMIC)
+    return s->host->cfg_error(s->ctx, k->group, "shape", "its %zu "
+                              "particle(s) lie on a line: the inertia is "
+                              "degenerate, a dynamic body cannot turn", n);
+  b->s.q[0] = 1.0;
+  if (k->motion == RIGID_SCRIPTED) {
+    memcpy(b->V, k->vel, sizeof b->V);
+    memcpy(b->w, k->omega, sizeof b->w);
+  } else if (k->motion == RIGID_DYNAMIC) {
+    rigid_set_velocity(b, &b->s, k->vel, k->omega);
+  }
+  s->n += n;
+  s->nbody++;
+  return MS_OK;
+}
+
+static int alloc(struct state *s, size_t n, uint32_t nbody) {
+  size_t k = n ? n : 1;
+  s->x = malloc(3 * k * sizeof(double)), s->v = malloc(3 * k * sizeof(double));
+  s->x0 = malloc(3 * k * sizeof(double)),
+  s->v0 = malloc(3 * k * sizeof(double));
+  s->off = malloc(3 * k * sizeof(double)), s->m = malloc(k * sizeof(double));
+  s->r = malloc(k * sizeof(double)), s->meta = malloc(k * sizeof(int32_t));
+  s->body_of = malloc(k * sizeof(uint32_t));
+  s->body = calloc(nbody, sizeof *s->body);
+  s->hoff = calloc(nbody + 1, sizeof *s->hoff);
+  s->boff = calloc(nbody + 1, sizeof *s->boff);
+  s->blist = calloc(nbody, sizeof *s->blist);
+  return s->x && s->v && s->x0 && s->v0 && s->off && s->m && s->r &&
+                 s->meta && s->body_of && s->body && s->hoff && s->boff &&
+                 s->blist
+             ? MS_OK
+             : MS_ENOMEM;
+}
+
+/* The bodies' groups: the list `bodies`, or the section itself. */
+static int groups(struct state *s, const ms_config *sec,
+                  const ms_config **list, uint32_t *count) {
+  const struct ms_host *h = s->host;
+  int rc = h->cfg_child(s->ctx, sec, "bodies", list);
+  if (rc == MS_ENOENT) return *list = NULL, *count = 1, MS_OK;
+  if (rc) return rc;
+  *count = h->cfg_length(s->ctx, *list);
+  if (*count < 1)
+    return h->cfg_error(s->ctx, sec, "bodies", "holds no body (a list of "
+                        "groups, each with a shape)");
+  return MS_OK;
+}
+
+static int system_keys(struct state *s, const ms_config *sec) {
+  static const char *const names[3] = {"symplectic_euler", "midpoint",
+                                       "rk4"};
+  const struct ms_host *h = s->host;
+  int rc;
+  if ((rc = pick(h, s->ctx, sec, "integrator", names, 3,
+                 RIGID_SYMPLECTIC_EULER, &s->integrator)) ||
+      (rc = ms_cfg_unit(h, s->ctx, sec, "wall_restitution", 0.2,
+                        &s->restitution)) ||
+      (rc = ms_cfg_non_negative(h, s->ctx, sec, "wall_friction", 0.5,
+                                &s->friction)))
+    return rc;
+  return MS_OK;
+}
+
+int rigid_configure(struct state *s, const ms_config *sec) {
+  const ms_config *list;
+  uint32_t nb;
+  struct body_keys def = {.spacing = NAN, .radius = NAN, .density = NAN};
+  int rc;
+  if ((rc = system_keys(s, sec)) || (rc = groups(s, sec, &list, &nb)))
+    return rc;
+  if (list && ((rc = ms_cfg_positive(s->host, s->ctx, sec, "spacing", NAN,
+                                     &def.spacing)) ||
+               (rc = ms_cfg_positive(s->host, s->ctx, sec, "radius", NAN,
+                                     &def.radius)) ||
+               (rc = ms_cfg_positive(s->host, s->ctx, sec, "density", NAN,
+                                     &def.density))))
+    return rc;
+  struct body_keys *keys = calloc(nb, sizeof *keys);
+  struct ms_points *pts = calloc(nb, sizeof *pts);
+  double *mass = calloc(nb, sizeof *mass);
+  size_t total = 0;
+  rc = keys && pts && mass ? MS_OK : MS_ENOMEM;
+  for (uint32_t b = 0; !rc && b < nb; b++) {
+    const ms_config *g = sec;
+    if (list && (rc = s->host->cfg_index(s->ctx, list, b, &g))) break;
+    if (!(rc = read_body(s, g, &def, &keys[b])) &&
+        !(rc = sample(s, &keys[b], &pts[b], &mass[b])))
+      total += pts[b].count;
+  }
+  if (!rc) rc = alloc(s, total, nb);
+  for (uint32_t b = 0; !rc && b < nb; b++) {
+    memcpy(s->x + 3 * s->n, pts[b].xyz, 3 * pts[b].count * sizeof(double));
+    rc = add_body(s, &keys[b], &pts[b], mass[b]);
+  }
+  for (uint32_t b = 0; pts && b < nb; b++) s->host->free(pts[b].xyz);
+  free(keys), free(pts), free(mass);
+  return rc;
+}

@@ -1,0 +1,68 @@
+/* A rigid box dropped onto the default cloth (configs/rigid/
+ * box_on_cloth.cfg): it never goes through, never sinks into the sheet
+ * deeper than 2 % of a particle radius, and comes to rest. */
+#include <math.h>
+#include <stdio.h>
+
+#include "../scenes/simtest.h"
+#include "suites.h"
+
+/* Deepest overlap (r_a + r_b - |x_a - x_b|) / min(r) of a particle of a
+ * with one of b; 0 when none touch. */
+static double deepest(struct ms__system *a, struct ms__system *b) {
+  double worst = 0.0;
+  for (size_t i = 0; i < a->view.count; i++) {
+    const double *xi = ms__at(&a->x, i);
+    double ri = *ms__at(&a->r, i);
+    for (size_t j = 0; j < b->view.count; j++) {
+      const double *xj = ms__at(&b->x, j);
+      double rj = *ms__at(&b->r, j), d2 = 0.0;
+      for (int k = 0; k < 3; k++) d2 += (xi[k] - xj[k]) * (xi[k] - xj[k]);
+      if (d2 < (ri + rj) * (ri + rj))
+        worst = fmax(worst, (ri + rj - sqrt(d2)) / fmin(ri, rj));
+    }
+  }
+  return worst;
+}
+
+START_TEST(box_rests_on_cloth) {
+  ms_sim *S = st_open_file("rigid/box_on_cloth.cfg", 1, 0);
+  struct ms__system *box = st_system(S, "box"), *cloth = st_system(S, "cloth");
+  ck_assert_uint_eq(box->view.count, 125);
+  double depth = 0.0;
+  while (S->stepper.time < 3.0 - 1e-9) {
+    st_step(S);
+    depth = fmax(depth, deepest(box, cloth));
+  }
+  struct ms_metrics m = {.struct_size = sizeof m};
+  ms_sim_metrics(S, &m);
+  double P[3] = {0, 0, 0}, M = 0.0, ymin = INFINITY;
+  for (size_t i = 0; i < box->view.count; i++) {
+    double mi = *ms__at(&box->m, i);
+    for (int k = 0; k < 3; k++) P[k] += mi * ms__at(&box->v, i)[k];
+    M += mi;
+    ymin = fmin(ymin, ms__at(&box->x, i)[1]);
+  }
+  double speed = sqrt(P[0] * P[0] + P[1] * P[1] + P[2] * P[2]) / M;
+  fprintf(stderr, "# box on cloth, 3 s: %llu penetrations at most, %llu "
+          "sheet crossings, deepest %.4f radius, speed %.2e m/s, lowest "
+          "particle at y = %.4f m\n", (unsigned long long)m.max_penetrations,
+          (unsigned long long)m.sheet_crossings, depth, speed, ymin);
+  ck_assert_double_eq_tol(M, 0.8, 1e-12);
+  ck_assert_uint_eq(m.max_penetrations, 0);
+  ck_assert_uint_eq(m.sheet_crossings, 0);
+  ck_assert_double_le(depth, 0.02);
+  ck_assert_double_lt(speed, 1e-3);
+  ck_assert_double_gt(ymin, 0.3); /* held by the sheet (pinned at 0.5) */
+  st_close(S);
+}
+END_TEST
+
+Suite *suite_cloth(void) {
+  Suite *s = suite_create("cloth");
+  TCase *tc = tcase_create("box");
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, box_rests_on_cloth);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,285 @@
+/* The rigid plugin in the core: bodies colliding through merging-and-
+ * splitting conserve momentum, a body falls as the closed form says, a
+ * body keeps its shape, and bad keys get one line naming them. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../scenes/simtest.h"
+#include "suites.h"
+
+/* Linear and angular momentum (about the origin) of every particle. */
+static void momenta(ms_sim *S, double *P, double *L) {
+  for (int a = 0; a < 3; a++) P[a] = L[a] = 0.0;
+  for (uint32_t s = 0; s < S->nsys; s++) {
+    struct ms__system *y = &S->sys[s];
+    for (size_t i = 0; i < y->view.count; i++) {
+      const double *x = ms__at(&y->x, i), *v = ms__at(&y->v, i);
+      double m = *ms__at(&y->m, i);
+      for (int a = 0; a < 3; a++) P[a] += m * v[a];
+      L[0] += m * (x[1] * v[2] - x[2] * v[1]);
+      L[1] += m * (x[2] * v[0] - x[0] * v[2]);
+      L[2] += m * (x[0] * v[1] - x[1] * v[0]);
+    }
+  }
+}
+
+static double norm(const double *a) {
+  return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+}
+
+#define BOX(lo, hi) \
+  "shape = { type = \"box\"; min = [" lo "]; max = [" hi "]; };"
+#define BOX_A BOX("-0.17, -0.05, -0.05", "-0.07, 0.05, 0.05")
+#define BOX_B BOX("0.07, -0.01, -0.03", "0.17, 0.09, 0.07")
+
+/* Two boxes of one system, off-centre, spinning: they meet, merge, part. */
+static const char two_bodies[] =
+    "scene = { duration = 0.2; fps = 50.0; gravity = [0.0, 0.0, 0.0]; };\n"
+    "coupling = { max_dt = 0.002; };\n"
+    "systems = ( { name = \"boxes\"; solver = \"rigid\"; spacing = 0.025;\n"
+    "  bodies = ( { " BOX_A " velocity = [1.0, 0.0, 0.0];\n"
+    "               angular_velocity = [0.0, 0.0, 3.0]; },\n"
+    "             { " BOX_B " velocity = [-1.0, 0.0, 0.0];\n"
+    "               density = 3000.0; } ); } );\n";
+
+/* The same two boxes as two systems. */
+static const char two_systems[] =
+    "scene = { duration = 0.2; fps = 50.0; gravity = [0.0, 0.0, 0.0]; };\n"
+    "coupling = { max_dt = 0.002; };\n"
+    "systems = ( { name = \"a\"; solver = \"rigid\"; spacing = 0.025;\n"
+    "  " BOX_A " velocity = [1.0, 0.0, 0.0];\n"
+    "  angular_velocity = [0.0, 0.0, 3.0]; },\n"
+    "  { name = \"b\"; solver = \"rigid\"; spacing = 0.025;\n"
+    "  " BOX_B " velocity = [-1.0, 0.0, 0.0];\n"
+    "  density = 3000.0; } );\n";
+
+static void collide(const char *text, double *dp, double *dl, double *vx,
+                    uint64_t *metas) {
+  ms_sim *S = st_open_text(text, 1);
+  double P0[3], L0[3], P[3], L[3], d[3];
+  momenta(S, P0, L0);
+  *metas = 0;
+  while (S->stepper.time < 0.2 - 1e-9) {
+    st_step(S);
+    *metas += S->stepper.metas.count;
+  }
+  momenta(S, P, L);
+  for (int a = 0; a < 3; a++) d[a] = P[a] - P0[a];
+  *dp = norm(d) / norm(P0);
+  for (int a = 0; a < 3; a++) d[a] = L[a] - L0[a];
+  *dl = norm(d) / norm(L0);
+  /* the first body's mean x velocity after the hit */
+  struct ms__system *y = &S->sys[0];
+  double mv = 0.0, m = 0.0;
+  for (size_t i = 0; i < y->view.count; i++) {
+    double mi = *ms__at(&y->m, i);
+    if (S->nsys == 1 && i >= y->view.count / 2) break;
+    mv += mi * ms__at(&y->v, i)[0], m += mi;
+  }
+  *vx = mv / m;
+  st_close(S);
+}
+
+START_TEST(bodies_collide_conserving_momentum) {
+  const char *texts[2] = {two_bodies, two_systems};
+  for (int t = 0; t < 2; t++) {
+    double dp, dl, vx;
+    uint64_t metas;
+    collide(texts[t], &dp, &dl, &vx, &metas);
+    fprintf(stderr, "# %s: |dP|/|P0| %.3g, |dL|/|L0| %.3g, light box vx "
+            "%.4f m/s, %llu meta-particle steps\n",
+            t ? "two systems" : "one system", dp, dl, vx,
+            (unsigned long long)metas);
+    ck_assert_uint_gt(metas, 0);     /* they met */
+    ck_assert_double_lt(vx, 0.0);    /* the light box bounced back */
+    ck_assert_double_le(dp, 1e-12);  /* linear momentum exact */
+  }
+}
+END_TEST
+
+/* A box thrown up and spinning under gravity: its centre follows the
+ * parabola (symplectic Euler: error dt g t / 2) and its particles keep
+ * their distances. */
+START_TEST(free_flight_follows_the_closed_form) {
+  ms_sim *S = st_open_text(
+      "scene = { duration = 0.5; fps = 10.0; gravity = [0.0, 0.0, -9.81]; };\n"
+      "coupling = { max_dt = 0.001; };\n"
+      "systems = ( { name = \"box\"; solver = \"rigid\"; spacing = 0.025;\n"
+      "  integrator = \"rk4\";\n"
+      "  " BOX("-0.05, -0.05, -0.05", "0.05, 0.05, 0.05")
+      " velocity = [0.5, 0.0, 2.0];\n"
+      "  angular_velocity = [1.0, 2.0, 3.0]; } );\n", 1);
+  struct ms__system *y = st_system(S, "box");
+  size_t n = y->view.count;
+  double d01 = 0.0, d0n = 0.0;
+  for (int a = 0; a < 3; a++) {
+    double u = ms__at(&y->x, 0)[a] - ms__at(&y->x, 1)[a];
+    double w = ms__at(&y->x, 0)[a] - ms__at(&y->x, n - 1)[a];
+    d01 += u * u, d0n += w * w;
+  }
+  while (S->stepper.time < 0.5 - 1e-9) st_step(S);
+  double c[3] = {0, 0, 0}, e01 = 0.0, e0n = 0.0, t = S->stepper.time;
+  for (size_t i = 0; i < n; i++)
+    for (int a = 0; a < 3; a++) c[a] += ms__at(&y->x, i)[a] / (double)n;
+  for (int a = 0; a < 3; a++) {
+    double u = ms__at(&y->x, 0)[a] - ms__at(&y->x, 1)[a];
+    double w = ms__at(&y->x, 0)[a] - ms__at(&y->x, n - 1)[a];
+    e01 += u * u, e0n += w * w;
+  }
+  ck_assert_double_eq_tol(c[0], 0.5 * t, 1e-12);
+  ck_assert_double_eq_tol(c[2], 2.0 * t - 0.5 * 9.81 * t * t, 1e-12);
+  ck_assert_double_eq_tol(sqrt(e01), sqrt(d01), 1e-12);
+  ck_assert_double_eq_tol(sqrt(e0n), sqrt(d0n), 1e-12);
+  st_close(S);
+}
+END_TEST
+
+
+/* Box speed and lowest particle of body b (particles first .. first+n). */
+static void body_of(struct ms__system *y, size_t first, size_t n,
+                    double *speed, double *ymin, double *x0) {
+  double P[3] = {0, 0, 0}, M = 0.0;
+  *ymin = INFINITY;
+  for (size_t i = first; i < first + n; i++) {
+    double m = *ms__at(&y->m, i);
+    for (int a = 0; a < 3; a++) P[a] += m * ms__at(&y->v, i)[a];
+    M += m;
+    *ymin = fmin(*ymin, ms__at(&y->x, i)[1]);
+  }
+  *speed = norm(P) / M;
+  if (x0) memcpy(x0, ms__at(&y->x, first), 3 * sizeof *x0);
+}
+
+/* A tilted, spinning box dropped on the floor comes to rest on it: the
+ * walls answer with impulses on the whole body. */
+START_TEST(box_comes_to_rest_on_the_floor) {
+  ms_sim *S = st_open_text(
+      "scene = { duration = 2.0; fps = 10.0; gravity = [0.0, -9.81, 0.0];\n"
+      "  domain = { min = [-1.0, 0.0, -1.0]; max = [1.0, 2.0, 1.0]; }; };\n"
+      "coupling = { max_dt = 0.002; };\n"
+      "systems = ( { name = \"box\"; solver = \"rigid\"; spacing = 0.02;\n"
+      "  " BOX("-0.05, 0.3, -0.05", "0.05, 0.4, 0.05")
+      " velocity = [0.3, 0.0, 0.0]; angular_velocity = [2.0, 1.0, 3.0];"
+      " } );\n", 1);
+  struct ms__system *y = st_system(S, "box");
+  double lowest = INFINITY, speed = NAN, ymin;
+  while (S->stepper.time < 2.0 - 1e-9) {
+    st_step(S);
+    body_of(y, 0, y->view.count, &speed, &ymin, NULL);
+    lowest = fmin(lowest, ymin);
+  }
+  fprintf(stderr, "# box on the floor: speed %.2e m/s at 2 s, lowest "
+          "particle centre %.5f m (radius 0.01)\n", speed, lowest);
+  ck_assert_double_lt(speed, 1e-3);
+  ck_assert_double_ge(lowest, 0.01 - 1e-12); /* never into the floor */
+  st_close(S);
+}
+END_TEST
+
+/* A box falls onto a fixed box of the same system and rests on it; the
+ * fixed box does not move at all. */
+START_TEST(fixed_body_holds_a_dynamic_one) {
+  ms_sim *S = st_open_text(
+      "scene = { duration = 1.0; fps = 10.0; gravity = [0.0, -9.81, 0.0]; };\n"
+      "coupling = { max_dt = 0.002; iterations = 4; };\n"
+      "systems = ( { name = \"boxes\"; solver = \"rigid\"; spacing = 0.02;\n"
+      "  bodies = ( { " BOX("-0.1, 0.0, -0.1", "0.1, 0.1, 0.1")
+      " motion = \"fixed\"; },\n"
+      "    { " BOX("-0.04, 0.2, -0.04", "0.04, 0.28, 0.04") " } ); } );\n", 1);
+  struct ms__system *y = st_system(S, "boxes");
+  double top = -INFINITY, a0[3], a1[3], speed = NAN, ymin, lowest = INFINITY;
+  size_t nfixed = 0;
+  for (size_t i = 0; i < y->view.count && ms__at(&y->x, i)[1] < 0.15; i++)
+    nfixed++, top = fmax(top, ms__at(&y->x, i)[1]);
+  memcpy(a0, ms__at(&y->x, 0), sizeof a0);
+  while (S->stepper.time < 1.0 - 1e-9) {
+    st_step(S);
+    body_of(y, nfixed, y->view.count - nfixed, &speed, &ymin, NULL);
+    lowest = fmin(lowest, ymin);
+  }
+  memcpy(a1, ms__at(&y->x, 0), sizeof a1);
+  fprintf(stderr, "# box on a fixed box: speed %.2e m/s at 1 s, lowest "
+          "particle %.5f m, fixed top %.5f m\n", speed, lowest, top);
+  ck_assert(!memcmp(a0, a1, sizeof a0)); /* not moved a bit */
+  ck_assert_double_lt(speed, 1e-2);
+  ck_assert_double_gt(lowest, top + 0.02 - 0.002); /* resting on it */
+  st_close(S);
+}
+END_TEST
+
+static void silent(void *opaque, int level, const char *line) {
+  (void)opaque, (void)level, (void)line;
+}
+
+static int try_open(const char *body, char *err, size_t len) {
+  char path[] = "/tmp/ms-rigid-XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  FILE *f = fdopen(fd, "w");
+  fprintf(f, "scene = { gravity = [0.0, 0.0, -9.81]; };\n"
+             "systems = ( { name = \"rb\"; solver = \"rigid\";\n%s } );\n",
+          body);
+  fclose(f);
+  struct ms_sim_options o = {.struct_size = sizeof o, .threads = 1,
+                             .no_output = 1, .log = silent};
+  ms_sim *S = NULL;
+  err[0] = 0;
+  int rc = ms_sim_open(path, &o, &S, err, len);
+  unlink(path);
+  if (S) ms_sim_close(S);
+  return rc;
+}
+
+#define SHAPE " shape = { type = \"sphere\"; center = [0.0, 0.0, 0.0]; " \
+              "radius = 0.05; };"
+static const struct {
+  const char *body, *key, *msg;
+} bad[] = {
+    {"spacing = 0.02;", "shape", "is required"},
+    {SHAPE, "spacing", "is required"},
+    {"spacing = -0.02;" SHAPE, "spacing", "must be > 0"},
+    {"spacing = 0.02; integrator = \"euler\";" SHAPE, "integrator",
+     "unknown value \"euler\""},
+    {"spacing = 0.02; motion = \"flying\";" SHAPE, "motion", "unknown value"},
+    {"spacing = 0.02; mass = 1.0; density = 500.0;" SHAPE, "mass",
+     "either mass or density"},
+    {"spacing = 0.02; wall_restitution = 1.5;" SHAPE, "wall_restitution", ""},
+    {"spacing = 0.02; bodies = ();", "bodies", "holds no body"},
+    {"spacing = 0.5; shape = { type = \"sphere\"; center = [0.0, 0.0, 0.0]; "
+     "radius = 0.01; };", "shape", ""},
+    {"radius = 0.01; shape = { type = \"points\"; points = ( [0.0, 0.0, 0.0], "
+     "[0.1, 0.1, 0.1], [0.2, 0.2, 0.2] ); };", "shape", "lie on a line"},
+    {"spacing = 0.02; velocity = [1.0, 0.0];" SHAPE, "velocity", ""},
+    {"spacing = 0.02; angualr_velocity = [1.0, 0.0, 0.0];" SHAPE,
+     "angualr_velocity", "unknown key"},
+};
+
+START_TEST(bad_values_are_refused) {
+  char err[1024];
+  int rc = try_open(bad[_i].body, err, sizeof err);
+  ck_assert_msg(rc != 0, "accepted: %s", bad[_i].body);
+  ck_assert_msg(strstr(err, bad[_i].key) && strstr(err, bad[_i].msg),
+                "error for '%s' does not name '%s' / '%s': %s", bad[_i].body,
+                bad[_i].key, bad[_i].msg, err);
+  ck_assert_msg(strstr(err, "/tmp/ms-rigid-") && strstr(err, "rb") &&
+                    !strchr(err, '\n'),
+                "not one line naming the file and system: %s", err);
+}
+END_TEST
+
+Suite *suite_scenes(void) {
+  Suite *s = suite_create("scenes");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, bodies_collide_conserving_momentum);
+  tcase_add_test(tc, free_flight_follows_the_closed_form);
+  tcase_add_test(tc, box_comes_to_rest_on_the_floor);
+  tcase_add_test(tc, fixed_body_holds_a_dynamic_one);
+  tcase_add_loop_test(tc, bad_values_are_refused, 0,
+                      (int)(sizeof bad / sizeof bad[0]));
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -37,22 +37,31 @@ check_DATA = $(MS_FIXTURE_LAS)
 EXTRA_DIST += tests/fixtures/fixture_plugin.c tests/fixtures/rigid_cluster.c \
 	tests/fixtures/handover.c \
 	tests/fixtures/abi-1.0
+# The fixtures follow the SDK headers they are built against.
+MS_SDK_DEPS = $(top_srcdir)/sdk/include/mergesplit/plugin.h \
+	$(top_srcdir)/sdk/include/mergesplit/host.h \
+	$(top_srcdir)/sdk/include/mergesplit/plugin_util.h \
+	$(top_srcdir)/sdk/include/mergesplit/view.h \
+	$(top_srcdir)/sdk/include/mergesplit/status.h
 MS_FIXTURE_COMPILE = $(LIBTOOL) $(AM_V_lt) --tag=CC --mode=compile $(CC) \
 	-I$(top_srcdir)/sdk/include $(MS_CFLAGS) $(MS_VISIBILITY_CFLAGS) $(CFLAGS)
-tests/fixtures/%.la: $(top_srcdir)/tests/fixtures/fixture_plugin.c
+tests/fixtures/%.la: $(top_srcdir)/tests/fixtures/fixture_plugin.c \
+		$(MS_SDK_DEPS)
 	$(AM_V_CC)$(MKDIR_P) tests/fixtures && \
 	$(MS_FIXTURE_COMPILE) -DDEFECT=$(lastword $(subst :, ,$(filter $*:%,$(MS_FIXTURES)))) \
 	  -DFIXTURE_ID='"fixture_$*"' -c -o tests/fixtures/$*.lo $< && \
 	$(LIBTOOL) $(AM_V_lt) --tag=CC --mode=link $(CC) $(CFLAGS) -module \
 	  -avoid-version -shared -no-undefined -rpath /nowhere \
 	  -o $@ tests/fixtures/$*.lo -lm
-tests/fixtures/rigid_cluster.la: $(top_srcdir)/tests/fixtures/rigid_cluster.c
+tests/fixtures/rigid_cluster.la: $(top_srcdir)/tests/fixtures/rigid_cluster.c \
+		$(MS_SDK_DEPS)
 	$(AM_V_CC)$(MKDIR_P) tests/fixtures && \
 	$(MS_FIXTURE_COMPILE) -c -o tests/fixtures/rigid_cluster.lo $< && \
 	$(LIBTOOL) $(AM_V_lt) --tag=CC --mode=link $(CC) $(CFLAGS) -module \
 	  -avoid-version -shared -no-undefined -rpath /nowhere \
 	  -o $@ tests/fixtures/rigid_cluster.lo -lm
-tests/fixtures/handover.la: $(top_srcdir)/tests/fixtures/handover.c
+tests/fixtures/handover.la: $(top_srcdir)/tests/fixtures/handover.c \
+		$(MS_SDK_DEPS)
 	$(AM_V_CC)$(MKDIR_P) tests/fixtures && \
 	$(MS_FIXTURE_COMPILE) -c -o tests/fixtures/handover.lo $< && \
 	$(LIBTOOL) $(AM_V_lt) --tag=CC --mode=link $(CC) $(CFLAGS) -module \

@@ -65,6 +65,13 @@ static inline void ms__sub(double *out, const double *a, const double *b) {
   out[2] = a[2] - b[2];
 }
 
+/* out = a x b (out may not alias a or b) */
+static inline void ms__cross(double *out, const double *a, const double *b) {
+  out[0] = a[1] * b[2] - a[2] * b[1];
+  out[1] = a[2] * b[0] - a[0] * b[2];
+  out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
 static inline void ms__copy3(double *out, const double *a) {
   out[0] = a[0];
   out[1] = a[1];

@@ -110,6 +110,7 @@ struct ms__sysmetas {
   /* meta_response(): role, impulse, velocity and displacement */
   uint8_t *lead;
   double *imp, *vsync, *dsync; /* 3 * count */
+  double *spin; /* 3 * count: its share of the spin the split left out */
   int stated;      /* it stated a nonzero collective inertia this stage */
   size_t cap, cap_member;
 };
@@ -126,6 +127,7 @@ struct ms__metaset {
   double *vout;           /* end velocity after splitting, 3 per slot */
   /* per meta */
   double *mass, *pos, *vel;  /* merged: 1/3/3 */
+  double *spin;              /* after split: 3, the members' spin taken */
   double *vfin, *disp, *dek; /* after sync: 3/3/1 */
   double *pdef, *pexch;      /* after sync: momentum defect, impulse 3/1 */
   double *de_sum, *restored; /* ledger terms, summed in meta order */
@@ -194,6 +196,9 @@ void ms__sysmetas_inertia(struct ms__sysmetas *S, const struct ms__metaset *M,
 void ms__sysmetas_response(struct ms__sysmetas *S,
                            const struct ms__metaset *M);
 void ms__sysmetas_led(const struct ms__sysmetas *S, struct ms__metaset *M);
+/* After splitting: system S's share of each meta-particle's spin D
+ * (plugin.h, MEMBERS' SPIN; doc/sync.md section 7). */
+void ms__sysmetas_spin(struct ms__sysmetas *S, const struct ms__metaset *M);
 
 /* Energy ledger of one step. */
 struct ms__ledger {
@@ -261,6 +266,13 @@ void ms__sync_shares(uint32_t K, const double *m, const double *ma,
  * E_k = alpha * de[k] + beta * share[k] * dek.  Writes the members' end
  * velocities vout[3K]; adds the restored energy to *restored; returns the
  * number of nodes that took the orthogonal branch. */
+/* The angular momentum about their centre X that merging K members
+ * (masses m, start positions x, start velocities v; merged velocity V)
+ * and splitting them (end velocities vout; end velocity Vf) took:
+ *   D = sum_i m_i (x_i - X) x ((v_i - V) - (vout_i - Vf)). */
+void ms__split_spin(uint32_t K, const double *m, const double *x,
+                    const double *v, const double *vout, const double *X,
+                    const double *V, const double *Vf, double *D);
 uint32_t ms__split_chain(uint32_t K, const double *m, const double *v,
                          const double *n, const double *va, const double *ma,
                          const double *de, const double *share, double dek,

@@ -18,7 +18,7 @@ void ms__metaset_free(struct ms__metaset *M) {
                     M->restored, M->northo, M->eoff, M->esys, M->emass,
                     M->evel,   M->edisp, M->econ, M->coll, M->inertia,
                     M->ecoll, M->eweight, M->eimp, M->ew, M->elead,
-                    M->pdef, M->pexch, M->eext};
+                    M->pdef, M->pexch, M->eext, M->spin};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) free(arrays[i]);
   memset(M, 0, sizeof *M);
 }
@@ -27,7 +27,7 @@ void ms__sysmetas_free(struct ms__sysmetas *S) {
   void *arrays[] = {S->entry, S->meta, S->member_offset, S->member, S->mass,
                     S->own_mass, S->pos, S->vel, S->rvel, S->rdisp, S->rcon,
                     S->inertia, S->coll, S->vsync, S->imp, S->dsync,
-                    S->lead};
+                    S->lead, S->spin};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) free(arrays[i]);
   memset(S, 0, sizeof *S);
 }
@@ -40,6 +40,7 @@ static int reserve_metas(struct ms__metaset *M, size_t nm) {
       ms__grow((void **)&M->mass, c, sizeof(double)) ||
       ms__grow((void **)&M->pos, c, 3 * sizeof(double)) ||
       ms__grow((void **)&M->vel, c, 3 * sizeof(double)) ||
+      ms__grow((void **)&M->spin, c, 3 * sizeof(double)) ||
       ms__grow((void **)&M->vfin, c, 3 * sizeof(double)) ||
       ms__grow((void **)&M->disp, c, 3 * sizeof(double)) ||
       ms__grow((void **)&M->dek, c, sizeof(double)) ||
@@ -159,6 +160,7 @@ static int reserve_sys(struct ms__sysmetas *S, size_t n, size_t nmem) {
         ms__grow((void **)&S->vsync, c, 3 * sizeof(double)) ||
         ms__grow((void **)&S->imp, c, 3 * sizeof(double)) ||
         ms__grow((void **)&S->dsync, c, 3 * sizeof(double)) ||
+        ms__grow((void **)&S->spin, c, 3 * sizeof(double)) ||
         ms__grow((void **)&S->lead, c, sizeof(uint8_t)))
       return MS_ENOMEM;
     S->cap = c;
@@ -285,5 +287,28 @@ void ms__sysmetas_led(const struct ms__sysmetas *S, struct ms__metaset *M) {
     if (!S->lead[c]) continue;
     ms__copy3(M->vfin + 3 * S->meta[c], S->vsync + 3 * c);
     ms__copy3(M->disp + 3 * S->meta[c], S->dsync + 3 * c);
+  }
+}
+
+/* The share of meta k's spin entry e takes: all of it alone or leading,
+ * none when another leads, else in proportion to the trace of the
+ * collective inertia each entry stated (none when no entry did). */
+static double spin_share(const struct ms__metaset *M, uint32_t k,
+                         uint32_t e) {
+  uint32_t e0 = M->eoff[k], e1 = M->eoff[k + 1];
+  if (e1 - e0 == 1) return 1.0;
+  double all = 0.0;
+  for (uint32_t f = e0; f < e1; f++) {
+    if (M->elead[f]) return f == e ? 1.0 : 0.0;
+    all += ms_sym3_trace(M->ecoll + 6 * f);
+  }
+  return all > 0.0 ? ms_sym3_trace(M->ecoll + 6 * e) / all : 0.0;
+}
+
+void ms__sysmetas_spin(struct ms__sysmetas *S, const struct ms__metaset *M) {
+  for (uint32_t c = 0; c < S->count; c++) {
+    uint32_t k = S->meta[c];
+    double w = spin_share(M, k, S->entry[c]);
+    for (int a = 0; a < 3; a++) S->spin[3 * c + a] = w * M->spin[3 * k + a];
   }
 }

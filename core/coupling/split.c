@@ -98,6 +98,20 @@ uint32_t ms__split_chain(uint32_t K, const double *m, const double *v,
   return northo;
 }
 
+void ms__split_spin(uint32_t K, const double *m, const double *x,
+                    const double *v, const double *vout, const double *X,
+                    const double *V, const double *Vf, double *D) {
+  D[0] = D[1] = D[2] = 0.0;
+  for (uint32_t i = 0; i < K; i++) {
+    double r[3], u[3], c[3];
+    ms__sub(r, x + 3 * i, X);
+    for (int a = 0; a < 3; a++)
+      u[a] = (v[3 * i + a] - V[a]) - (vout[3 * i + a] - Vf[a]);
+    ms__cross(c, r, u);
+    for (int a = 0; a < 3; a++) D[a] += m[i] * c[a];
+  }
+}
+
 void ms__metaset_split(struct ms__metaset *M, double alpha, double beta,
                        struct ms__ledger *L) {
 #pragma omp parallel for schedule(dynamic, 64) \
@@ -109,6 +123,9 @@ void ms__metaset_split(struct ms__metaset *M, double alpha, double beta,
         K, M->m + o, M->v0 + 3 * o, M->n + 3 * o, M->va + 3 * o, M->ma + o,
         M->de + o, M->share + o, M->dek[k], alpha, beta, M->vfin + 3 * k,
         M->vout + 3 * o, &rest);
+    ms__split_spin(K, M->m + o, M->x0 + 3 * o, M->v0 + 3 * o,
+                   M->vout + 3 * o, M->pos + 3 * k, M->vel + 3 * k,
+                   M->vfin + 3 * k, M->spin + 3 * k);
     for (uint32_t q = o + 1; q < o + K; q++) de += M->de[q];
     M->restored[k] = rest;
     M->de_sum[k] = de;

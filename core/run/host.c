@@ -188,6 +188,16 @@ static void h_report(ms_ctx *ctx, const char *name, double value) {
   }
 }
 
+/* ABI 1.2: the system's share of its meta-particles' spin (step.c fills
+ * it after the split); valid during end_step. */
+static int h_meta_spin(ms_ctx *ctx, const double **spin, uint32_t *count) {
+  const struct ms__sysmetas *sm = &ctx->sim->sys[ctx->index].sm;
+  int ready = ctx->sim->stepper.spin_ready;
+  *spin = ready ? sm->spin : NULL;
+  *count = ready ? sm->count : 0;
+  return MS_OK;
+}
+
 const struct ms_host ms__host = {
     .struct_size = sizeof(struct ms_host),
     .abi_major = MS_ABI_MAJOR,
@@ -215,6 +225,7 @@ const struct ms_host ms__host = {
     .neighbors_release = h_neighbors_release,
     .thread_count = h_thread_count,
     .report = h_report,
+    .meta_spin = h_meta_spin,
 };
 
 void ms__ctx_init(struct ms_sim *S, uint32_t index) {

@@ -472,6 +472,9 @@ static int split(struct ms__stepper *S, double dt) {
                          &S->frame_counts.ledger);
   }
   ms__metaset_split(&S->metas, sc->alpha, sc->beta, &S->frame_counts.ledger);
+  for (uint32_t s = 0; s < S->nsys; s++)
+    ms__sysmetas_spin(&S->sys[s].sm, &S->metas);
+  S->spin_ready = 1;
   write_back(S);
   return MS_OK;
 }
@@ -490,6 +493,7 @@ int ms__step(struct ms__stepper *S, double t_end) {
   double vmax = 0.0, rmin = INFINITY, dt = 0.0;
   struct ms__clock c;
   ms__clock_start(&c, S->phase);
+  S->spin_ready = 0;
   TRY(ms__handover(S));
   TRY(gather(S, &vmax, &rmin));
   TRY(choose_dt(S, t_end, vmax, rmin, &dt));

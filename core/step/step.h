@@ -210,6 +210,7 @@ struct ms__stepper {
   /* counters */
   double phase[MS__PH_COUNT];
   struct ms__counts frame_counts;
+  int spin_ready; /* this step's split filled the systems' spin shares */
 };
 
 /* Borrow the run's scene, systems (created, with their views), error and

@@ -97,6 +97,7 @@ static void bucket(uint32_t nroot, const uint32_t *of, uint32_t n,
 
 int rigid_assign(struct state *s, const struct ms_metas *mt) {
   if (grow(s, mt->count)) return MS_ENOMEM;
+  s->nmeta = mt->count;
   ms_meta_mark(mt, s->n, s->meta);
   for (uint32_t b = 0; b < s->nbody; b++)
     s->body[b].touched = 0, s->body[b].group = b;
@@ -472,6 +473,7 @@ void rigid_rigidify(struct state *s, uint32_t b, double dt) {
     cross(rp, r, F->impulse);
     for (int a = 0; a < 3; a++) P[a] += F->impulse[a], L[a] += rp[a];
   }
+  for (int a = 0; a < 3; a++) L[a] += B->spin[a];
   if (!ms_sym3_solve(w, I, L)) w[0] = w[1] = w[2] = 0.0;
   /* centred where the particles are, so that c x P + L is the angular
    * momentum they carry; turned from the step's start orientation */
@@ -509,4 +511,20 @@ int rigid_absorb(struct state *s, uint32_t b) {
   memcpy(B->s.x, c, sizeof c);
   rigid_place(B, s->off, s->x, s->v);
   return 1;
+}
+
+void rigid_take_spin(struct state *s) {
+  const double *spin = NULL;
+  uint32_t count = 0;
+  for (uint32_t b = 0; b < s->nbody; b++)
+    s->body[b].spin[0] = s->body[b].spin[1] = s->body[b].spin[2] = 0.0;
+  if (!MS_HOST_HAS(s->host, meta_spin) ||
+      s->host->meta_spin(s->ctx, &spin, &count) || !spin ||
+      count != s->nmeta)
+    return;
+  for (uint32_t k = 0; k < count; k++) {
+    struct rigid_body *B = &s->body[s->host_of[k]];
+    if (B->motion != RIGID_DYNAMIC) continue; /* a kinematic body: no L */
+    for (int a = 0; a < 3; a++) B->spin[a] += spin[3 * k + a];
+  }
 }

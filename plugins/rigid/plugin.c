@@ -154,6 +154,7 @@ static int meta_response(ms_instance *inst, const struct ms_step *st,
  * wrote, then the walls. */
 static int end_step(ms_instance *inst, const struct ms_step *st) {
   struct state *s = S(inst);
+  rigid_take_spin(s);
   for (uint32_t b = 0; b < s->nbody; b++) {
     struct rigid_body *B = &s->body[b];
     if (!B->touched) continue;

@@ -43,6 +43,7 @@ struct rigid_body {
   struct rigid_state s, s0; /* now; at begin_step */
   int touched;      /* the core handed it meta-particles this step */
   uint32_t group;   /* this step: the body whose group it belongs to */
+  double spin[3];   /* this step: the members' spin handed back to it */
 };
 
 /* ---- body.c: the body's mechanics, free of the host ----------------- */
@@ -110,7 +111,7 @@ struct state {
   uint32_t *pin_of;        /* per meta-particle: kinematic body, or none */
   uint32_t *hoff, *hlist;  /* per group (its first body): its meta-particles */
   uint32_t *boff, *blist;  /* per group: its bodies */
-  uint32_t cap_meta;
+  uint32_t nmeta, cap_meta; /* meta-particles of the last integrate */
   struct rigid_follow *follow;
   uint32_t nfollow, cap_follow;
   struct ms_field fields[4];
@@ -141,9 +142,14 @@ void rigid_meta_inertia(const struct state *s, const struct ms_metas *mt,
 int rigid_meta_response(struct state *s, const struct ms_step *st,
                         const struct ms_metas *mt,
                         const struct ms_meta_response *r);
+/* At end_step: each body's share of the spin the merge and split took
+ * from its meta-particles' members (ABI 1.2, host->meta_spin), to add to
+ * its angular momentum. */
+void rigid_take_spin(struct state *s);
 /* After the core's write: body b rigid again, with the linear and angular
- * momentum of its particles as written (and the FOLLOW impulses), centred
- * where they are, turned from the step's start orientation. */
+ * momentum of its particles as written (and the FOLLOW impulses and the
+ * spin handed back), centred where they are, turned from the step's start
+ * orientation. */
 void rigid_rigidify(struct state *s, uint32_t b, double dt);
 
 /* At begin_step: when the core wrote to body b's particles since they

@@ -1,6 +1,7 @@
 /* The rigid plugin in the core: bodies colliding through merging-and-
- * splitting conserve momentum, a body falls as the closed form says, a
- * body keeps its shape, and bad keys get one line naming them. */
+ * splitting conserve momentum (and, within one system, angular momentum),
+ * a body falls as the closed form says and keeps its shape, walls and
+ * fixed bodies hold it, and bad keys get one line naming them. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +97,10 @@ START_TEST(bodies_collide_conserving_momentum) {
     ck_assert_uint_gt(metas, 0);     /* they met */
     ck_assert_double_lt(vx, 0.0);    /* the light box bounced back */
     ck_assert_double_le(dp, 1e-12);  /* linear momentum exact */
+    /* two bodies of one system: the spin the merge and split take comes
+     * back to them (ABI 1.2), angular momentum exact; across two systems
+     * the partitioned step does not keep it yet (README) */
+    if (t == 0) ck_assert_double_le(dl, 1e-12);
   }
 }
 END_TEST

@@ -171,6 +171,67 @@ START_TEST(two_particle_share_is_whole) {
 }
 END_TEST
 
+
+/* The spin a merge and split take (doc/sync.md section 7).  Merged and
+ * not split apart (vout = Vf): all of the members' spin about their
+ * centre, for two members mu (x1 - x2) x (v1 - v2).  Split back to their
+ * own velocities (vout - Vf = v - V): none.  And in random chains, the
+ * angular momentum about the origin of the members after the split plus
+ * D equals the merged meta-particle's plus the members' spin before. */
+START_TEST(split_spin_is_what_the_cycle_takes) {
+  double m[2] = {1.5, 0.5}, x[6] = {0.1, 0.2, -0.3, 0.4, -0.1, 0.2};
+  double v[6] = {1.0, -2.0, 0.5, -0.3, 0.7, 2.0}, X[3], V[3], D[3];
+  double vout[6], rel[3], dv[3], want[3];
+  for (int a = 0; a < 3; a++) {
+    X[a] = (m[0] * x[a] + m[1] * x[3 + a]) / 2.0;
+    V[a] = (m[0] * v[a] + m[1] * v[3 + a]) / 2.0;
+    vout[a] = vout[3 + a] = V[a];
+  }
+  ms__sub(rel, x, x + 3);
+  ms__sub(dv, v, v + 3);
+  ms__cross(want, rel, dv);
+  ms__split_spin(2, m, x, v, vout, X, V, V, D);
+  for (int a = 0; a < 3; a++)
+    ck_assert_rel(D[a], 0.375 * want[a], 1e-14, 1.0); /* mu = 3/8 */
+  ms__split_spin(2, m, x, v, v, X, V, V, D);
+  for (int a = 0; a < 3; a++) ck_assert_double_eq_tol(D[a], 0.0, 1e-15);
+  struct ms__rng r;
+  ms__rng_seed(&r, 7, 0, 0);
+  enum { K = 6 };
+  for (int c = 0; c < 200; c++) {
+    uint32_t sys[K];
+    double mk[K], xk[3 * K], vk[3 * K], n[3 * K], va[3 * K], ma[K], de[K];
+    double share[K], vo[3 * K], M, Xc[3], Vc[3], Vend[3], restored = 0.0;
+    double L0[3] = {0, 0, 0}, L1[3] = {0, 0, 0}, c3[3], S0[3] = {0, 0, 0};
+    uint8_t cross[K];
+    for (uint32_t k = 0; k < K; k++) {
+      mk[k] = exp(t_uniform(&r, -2, 2)), sys[k] = k % 2;
+      t_vec(&r, 1.0, xk + 3 * k);
+      t_vec(&r, 3.0, vk + 3 * k);
+    }
+    ms__merge_chain(K, sys, mk, xk, vk, n, va, ma, de, cross, &M, Xc, Vc);
+    ms__sync_shares(K, mk, ma, cross, share);
+    t_vec(&r, 3.0, Vend);
+    ms__split_chain(K, mk, vk, n, va, ma, de, share, 0.5, 0.7, 0.3, Vend, vo,
+                    &restored);
+    ms__split_spin(K, mk, xk, vk, vo, Xc, Vc, Vend, D);
+    for (uint32_t k = 0; k < K; k++) {
+      double rr[3], u[3];
+      ms__sub(rr, xk + 3 * k, Xc);
+      ms__sub(u, vk + 3 * k, Vc);
+      ms__cross(c3, rr, u);
+      for (int a = 0; a < 3; a++) S0[a] += mk[k] * c3[a];
+      ms__cross(c3, xk + 3 * k, vo + 3 * k);
+      for (int a = 0; a < 3; a++) L1[a] += mk[k] * c3[a];
+    }
+    ms__cross(c3, Xc, Vend);
+    for (int a = 0; a < 3; a++) L0[a] = M * c3[a] + S0[a];
+    for (int a = 0; a < 3; a++)
+      ck_assert_rel(L1[a] + D[a], L0[a], 1e-12, 1.0);
+  }
+}
+END_TEST
+
 Suite *suite_split(void) {
   Suite *s = suite_create("split");
   TCase *tc = tcase_create("math");
@@ -180,6 +241,7 @@ Suite *suite_split(void) {
   tcase_add_test(tc, coincident_centres_still_separate);
   tcase_add_test(tc, recursive_chain_conserves);
   tcase_add_test(tc, two_particle_share_is_whole);
+  tcase_add_test(tc, split_spin_is_what_the_cycle_takes);
   suite_add_tcase(s, tc);
   return s;
 }

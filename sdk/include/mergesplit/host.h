@@ -179,6 +179,14 @@ struct ms_host {
    * "pcg_iterations", "bonds_broken"); it appears in the run report.
    * Thread-safe. */
   void (*report)(ms_ctx *ctx, const char *name, double value);
+
+  /* ---- ABI 1.2 (MS_HOST_HAS(host, meta_spin)) ---- */
+  /* Valid during end_step(): this system's share of the angular momentum
+   * [kg m^2/s] that merging and splitting took from the members of each
+   * meta-particle of the step about its centre (plugin.h, MEMBERS' SPIN),
+   * 3 per meta-particle, in the order of the metas of the system's last
+   * integrate(); *count = 0 when it had none.  The array is the host's. */
+  int (*meta_spin)(ms_ctx *ctx, const double **spin, uint32_t *count);
 };
 
 /* Nonzero when struct ms_scene_info `info` holds `member`. */
@@ -200,7 +208,9 @@ _Static_assert(offsetof(struct ms_host, cfg_double) == 40, "ms_host v1 layout");
 _Static_assert(offsetof(struct ms_host, sample_shape) == 112,
                "ms_host v1 layout");
 _Static_assert(offsetof(struct ms_host, report) == 184, "ms_host v1 layout");
-_Static_assert(sizeof(struct ms_host) == 192, "ms_host v1 size");
+_Static_assert(offsetof(struct ms_host, meta_spin) == 192,
+               "ms_host v1.2 layout");
+_Static_assert(sizeof(struct ms_host) == 200, "ms_host v1.2 size");
 _Static_assert(offsetof(struct ms_scene_info, gravity) == 24,
                "ms_scene_info v1 layout");
 _Static_assert(sizeof(struct ms_scene_info) == 112, "ms_scene_info v1 size");

@@ -29,6 +29,8 @@
  *        (meta_inertia, meta_response, metas->inertia,
  *        MS_PLUGIN_INERTIA_TENSOR), MS_PLUGIN_META_OWN_MASS, energy(),
  *        particle hand-over (hand_over, release, accept).
+ *   1.2  the members' spin a merge and split take, handed back to the
+ *        systems that answer for the meta-particle (host->meta_spin).
  *
  * LIFECYCLE AND THE STEP PROTOCOL
  *   create -> { max_dt -> filter_pairs -> begin_step -> integrate(stage 1)
@@ -122,6 +124,25 @@
  *   role says.  A plugin that states no collective inertia is never
  *   called back and behaves exactly as under a 1.0 core.
  *
+ * MEMBERS' SPIN (ABI 1.2)
+ *   Merging gives the members one velocity; splitting gives them back a
+ *   part of their motion relative to each other.  Momentum is kept, but
+ *   of the members' angular momentum about their centre c,
+ *       S = sum_i m_i (x_i - c) x (v_i - v),
+ *   the cycle keeps only what the split restores: it takes
+ *       D = S(start of the step) - S(after the split)
+ *   (members of every system; they all move by one displacement, so c and
+ *   x_i - c are those of either moment).  During end_step() the host's
+ *   meta_spin() hands D to the systems that answer for the meta-particle,
+ *   in shares summing to D: all of it to a system alone in the meta-
+ *   particle or to its LEAD; otherwise to each system that stated
+ *   collective inertia, in proportion to the trace of its C_s; to no one
+ *   when none did.  A plugin whose counted part can hold angular momentum
+ *   (a rigid body) SHOULD add its share there (L += share, P unchanged):
+ *   then a contact between such parts keeps the total angular momentum.
+ *   One that cannot hold it (point masses) ignores it and loses its share,
+ *   as under a 1.1 core.  doc/sync.md section 7 derives it.
+ *
  * PARTICLE HAND-OVER (ABI 1.1)
  *   A system may give particles to another system of the scene (a solid
  *   particle that melts becomes a fluid's).  Between two steps, before
@@ -186,7 +207,7 @@ extern "C" {
 #endif
 
 #define MS_ABI_MAJOR 1
-#define MS_ABI_MINOR 1
+#define MS_ABI_MINOR 2
 
 /* Name of the exported entry function. */
 #define MS_PLUGIN_ENTRY_SYMBOL "mergesplit_plugin"

@@ -32,4 +32,5 @@ TESTS += tests/rigid/run-rigid
 
 # ---- scenes ----------------------------------------------------------------
 rigiddir = $(configsdir)/rigid
-dist_rigid_DATA = configs/rigid/box_on_cloth.cfg
+dist_rigid_DATA = configs/rigid/box_on_cloth.cfg \
+	configs/rigid/sphere_on_cloth.cfg

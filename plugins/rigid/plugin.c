@@ -176,28 +176,42 @@ static int energy(ms_instance *inst, struct ms_energy *out) {
   return MS_OK;
 }
 
-/* The bodies' states are the whole state: the particles follow. */
+/* The bodies' states, and the particles as they are and as they were
+ * placed: what the core wrote to them since (W2) is taken at the next
+ * begin_step, in a resumed run as in an uninterrupted one. */
 static int save(ms_instance *inst, const struct ms_stream *out) {
   struct state *s = S(inst);
-  uint64_t nb = s->nbody;
+  uint64_t nb = s->nbody, n = s->n;
+  size_t v3 = 3 * s->n * sizeof(double);
   int rc = out->write(out->opaque, &nb, sizeof nb);
+  if (!rc) rc = out->write(out->opaque, &n, sizeof n);
   for (uint32_t b = 0; !rc && b < s->nbody; b++)
     rc = out->write(out->opaque, &s->body[b].s, sizeof s->body[b].s);
+  if (!rc) rc = out->write(out->opaque, s->x, v3);
+  if (!rc) rc = out->write(out->opaque, s->v, v3);
+  if (!rc) rc = out->write(out->opaque, s->x0, v3);
+  if (!rc) rc = out->write(out->opaque, s->v0, v3);
   return rc;
 }
 
 static int load(ms_instance *inst, const struct ms_stream *in) {
   struct state *s = S(inst);
-  uint64_t nb;
+  uint64_t nb, n;
+  size_t v3 = 3 * s->n * sizeof(double);
   int rc = in->read(in->opaque, &nb, sizeof nb);
+  if (!rc) rc = in->read(in->opaque, &n, sizeof n);
   if (rc) return rc;
-  if (nb != s->nbody)
+  if (nb != s->nbody || n != s->n)
     return s->host->set_error(s->ctx, MS_ESTATE, "saved state holds %llu "
-                              "bodies, the scene %u",
-                              (unsigned long long)nb, s->nbody);
+                              "bodies of %llu particles, the scene %u of %zu",
+                              (unsigned long long)nb, (unsigned long long)n,
+                              s->nbody, s->n);
   for (uint32_t b = 0; !rc && b < s->nbody; b++)
     rc = in->read(in->opaque, &s->body[b].s, sizeof s->body[b].s);
-  if (!rc) place_all(s), remember(s);
+  if (!rc) rc = in->read(in->opaque, s->x, v3);
+  if (!rc) rc = in->read(in->opaque, s->v, v3);
+  if (!rc) rc = in->read(in->opaque, s->x0, v3);
+  if (!rc) rc = in->read(in->opaque, s->v0, v3);
   return rc;
 }
 

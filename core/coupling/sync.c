@@ -81,12 +81,17 @@ static const double *ext_of(const struct ms__metaset *M, uint32_t e) {
   return M->eext ? M->eext + 3 * e : none;
 }
 
-/* FOLLOW: K_s = C_s (V - v^s) for every entry of meta k that stated C_s. */
+/* FOLLOW: K_s = C_s (u - u_s) for every entry of meta k that stated C_s,
+ * u = V - v - g dt and u_s = v^s - v - x_s - g dt (doc/sync.md sections 5
+ * and 6): C_s (V - v^s + x_s), x_s what a coupling iteration added to the
+ * system's start velocity (0 in a step's first pass).  Without x_s an
+ * iterated pass would leak sum_s C_s x_s of momentum. */
 static void follow_impulses(struct ms__metaset *M, uint32_t k) {
   const double *V = M->vfin + 3 * k;
   for (uint32_t e = M->eoff[k]; e < M->eoff[k + 1]; e++) {
     double d[3];
-    ms__sub(d, V, M->evel + 3 * e);
+    const double *x = ext_of(M, e);
+    for (int a = 0; a < 3; a++) d[a] = V[a] - M->evel[3 * e + a] + x[a];
     ms_sym3_mul(M->eimp + 3 * e, M->ecoll + 6 * e, d);
   }
 }

@@ -6,6 +6,8 @@
 
 #include "step.h"
 
+#include "../io/io.h"
+
 int ms__system_fail(const struct ms__system *y, struct ms__err *err,
                     int status, const char *what) {
   const struct ms__err *pe = &y->ctx.err;
@@ -25,18 +27,6 @@ static const struct ms_field *find_field(const struct ms_view *v,
     if (v->fields[i].name && !strcmp(v->fields[i].name, name))
       return &v->fields[i];
   return NULL;
-}
-
-static size_t type_size(uint32_t t) {
-  switch (t) {
-  case MS_TYPE_F64:
-  case MS_TYPE_I64: return 8;
-  case MS_TYPE_F32:
-  case MS_TYPE_I32:
-  case MS_TYPE_U32: return 4;
-  case MS_TYPE_U8: return 1;
-  }
-  return 0;
 }
 
 static int view_error(const struct ms__system *y, struct ms__err *err,
@@ -59,7 +49,7 @@ int ms__system_view(struct ms__system *y, struct ms__err *err) {
     return view_error(y, err, "%s", "more than 2^32-1 particles");
   for (uint32_t f = 0; f < v.field_count; f++) {
     const struct ms_field *fd = &v.fields[f];
-    size_t ts = type_size(fd->type);
+    size_t ts = ms__type_size(fd->type);
     if (!fd->name) return view_error(y, err, "%s", "a field has no name");
     if (!ts || fd->components < 1 || fd->components > 16)
       return view_error(y, err, "field '%s' has a bad type or component count",

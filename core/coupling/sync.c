@@ -171,6 +171,13 @@ void ms__metaset_sync(struct ms__metaset *M, int rule, double dt,
     M->pdef[3 * k] = M->pdef[3 * k + 1] = M->pdef[3 * k + 2] = 0.0;
     M->pexch[k] = 0.0;
     if (ne == 1) { /* one system: its own result stands */
+      if (!con && rule == MS__SYNC_MOMENTUM &&
+          (lead = leader(M, k)) != UINT32_MAX) {
+        /* G = 0; the system answers for it after the other meta-
+         * particles' impulses moved the part that holds it */
+        lead_impulse(M, k, lead, gd);
+        continue;
+      }
       ms__copy3(V, M->evel + 3 * e0);
       ms__copy3(M->disp + 3 * k, M->edisp + 3 * e0);
       continue;

@@ -54,13 +54,6 @@ void rigid_omega(const struct rigid_body *b, const struct rigid_state *s,
   if (!ms_sym3_solve(w, I, s->L)) w[0] = w[1] = w[2] = 0.0;
 }
 
-/* I += m (|r|^2 1 - r r^T): a point mass's inertia about the origin. */
-static void add_point(double *I, double m, const double *r) {
-  double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-  ms_sym3_add_outer(I, r, -m);
-  I[0] += m * r2, I[1] += m * r2, I[2] += m * r2;
-}
-
 int rigid_mass_properties(size_t n, const double *x, const double *m,
                           double *mass, double *c, double *Ib, double *off) {
   double M = 0.0, cx[3] = {0.0, 0.0, 0.0};
@@ -72,7 +65,7 @@ int rigid_mass_properties(size_t n, const double *x, const double *m,
   ms_sym3_scalar(Ib, 0.0);
   for (size_t i = 0; i < n; i++) {
     for (int a = 0; a < 3; a++) off[3 * i + a] = x[3 * i + a] - c[a];
-    add_point(Ib, m[i], off + 3 * i);
+    rigid_add_point_inertia(Ib, m[i], off + 3 * i);
   }
   *mass = M;
   /* degenerate: the smallest principal moment vanishes next to the

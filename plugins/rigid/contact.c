@@ -15,19 +15,6 @@
 
 #include "rigid.h"
 
-static void cross(double *o, const double *a, const double *b) {
-  double t[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
-                 a[0] * b[1] - a[1] * b[0]};
-  memcpy(o, t, sizeof t);
-}
-
-/* I += m (|r|^2 1 - r r^T) */
-static void add_point_inertia(double *I, double m, const double *r) {
-  double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-  ms_sym3_add_outer(I, r, -m);
-  I[0] += m * r2, I[1] += m * r2, I[2] += m * r2;
-}
-
 /* The rotation matrix of the rotation vector a. */
 static void rotation_of(const double *a, double *Q) {
   double q[4] = {1.0, 0.0, 0.0, 0.0};
@@ -182,9 +169,9 @@ static void glued(const struct state *s, uint32_t g, const struct ms_metas *mt,
   while (next(s, mt, disp, &it, &p)) {
     double r[3], rv[3];
     for (int a = 0; a < 3; a++) r[a] = p.x[a] - c[a];
-    cross(rv, r, p.v);
+    rigid_cross(rv, r, p.v);
     for (int a = 0; a < 3; a++) L[a] += p.m * rv[a];
-    add_point_inertia(I, p.m, r);
+    rigid_add_point_inertia(I, p.m, r);
   }
 }
 
@@ -200,7 +187,7 @@ static void external(const struct state *s, uint32_t g,
     if (p.i != SIZE_MAX) memcpy(f, F + 3 * p.i, sizeof f);
     else ms_meta_sum(mt, p.k, F, f);
     for (int a = 0; a < 3; a++) r[a] = p.x[a] - c[a];
-    cross(t, r, f);
+    rigid_cross(t, r, f);
     for (int a = 0; a < 3; a++) Ft[a] += f[a], Tt[a] += t[a];
   }
 }
@@ -214,7 +201,7 @@ static void move(struct state *s, const struct point *p, const double *c0,
   double r[3], q[3], wq[3], xn[3], vn[3];
   for (int a = 0; a < 3; a++) r[a] = p->x[a] - c0[a];
   mat_vec(q, Q, r);
-  cross(wq, w, q);
+  rigid_cross(wq, w, q);
   for (int a = 0; a < 3; a++) xn[a] = c1[a] + q[a], vn[a] = V[a] + wq[a];
   if (p->i != SIZE_MAX) {
     memcpy(s->x + 3 * p->i, xn, sizeof xn);
@@ -248,7 +235,7 @@ static void kinematic_point(const struct rigid_body *B, const double *p,
   for (int i = 0; i < 3; i++) a[i] = dt * w[i], r[i] = p[i] - B->s0.x[i];
   rotation_of(a, Q);
   mat_vec(q, Q, r);
-  cross(wq, w, q);
+  rigid_cross(wq, w, q);
   for (int i = 0; i < 3; i++)
     pn[i] = B->s0.x[i] + dt * V[i] + q[i], vn[i] = V[i] + wq[i];
 }
@@ -285,20 +272,20 @@ static void stick(const struct state *s, uint32_t g, const struct ms_metas *mt,
       for (int a = 0; a < 3; a++) r[a] = mt->position[3 * k + a] - c[a];
       kinematic_point(&s->body[s->pin_of[k]], mt->position + 3 * k, dt, pn, u);
       if (!ms_sym3_solve(w, I, L)) w[0] = w[1] = w[2] = 0.0;
-      cross(wr, w, r);
+      rigid_cross(wr, w, r);
       for (int a = 0; a < 3; a++) d[a] = u[a] - V[a] - wr[a];
       for (int j = 0; j < 3; j++) { /* K e_j = e_j / m + (I^-1 (r x e_j)) x r */
         double e[3] = {0, 0, 0}, re[3], y[3] = {0, 0, 0}, yr[3];
         e[j] = 1.0;
-        cross(re, r, e);
+        rigid_cross(re, r, e);
         ms_sym3_solve(y, I, re);
-        cross(yr, y, r);
+        rigid_cross(yr, y, r);
         for (int a = 0; a < 3; a++) K[3 * a + j] = e[a] / m + yr[a];
       }
       double Ks[6] = {K[0], K[4], K[8], 0.5 * (K[1] + K[3]),
                       0.5 * (K[2] + K[6]), 0.5 * (K[5] + K[7])};
       if (!ms_sym3_solve(J, Ks, d)) continue;
-      cross(rJ, r, J);
+      rigid_cross(rJ, r, J);
       for (int a = 0; a < 3; a++) V[a] += J[a] / m, L[a] += rJ[a];
     }
 }
@@ -357,20 +344,33 @@ void rigid_step_glued(struct state *s, uint32_t b, const struct ms_step *st,
   }
 }
 
+/* Whether meta-particle k holds another system's particles: only those
+ * take part in the synchronisation. */
+static int shared(const struct ms_metas *mt, uint32_t k) {
+  return mt->own_mass[k] < mt->mass[k];
+}
+
 void rigid_meta_inertia(const struct state *s, const struct ms_metas *mt,
                         double *inertia) {
   for (uint32_t b = 0; b < s->nbody; b++) {
-    double held = 0.0, mass = 0.0;
+    double held = 0.0, mass = 0.0, outer = 0.0;
     if (s->body[b].group != b || s->hoff[b] == s->hoff[b + 1]) continue;
-    for (uint32_t h = s->hoff[b]; h < s->hoff[b + 1]; h++)
-      held += mt->own_mass[s->hlist[h]];
+    for (uint32_t h = s->hoff[b]; h < s->hoff[b + 1]; h++) {
+      uint32_t k = s->hlist[h];
+      held += mt->own_mass[k];
+      if (shared(mt, k)) outer += mt->own_mass[k];
+    }
     for (uint32_t j = s->boff[b]; j < s->boff[b + 1]; j++)
       mass += s->body[s->blist[j]].mass;
     double rest = s->body[b].motion == RIGID_DYNAMIC ? mass - held : 0.0;
+    /* the rest of the group's mass among the meta-particles another
+     * system meets; one of this system alone (seen by no one) states a
+     * share too, so that it is LEAD and ends as the group moves */
     for (uint32_t h = s->hoff[b]; h < s->hoff[b + 1]; h++) {
       uint32_t k = s->hlist[h];
+      double among = outer > 0.0 && shared(mt, k) ? outer : held;
       ms_sym3_scalar(inertia + 6 * k,
-                     rest > 0.0 ? rest * mt->own_mass[k] / held : 0.0);
+                     rest > 0.0 ? rest * mt->own_mass[k] / among : 0.0);
     }
   }
 }
@@ -406,7 +406,7 @@ static void lead(struct state *s, uint32_t b, const struct ms_step *st,
     double x[3], rG[3];
     for (int a = 0; a < 3; a++)
       x[a] = mt->position[3 * k + a] + r->displacement[3 * k + a] - c[a];
-    cross(rG, x, r->impulse + 3 * k);
+    rigid_cross(rG, x, r->impulse + 3 * k);
     for (int a = 0; a < 3; a++) dP[a] += r->impulse[3 * k + a], dL[a] += rG[a];
   }
   for (int a = 0; a < 3; a++) dV[a] = dP[a] / m;
@@ -419,7 +419,7 @@ static void lead(struct state *s, uint32_t b, const struct ms_step *st,
     double *d = p.i != SIZE_MAX ? s->x + 3 * p.i : r->displacement + 3 * p.k;
     double x[3], wx[3];
     for (int a = 0; a < 3; a++) x[a] = p.x[a] - c[a];
-    cross(wx, dw, x);
+    rigid_cross(wx, dw, x);
     for (int a = 0; a < 3; a++) {
       v[a] += dV[a] + wx[a];
       d[a] += st->dt * (dV[a] + wx[a]);
@@ -447,44 +447,103 @@ int rigid_meta_response(struct state *s, const struct ms_step *st,
   return MS_OK;
 }
 
-void rigid_rigidify(struct state *s, uint32_t b, double dt) {
-  struct rigid_body *B = &s->body[b];
-  double c[3] = {0, 0, 0}, P[3] = {0, 0, 0}, L[3] = {0, 0, 0}, I[6], w[3];
+/* Body B's centre, momentum, angular momentum and world inertia from its
+ * particles as the core wrote them (the state otherwise as at the step's
+ * start). */
+static void measure(struct state *s, struct rigid_body *B) {
+  double c[3] = {0, 0, 0}, P[3] = {0, 0, 0}, L[3] = {0, 0, 0};
   size_t i0 = B->first, i1 = B->first + B->count;
   for (size_t i = i0; i < i1; i++)
     for (int a = 0; a < 3; a++) {
       c[a] += s->m[i] * s->x[3 * i + a] / B->mass;
       P[a] += s->m[i] * s->v[3 * i + a];
     }
-  ms_sym3_scalar(I, 0.0);
+  ms_sym3_scalar(B->Iw, 0.0);
   for (size_t i = i0; i < i1; i++) {
     double r[3], rp[3], p[3];
     for (int a = 0; a < 3; a++)
       r[a] = s->x[3 * i + a] - c[a], p[a] = s->m[i] * s->v[3 * i + a];
-    cross(rp, r, p);
+    rigid_cross(rp, r, p);
     for (int a = 0; a < 3; a++) L[a] += rp[a];
-    add_point_inertia(I, s->m[i], r);
+    rigid_add_point_inertia(B->Iw, s->m[i], r);
+  }
+  B->s = B->s0;
+  memcpy(B->s.x, c, sizeof c);
+  memcpy(B->s.P, P, sizeof P);
+  memcpy(B->s.L, L, sizeof L);
+}
+
+/* The FOLLOW impulses and the spin handed to group g, on its one body. */
+static void take_one(struct state *s, uint32_t g) {
+  struct rigid_body *B = &s->body[g];
+  for (uint32_t f = 0; f < s->nfollow; f++) {
+    const struct rigid_follow *F = &s->follow[f];
+    if (F->body != g) continue;
+    double r[3], rp[3];
+    for (int a = 0; a < 3; a++) r[a] = F->at[a] - B->s.x[a];
+    rigid_cross(rp, r, F->impulse);
+    for (int a = 0; a < 3; a++) B->s.P[a] += F->impulse[a], B->s.L[a] += rp[a];
+  }
+  for (int a = 0; a < 3; a++) B->s.L[a] += B->spin[a];
+}
+
+/* ... on the bodies of a group of several, as on one rigid object (they
+ * moved as one): its change dV = dP / m, dw = I^-1 dL (about its centre)
+ * shared as each body's momentum and spin, so that the group's momentum
+ * and angular momentum change by exactly dP, dL. */
+static void take_many(struct state *s, uint32_t g) {
+  const uint32_t *list = s->blist + s->boff[g];
+  uint32_t nb = s->boff[g + 1] - s->boff[g];
+  double m = 0.0, c[3] = {0, 0, 0}, I[6], dP[3] = {0, 0, 0}, dL[3], dw[3];
+  for (uint32_t j = 0; j < nb; j++) {
+    const struct rigid_body *B = &s->body[list[j]];
+    m += B->mass;
+    for (int a = 0; a < 3; a++) c[a] += B->mass * B->s.x[a];
+  }
+  for (int a = 0; a < 3; a++) c[a] /= m, dL[a] = s->body[g].spin[a];
+  ms_sym3_scalar(I, 0.0);
+  for (uint32_t j = 0; j < nb; j++) {
+    const struct rigid_body *B = &s->body[list[j]];
+    double d[3];
+    for (int a = 0; a < 6; a++) I[a] += B->Iw[a];
+    for (int a = 0; a < 3; a++) d[a] = B->s.x[a] - c[a];
+    rigid_add_point_inertia(I, B->mass, d);
   }
   for (uint32_t f = 0; f < s->nfollow; f++) {
     const struct rigid_follow *F = &s->follow[f];
-    if (F->body != b) continue;
+    if (F->body != g) continue;
     double r[3], rp[3];
     for (int a = 0; a < 3; a++) r[a] = F->at[a] - c[a];
-    cross(rp, r, F->impulse);
-    for (int a = 0; a < 3; a++) P[a] += F->impulse[a], L[a] += rp[a];
+    rigid_cross(rp, r, F->impulse);
+    for (int a = 0; a < 3; a++) dP[a] += F->impulse[a], dL[a] += rp[a];
   }
-  for (int a = 0; a < 3; a++) L[a] += B->spin[a];
-  if (!ms_sym3_solve(w, I, L)) w[0] = w[1] = w[2] = 0.0;
+  if (!ms_sym3_solve(dw, I, dL)) dw[0] = dw[1] = dw[2] = 0.0;
+  for (uint32_t j = 0; j < nb; j++) {
+    struct rigid_body *B = &s->body[list[j]];
+    double d[3], wd[3], Idw[3];
+    for (int a = 0; a < 3; a++) d[a] = B->s.x[a] - c[a];
+    rigid_cross(wd, dw, d);
+    ms_sym3_mul(Idw, B->Iw, dw);
+    for (int a = 0; a < 3; a++)
+      B->s.P[a] += B->mass * (dP[a] / m + wd[a]), B->s.L[a] += Idw[a];
+  }
+}
+
+void rigid_rigidify(struct state *s, uint32_t g, double dt) {
+  const uint32_t *list = s->blist + s->boff[g];
+  uint32_t nb = s->boff[g + 1] - s->boff[g];
+  for (uint32_t j = 0; j < nb; j++) measure(s, &s->body[list[j]]);
+  if (nb == 1) take_one(s, g);
+  else take_many(s, g);
   /* centred where the particles are, so that c x P + L is the angular
    * momentum they carry; turned from the step's start orientation */
-  double a[3];
-  B->s = B->s0;
-  for (int k = 0; k < 3; k++) {
-    B->s.x[k] = c[k];
-    B->s.P[k] = P[k], B->s.L[k] = L[k];
-    a[k] = dt * w[k];
+  for (uint32_t j = 0; j < nb; j++) {
+    struct rigid_body *B = &s->body[list[j]];
+    double w[3], a[3];
+    if (!ms_sym3_solve(w, B->Iw, B->s.L)) w[0] = w[1] = w[2] = 0.0;
+    for (int k = 0; k < 3; k++) a[k] = dt * w[k];
+    rigid_quat_rotate(B->s.q, a);
   }
-  rigid_quat_rotate(B->s.q, a);
 }
 
 int rigid_absorb(struct state *s, uint32_t b) {
@@ -503,7 +562,7 @@ int rigid_absorb(struct state *s, uint32_t b) {
     double r[3], rp[3], p[3];
     for (int a = 0; a < 3; a++)
       r[a] = s->x[3 * i + a] - c[a], p[a] = s->m[i] * s->v[3 * i + a];
-    cross(rp, r, p);
+    rigid_cross(rp, r, p);
     for (int a = 0; a < 3; a++) L[a] += rp[a];
   }
   if (B->motion == RIGID_DYNAMIC)

@@ -33,4 +33,5 @@ TESTS += tests/rigid/run-rigid
 # ---- scenes ----------------------------------------------------------------
 rigiddir = $(configsdir)/rigid
 dist_rigid_DATA = configs/rigid/box_on_cloth.cfg \
-	configs/rigid/sphere_on_cloth.cfg
+	configs/rigid/sphere_on_cloth.cfg configs/rigid/stack_on_slab.cfg \
+	configs/rigid/ball_through_wall.cfg

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include <mergesplit/plugin.h>
+#include <mergesplit/plugin_util.h>
 
 enum rigid_integrator {
   RIGID_SYMPLECTIC_EULER = 0,
@@ -44,7 +45,28 @@ struct rigid_body {
   int touched;      /* the core handed it meta-particles this step */
   uint32_t group;   /* this step: the body whose group it belongs to */
   double spin[3];   /* this step: the members' spin handed back to it */
+  double Iw[6];     /* scratch: world inertia about its centre (sym3) */
 };
+
+/* ---- small vector helpers of the plugin's files ------------------------ */
+
+static inline void rigid_cross(double *o, const double *a, const double *b) {
+  double t0 = a[1] * b[2] - a[2] * b[1], t1 = a[2] * b[0] - a[0] * b[2],
+         t2 = a[0] * b[1] - a[1] * b[0];
+  o[0] = t0, o[1] = t1, o[2] = t2;
+}
+
+static inline double rigid_dot(const double *a, const double *b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* I += m (|r|^2 1 - r r^T): a point mass's inertia about the origin. */
+static inline void rigid_add_point_inertia(double *I, double m,
+                                           const double *r) {
+  double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+  ms_sym3_add_outer(I, r, -m);
+  I[0] += m * r2, I[1] += m * r2, I[2] += m * r2;
+}
 
 /* ---- body.c: the body's mechanics, free of the host ----------------- */
 
@@ -146,11 +168,12 @@ int rigid_meta_response(struct state *s, const struct ms_step *st,
  * from its meta-particles' members (ABI 1.2, host->meta_spin), to add to
  * its angular momentum. */
 void rigid_take_spin(struct state *s);
-/* After the core's write: body b rigid again, with the linear and angular
- * momentum of its particles as written (and the FOLLOW impulses and the
- * spin handed back), centred where they are, turned from the step's start
- * orientation. */
-void rigid_rigidify(struct state *s, uint32_t b, double dt);
+/* After the core's write: the bodies of group g (named by its root)
+ * rigid again, each with the linear and angular momentum its particles
+ * carry, centred where they are, turned from the step's start
+ * orientation; the FOLLOW impulses and the spin handed to the group act
+ * on it as on one rigid object (its bodies moved as one). */
+void rigid_rigidify(struct state *s, uint32_t g, double dt);
 
 /* At begin_step: when the core wrote to body b's particles since they
  * were placed (x0, v0 hold them as placed), take their momentum, angular
@@ -159,10 +182,13 @@ int rigid_absorb(struct state *s, uint32_t b);
 
 /* ---- walls.c ---------------------------------------------------------- */
 
-/* Push a dynamic body out of the domain walls it crosses and answer each
- * wall it touches with an impulse at the mean of its touching particles
- * (restitution, none below what gravity adds in two steps of dt; Coulomb
- * friction); 1 when a wall acted.  The particles are placed again. */
-int rigid_walls(struct state *s, struct rigid_body *b, double dt);
+/* Push dynamic bodies body[list[0 .. n - 1]] (one, or a group that moved
+ * as one) out of the
+ * domain walls they cross and answer each wall they touch with an
+ * impulse at the mean of the touching particles (restitution, none below
+ * what gravity adds in two steps of dt; Coulomb friction), on them as on
+ * one rigid object; 1 when a wall acted.  The particles are placed
+ * again. */
+int rigid_walls(struct state *s, const uint32_t *list, uint32_t n, double dt);
 
 #endif

@@ -105,7 +105,9 @@
  *   system stated a nonzero C_s for, in one of two roles:
  *     LEAD  (lead[k] = 1) the system is the only one of the meta-particle
  *           that stated collective inertia, none constrained it, and it
- *           integrated with metas->mass (not MS_PLUGIN_META_OWN_MASS).
+ *           integrated with metas->mass (not MS_PLUGIN_META_OWN_MASS);
+ *           also when it is alone in the meta-particle (G = 0: it ends as
+ *           the part that holds it moves).
  *           impulse[k] is G = sum over the OTHER systems r of
  *           m_r (v^r - v - g dt), the impulse their forces gave the
  *           meta-particle.  The plugin MUST take every G onto itself with

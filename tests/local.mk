@@ -133,6 +133,7 @@ TESTS += tests/cli.test tests/sdk.test tests/layers.test
 EXTRA_DIST += tests/cli.test tests/sdk.test tests/layers.test \
   tests/bench/paper_table.py \
   tests/bench/energy_scenes.py tests/bench/same_frames.py \
+  tests/bench/rigid_scenes.py \
   tests/bench/dam_break_frames.cfg
 
 # ---- core benchmarks ------------------------------------------------------------

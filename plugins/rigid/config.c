@@ -2,6 +2,9 @@
  *   integrator        "symplectic_euler" (default) | "midpoint" | "rk4"
  *   wall_restitution  normal restitution at the domain walls, [0, 1], 0.2
  *   wall_friction     Coulomb friction coefficient at the walls, >= 0, 0.5
+ *   contact_friction  Coulomb friction coefficient between two bodies of
+ *                     the system (and a body on a kinematic one), >= 0,
+ *                     0.5
  *   bodies            a list of body groups; without it the section is one
  * and of a body (a group of `bodies`, or the section):
  *   shape             group, required (box, sphere, cylinder, torus, shell,
@@ -174,7 +177,9 @@ static int system_keys(struct state *s, const ms_config *sec) {
       (rc = ms_cfg_unit(h, s->ctx, sec, "wall_restitution", 0.2,
                         &s->restitution)) ||
       (rc = ms_cfg_non_negative(h, s->ctx, sec, "wall_friction", 0.5,
-                                &s->friction)))
+                                &s->friction)) ||
+      (rc = ms_cfg_non_negative(h, s->ctx, sec, "contact_friction", 0.5,
+                                &s->contact_friction)))
     return rc;
   return MS_OK;
 }

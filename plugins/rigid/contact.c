@@ -1,12 +1,21 @@
 /* rigid — the step with the core's meta-particles (plugin.h: META-
  * PARTICLES, COLLECTIVE RESPONSE).  Each meta-particle is glued to one
- * body: a point of mass metas->mass at its centre, moving with the body.
- * The body and its glued meta-particles integrate as one rigid object, so
- * a contact feels the whole body; the core's impulses on LEAD meta-
- * particles go into the body's linear and angular momentum at once; after
- * the core's write the body is made rigid again with the momentum its
- * particles carry.  A meta-particle with a member of a kinematic body is
- * glued to that body and pinned to its scripted path. */
+ * body, its host: a point of mass metas->mass at its centre, moving with
+ * the body, so a contact feels the whole body.  Every other body with
+ * members in it is held to it there by a point constraint: it may not
+ * close along the contact's normal, and Coulomb friction holds its
+ * sliding; impulses at the meta-particle's centre (Gauss-Seidel), equal
+ * and opposite, so momentum and angular momentum are kept and the bodies
+ * may still turn about the contact and slide (a domino pushes the next one
+ * over).  Two bodies touching face to face are welded for the step: they
+ * move as one object, so a stack stays square.  A body's particles within
+ * their radius of a domain wall rest on it within the step (the floor
+ * carries a whole stack).  The core's impulses on LEAD meta-particles go
+ * into their host's momentum and angular momentum, and the constraints
+ * are solved again.  After the core's write each body is made rigid again
+ * with the momentum its particles carry.  A meta-particle with a member of
+ * a kinematic body is glued to that body and pinned to its scripted path;
+ * the dynamic bodies in it rest on that path. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +23,9 @@
 #include <mergesplit/plugin_util.h>
 
 #include "rigid.h"
+
+/* Gauss-Seidel sweeps over the point constraints of a step. */
+#define RIGID_SWEEPS 16
 
 /* The rotation matrix of the rotation vector a. */
 static void rotation_of(const double *a, double *Q) {
@@ -40,19 +52,114 @@ static int grow(struct state *s, uint32_t count) {
   return MS_OK;
 }
 
+/* Body b holds to the host of meta-particle k at its centre; the normal
+ * points from the meta-particle's centre to b's members in it (the
+ * contact's side of b). */
+static int add_constraint(struct state *s, const struct ms_metas *mt,
+                          uint32_t k, uint32_t b) {
+  if (s->ncon == s->cap_con) {
+    uint32_t cap = s->cap_con ? 2 * s->cap_con : 64;
+    struct rigid_constraint *c = realloc(s->con, cap * sizeof *c);
+    if (!c) return MS_ENOMEM;
+    s->con = c, s->cap_con = cap;
+  }
+  struct rigid_constraint *c = &s->con[s->ncon++];
+  double d[3] = {0, 0, 0}, m = 0.0;
+  memset(c, 0, sizeof *c);
+  c->meta = k, c->body = b;
+  for (uint32_t q = mt->member_offset[k]; q < mt->member_offset[k + 1]; q++) {
+    size_t j = mt->member[q];
+    if (s->body_of[j] != b) continue;
+    for (int a = 0; a < 3; a++)
+      d[a] += s->m[j] * (s->x0[3 * j + a] - mt->position[3 * k + a]);
+    m += s->m[j];
+  }
+  memcpy(c->n, d, sizeof d); /* summed per pair of bodies later */
+  c->sticky = !(m > 0.0);
+  return MS_OK;
+}
+
 static uint32_t find(struct state *s, uint32_t b) {
   while (s->body[b].group != b)
     b = s->body[b].group = s->body[s->body[b].group].group;
   return b;
 }
 
-/* Join the dynamic bodies of meta-particle k into one group (the lowest
- * first body names it); the group it is glued to, or the kinematic body
- * when it holds no dynamic member.  pin_of[k]: the kinematic body that
- * pins it, or UINT32_MAX. */
-static uint32_t join(struct state *s, const struct ms_metas *mt, uint32_t k) {
+/* Whether the meta-particles of constraints i .. j - 1 (one pair of
+ * bodies) spread over a face, not along an edge or at a point: some lies
+ * a particle radius off the line through the first and the farthest from
+ * it.  Two bodies resting face to face are welded for the step (they
+ * move as one object, so a stack stays square); an edge or a corner is
+ * held by the point constraints, about which the two may still turn and
+ * slide. */
+static int face(const struct state *s, const struct ms_metas *mt, uint32_t i,
+                uint32_t j) {
+  const double *p0 = mt->position + 3 * s->con[i].meta, *pf = p0;
+  double far = 0.0, e[3], reach = s->r[s->body[s->con[i].body].first];
+  if (j - i < 3) return 0;
+  for (uint32_t k = i; k < j; k++) {
+    const double *p = mt->position + 3 * s->con[k].meta;
+    double d[3] = {p[0] - p0[0], p[1] - p0[1], p[2] - p0[2]};
+    if (rigid_dot(d, d) > far) far = rigid_dot(d, d), pf = p;
+  }
+  if (!(far > 0.0)) return 0;
+  for (int a = 0; a < 3; a++) e[a] = (pf[a] - p0[a]) / sqrt(far);
+  for (uint32_t k = i; k < j; k++) {
+    const double *p = mt->position + 3 * s->con[k].meta;
+    double d[3] = {p[0] - p0[0], p[1] - p0[1], p[2] - p0[2]}, x[3];
+    rigid_cross(x, d, e);
+    if (rigid_dot(x, x) > reach * reach) return 1;
+  }
+  return 0;
+}
+
+static void weld(struct state *s, uint32_t a, uint32_t b) {
+  uint32_t ra = find(s, a), rb = find(s, b);
+  if (ra != rb) s->body[ra > rb ? ra : rb].group = ra < rb ? ra : rb;
+}
+
+static const struct state *sort_state; /* for by_pair() */
+
+static int by_pair(const void *pa, const void *pb) {
+  const struct rigid_constraint *a = pa, *b = pb;
+  uint32_t ha = sort_state->host_of[a->meta], hb = sort_state->host_of[b->meta];
+  if (ha != hb) return ha < hb ? -1 : 1;
+  if (a->body != b->body) return a->body < b->body ? -1 : 1;
+  return a->meta < b->meta ? -1 : a->meta > b->meta;
+}
+
+/* One normal per pair of bodies in contact: the sum over their meta-
+ * particles of the body's members' offsets from the centre, normalised.
+ * A single meta-particle's members lie lopsided about its centre; summed
+ * over a face, the lopsidedness cancels and the normal is the face's. */
+static void pair_normals(struct state *s, const struct ms_metas *mt) {
+  sort_state = s;
+  qsort(s->con, s->ncon, sizeof *s->con, by_pair);
+  for (uint32_t i = 0, j; i < s->ncon; i = j) {
+    double d[3] = {0, 0, 0};
+    uint32_t h = s->host_of[s->con[i].meta];
+    for (j = i; j < s->ncon && s->con[j].body == s->con[i].body &&
+                s->host_of[s->con[j].meta] == h;
+         j++)
+      for (int a = 0; a < 3; a++) d[a] += s->con[j].n[a];
+    double len = sqrt(rigid_dot(d, d));
+    int sticky = !(len > 1e-9 * s->r[s->body[s->con[i].body].first]);
+    if (s->body[h].motion == RIGID_DYNAMIC && face(s, mt, i, j))
+      weld(s, s->con[i].body, h);
+    for (uint32_t k = i; k < j; k++) {
+      s->con[k].sticky |= sticky;
+      for (int a = 0; a < 3; a++) s->con[k].n[a] = sticky ? 0.0 : d[a] / len;
+    }
+  }
+}
+
+
+/* Meta-particle k: its host (the first dynamic body among its members,
+ * or the kinematic one that pins it), pin_of[k] (that kinematic body, or
+ * UINT32_MAX); every dynamic body in it but the host is held to it. */
+static int join(struct state *s, const struct ms_metas *mt, uint32_t k) {
   uint32_t q0 = mt->member_offset[k], q1 = mt->member_offset[k + 1];
-  uint32_t kin = UINT32_MAX, g = UINT32_MAX;
+  uint32_t kin = UINT32_MAX, dyn = UINT32_MAX;
   for (uint32_t q = q0; q < q1; q++) {
     uint32_t b = s->body_of[mt->member[q]];
     s->body[b].touched = 1;
@@ -60,15 +167,19 @@ static uint32_t join(struct state *s, const struct ms_metas *mt, uint32_t k) {
       if (b < kin) kin = b;
       continue;
     }
-    uint32_t r = find(s, b);
-    if (g == UINT32_MAX) g = r;
-    else if (r != g) {
-      uint32_t lo = r < g ? r : g, hi = r < g ? g : r;
-      s->body[hi].group = lo, g = lo;
-    }
+    if (b < dyn) dyn = b;
   }
   s->pin_of[k] = kin;
-  return g != UINT32_MAX ? g : kin;
+  s->host_of[k] = kin != UINT32_MAX ? kin : dyn;
+  for (uint32_t q = q0; q < q1; q++) {
+    uint32_t b = s->body_of[mt->member[q]];
+    if (s->body[b].motion != RIGID_DYNAMIC || b == s->host_of[k] ||
+        s->body[b].seen == k + 1)
+      continue;
+    s->body[b].seen = k + 1;
+    if (add_constraint(s, mt, k, b)) return MS_ENOMEM;
+  }
+  return MS_OK;
 }
 
 /* CSR lists: per group (named by its root) the entries `of` names. */
@@ -85,18 +196,14 @@ static void bucket(uint32_t nroot, const uint32_t *of, uint32_t n,
 int rigid_assign(struct state *s, const struct ms_metas *mt) {
   if (grow(s, mt->count)) return MS_ENOMEM;
   s->nmeta = mt->count;
+  s->ncon = 0;
   ms_meta_mark(mt, s->n, s->meta);
   for (uint32_t b = 0; b < s->nbody; b++)
-    s->body[b].touched = 0, s->body[b].group = b;
-  for (uint32_t k = 0; k < mt->count; k++) s->host_of[k] = join(s, mt, k);
+    s->body[b].touched = 0, s->body[b].group = b, s->body[b].seen = 0;
+  for (uint32_t k = 0; k < mt->count; k++)
+    if (join(s, mt, k)) return MS_ENOMEM;
+  pair_normals(s, mt);
   for (uint32_t b = 0; b < s->nbody; b++) s->body[b].group = find(s, b);
-  for (uint32_t k = 0; k < mt->count; k++) /* a group named late */
-    if (s->body[s->host_of[k]].motion == RIGID_DYNAMIC)
-      s->host_of[k] = s->body[s->host_of[k]].group;
-  for (uint32_t b = 0; b < s->nbody; b++) /* a group moves together */
-    s->body[b].touched |= s->body[s->body[b].group].touched;
-  for (uint32_t b = 0; b < s->nbody; b++)
-    s->body[s->body[b].group].touched |= s->body[b].touched;
   bucket(s->nbody, s->host_of, mt->count, s->hoff, s->hlist);
   memset(s->boff, 0, (s->nbody + 1) * sizeof *s->boff);
   for (uint32_t b = 0; b < s->nbody; b++) s->boff[s->body[b].group + 1]++;
@@ -108,9 +215,9 @@ int rigid_assign(struct state *s, const struct ms_metas *mt) {
   return MS_OK;
 }
 
-/* The points of group g's glued object, one after the other: the free
- * particles of its bodies, then the meta-particles glued to it (at their
- * centre plus disp, if given). */
+/* The points of the glued object of group g (bodies welded for the step,
+ * named by the first), one after the other: its bodies' free particles
+ * (as at the step's start), then the meta-particles they host. */
 struct point {
   double m, x[3];
   const double *v;
@@ -118,109 +225,129 @@ struct point {
   uint32_t k; /* meta-particle */
 };
 struct cursor {
-  uint32_t g, nb, h; /* group, bodies passed, meta-particles passed */
+  uint32_t g, nb, h; /* group, its bodies passed, hosted meta-particles
+                        of the current body passed */
+  int metas;         /* 0: particles, 1: meta-particles */
   size_t i;          /* next particle of the current body */
 };
 
+static const struct rigid_body *member(const struct state *s, uint32_t g,
+                                       uint32_t j) {
+  return &s->body[s->blist[s->boff[g] + j]];
+}
+
 static struct cursor start(const struct state *s, uint32_t g) {
-  struct cursor c = {g, 0, 0, s->body[s->blist[s->boff[g]]].first};
+  struct cursor c = {g, 0, 0, 0, member(s, g, 0)->first};
   return c;
 }
 
 static int next(const struct state *s, const struct ms_metas *mt,
-                const double *disp, struct cursor *c, struct point *p) {
-  uint32_t nbody = s->boff[c->g + 1] - s->boff[c->g];
-  while (c->nb < nbody) {
-    const struct rigid_body *b = &s->body[s->blist[s->boff[c->g] + c->nb]];
-    for (; c->i < b->first + b->count; c->i++) {
+                struct cursor *c, struct point *p) {
+  uint32_t nb = s->boff[c->g + 1] - s->boff[c->g];
+  while (!c->metas) {
+    const struct rigid_body *B = member(s, c->g, c->nb);
+    for (; c->i < B->first + B->count; c->i++) {
       if (s->meta[c->i] >= 0) continue;
       size_t i = c->i++;
-      p->m = s->m[i], p->v = s->v + 3 * i, p->i = i;
-      memcpy(p->x, s->x + 3 * i, sizeof p->x);
+      p->m = s->m[i], p->v = s->v0 + 3 * i, p->i = i;
+      memcpy(p->x, s->x0 + 3 * i, sizeof p->x);
       return 1;
     }
-    if (++c->nb < nbody) c->i = s->body[s->blist[s->boff[c->g] + c->nb]].first;
+    if (++c->nb < nb) c->i = member(s, c->g, c->nb)->first;
+    else c->metas = 1, c->nb = 0;
   }
-  if (c->h >= s->hoff[c->g + 1] - s->hoff[c->g]) return 0;
-  uint32_t k = s->hlist[s->hoff[c->g] + c->h++];
-  p->m = mt->mass[k], p->v = mt->velocity + 3 * k, p->i = SIZE_MAX, p->k = k;
-  for (int a = 0; a < 3; a++)
-    p->x[a] = mt->position[3 * k + a] + (disp ? disp[3 * k + a] : 0.0);
-  return 1;
+  for (; c->nb < nb; c->nb++, c->h = 0) {
+    uint32_t b = s->blist[s->boff[c->g] + c->nb];
+    if (c->h >= s->hoff[b + 1] - s->hoff[b]) continue;
+    uint32_t k = s->hlist[s->hoff[b] + c->h++];
+    p->m = mt->mass[k], p->v = mt->velocity + 3 * k, p->i = SIZE_MAX;
+    p->k = k;
+    memcpy(p->x, mt->position + 3 * k, sizeof p->x);
+    return 1;
+  }
+  return 0;
 }
 
-/* Mass, centre, momentum, angular momentum and inertia about the centre
- * of group g's glued object. */
-static void glued(const struct state *s, uint32_t g, const struct ms_metas *mt,
-                  const double *disp, double *c, double *mtot, double *P,
-                  double *L, double *I) {
+/* The glued object of the group body b belongs to. */
+static struct rigid_obj *object_of(struct state *s, uint32_t b) {
+  return &s->body[s->body[b].group].o;
+}
+
+/* Group g's glued object at the step's start: mass, centre, inertia
+ * about it; its velocity and angular momentum after the force and torque
+ * the core hands it and gravity over dt. */
+static void begin_object(struct state *s, uint32_t b, const struct ms_metas *mt,
+                         const double *F, double dt) {
+  struct rigid_obj *o = &s->body[b].o;
   struct point p;
-  struct cursor it = start(s, g);
-  *mtot = 0.0;
-  for (int a = 0; a < 3; a++) c[a] = P[a] = L[a] = 0.0;
-  ms_sym3_scalar(I, 0.0);
-  while (next(s, mt, disp, &it, &p)) {
-    *mtot += p.m;
-    for (int a = 0; a < 3; a++) c[a] += p.m * p.x[a], P[a] += p.m * p.v[a];
+  struct cursor it = start(s, b);
+  double P[3] = {0, 0, 0}, Ft[3] = {0, 0, 0}, T[3] = {0, 0, 0};
+  o->m = 0.0;
+  for (int a = 0; a < 3; a++) o->c[a] = o->L[a] = o->V[a] = 0.0;
+  ms_sym3_scalar(o->I, 0.0);
+  while (next(s, mt, &it, &p)) {
+    o->m += p.m;
+    for (int a = 0; a < 3; a++) o->c[a] += p.m * p.x[a], P[a] += p.m * p.v[a];
   }
-  if (!(*mtot > 0.0)) return;
-  for (int a = 0; a < 3; a++) c[a] /= *mtot;
-  it = start(s, g);
-  while (next(s, mt, disp, &it, &p)) {
+  if (!(o->m > 0.0)) return; /* every particle moves with another body */
+  for (int a = 0; a < 3; a++) o->c[a] /= o->m;
+  it = start(s, b);
+  while (next(s, mt, &it, &p)) {
     double r[3], rv[3];
-    for (int a = 0; a < 3; a++) r[a] = p.x[a] - c[a];
+    for (int a = 0; a < 3; a++) r[a] = p.x[a] - o->c[a];
     rigid_cross(rv, r, p.v);
-    for (int a = 0; a < 3; a++) L[a] += p.m * rv[a];
-    rigid_add_point_inertia(I, p.m, r);
+    for (int a = 0; a < 3; a++) o->L[a] += p.m * rv[a];
+    rigid_add_point_inertia(o->I, p.m, r);
   }
-}
-
-/* Force and torque about c the core hands group g's glued object. */
-static void external(const struct state *s, uint32_t g,
-                     const struct ms_metas *mt, const double *F,
-                     const double *c, double *Ft, double *Tt) {
-  struct point p;
-  struct cursor it = start(s, g);
-  for (int a = 0; a < 3; a++) Ft[a] = Tt[a] = 0.0;
-  while (F && next(s, mt, NULL, &it, &p)) {
-    double f[3], r[3], t[3];
+  it = start(s, b);
+  while (F && next(s, mt, &it, &p)) {
+    double r[3], f[3], t[3];
     if (p.i != SIZE_MAX) memcpy(f, F + 3 * p.i, sizeof f);
     else ms_meta_sum(mt, p.k, F, f);
-    for (int a = 0; a < 3; a++) r[a] = p.x[a] - c[a];
+    for (int a = 0; a < 3; a++) r[a] = p.x[a] - o->c[a];
     rigid_cross(t, r, f);
-    for (int a = 0; a < 3; a++) Ft[a] += f[a], Tt[a] += t[a];
+    for (int a = 0; a < 3; a++) Ft[a] += f[a], T[a] += t[a];
+  }
+  for (int a = 0; a < 3; a++) {
+    o->V[a] = (P[a] + dt * Ft[a]) / o->m + dt * s->gravity[a];
+    o->L[a] += dt * T[a];
   }
 }
 
-/* Move point p of the object: x -> c1 + Q (x - c0), v = V + w x Q (x - c0);
- * a meta-particle's members follow it from where they began the step. */
-static void move(struct state *s, const struct point *p, const double *c0,
-                 const double *c1, const double *Q, const double *V,
-                 const double *w, const struct ms_metas *mt,
-                 struct ms_meta_result *res) {
-  double r[3], q[3], wq[3], xn[3], vn[3];
-  for (int a = 0; a < 3; a++) r[a] = p->x[a] - c0[a];
-  mat_vec(q, Q, r);
-  rigid_cross(wq, w, q);
-  for (int a = 0; a < 3; a++) xn[a] = c1[a] + q[a], vn[a] = V[a] + wq[a];
-  if (p->i != SIZE_MAX) {
-    memcpy(s->x + 3 * p->i, xn, sizeof xn);
-    memcpy(s->v + 3 * p->i, vn, sizeof vn);
-    return;
+/* Velocity of object o's point at r (from its centre). */
+static void object_velocity(const struct rigid_obj *o, const double *r,
+                            double *v) {
+  double w[3], wr[3];
+  if (!ms_sym3_solve(w, o->I, o->L)) w[0] = w[1] = w[2] = 0.0;
+  rigid_cross(wr, w, r);
+  for (int a = 0; a < 3; a++) v[a] = o->V[a] + wr[a];
+}
+
+/* K += 1/m 1 + [r]x^T I^-1 [r]x: the inverse mass object o shows to an
+ * impulse at r (sym3). */
+static void add_inverse_mass(const struct rigid_obj *o, const double *r,
+                             double *K) {
+  double Kf[9];
+  for (int j = 0; j < 3; j++) { /* K e_j = e_j / m + (I^-1 (r x e_j)) x r */
+    double e[3] = {0, 0, 0}, re[3], y[3] = {0, 0, 0}, yr[3];
+    e[j] = 1.0;
+    rigid_cross(re, r, e);
+    if (!ms_sym3_solve(y, o->I, re)) y[0] = y[1] = y[2] = 0.0;
+    rigid_cross(yr, y, r);
+    for (int a = 0; a < 3; a++) Kf[3 * a + j] = e[a] / o->m + yr[a];
   }
-  uint32_t k = p->k;
-  for (int a = 0; a < 3; a++) {
-    res->velocity[3 * k + a] = vn[a];
-    res->displacement[3 * k + a] = xn[a] - p->x[a];
-  }
-  for (uint32_t q2 = mt->member_offset[k]; q2 < mt->member_offset[k + 1];
-       q2++) {
-    size_t j = mt->member[q2];
-    for (int a = 0; a < 3; a++) {
-      s->x[3 * j + a] = s->x0[3 * j + a] + res->displacement[3 * k + a];
-      s->v[3 * j + a] = vn[a];
-    }
-  }
+  K[0] += Kf[0], K[1] += Kf[4], K[2] += Kf[8];
+  K[3] += 0.5 * (Kf[1] + Kf[3]), K[4] += 0.5 * (Kf[2] + Kf[6]);
+  K[5] += 0.5 * (Kf[5] + Kf[7]);
+}
+
+/* Impulse sign J at r (from the centre) on object o. */
+static void apply(struct rigid_obj *o, const double *r, const double *J,
+                  double sign) {
+  double rJ[3];
+  rigid_cross(rJ, r, J);
+  for (int a = 0; a < 3; a++)
+    o->V[a] += sign * J[a] / o->m, o->L[a] += sign * rJ[a];
 }
 
 /* Where kinematic body B takes point p over the step, from its pose at
@@ -240,54 +367,22 @@ static void kinematic_point(const struct rigid_body *B, const double *p,
     pn[i] = B->s0.x[i] + dt * V[i] + q[i], vn[i] = V[i] + wq[i];
 }
 
-/* Meta-particle k ends at pn with velocity vn, its members with it. */
+/* Meta-particle k ends at pn with velocity vn (into vel, disp), its
+ * members with it. */
 static void end_at(struct state *s, uint32_t k, const double *pn,
-                   const double *vn, const struct ms_metas *mt,
-                   struct ms_meta_result *res) {
+                   const double *vn, const struct ms_metas *mt, double *vel,
+                   double *disp) {
   for (int a = 0; a < 3; a++) {
-    res->velocity[3 * k + a] = vn[a];
-    res->displacement[3 * k + a] = pn[a] - mt->position[3 * k + a];
+    vel[3 * k + a] = vn[a];
+    disp[3 * k + a] = pn[a] - mt->position[3 * k + a];
   }
   for (uint32_t q = mt->member_offset[k]; q < mt->member_offset[k + 1]; q++) {
     size_t j = mt->member[q];
     for (int a = 0; a < 3; a++) {
-      s->x[3 * j + a] = s->x0[3 * j + a] + res->displacement[3 * k + a];
+      s->x[3 * j + a] = s->x0[3 * j + a] + disp[3 * k + a];
       s->v[3 * j + a] = vn[a];
     }
   }
-}
-
-/* The meta-particles of group g that also hold a kinematic body's
- * particles stick to it, as a merge would have them: impulses at their
- * centres (Gauss-Seidel over them) make each move with its kinematic
- * body.  V, L: the object's velocity and angular momentum about c. */
-static void stick(const struct state *s, uint32_t g, const struct ms_metas *mt,
-                  double dt, const double *c, double m, const double *I,
-                  double *V, double *L) {
-  for (int pass = 0; pass < 8; pass++)
-    for (uint32_t h = s->hoff[g]; h < s->hoff[g + 1]; h++) {
-      uint32_t k = s->hlist[h];
-      if (s->pin_of[k] == UINT32_MAX) continue;
-      double r[3], pn[3], u[3], w[3], wr[3], d[3], J[3], rJ[3], K[9];
-      for (int a = 0; a < 3; a++) r[a] = mt->position[3 * k + a] - c[a];
-      kinematic_point(&s->body[s->pin_of[k]], mt->position + 3 * k, dt, pn, u);
-      if (!ms_sym3_solve(w, I, L)) w[0] = w[1] = w[2] = 0.0;
-      rigid_cross(wr, w, r);
-      for (int a = 0; a < 3; a++) d[a] = u[a] - V[a] - wr[a];
-      for (int j = 0; j < 3; j++) { /* K e_j = e_j / m + (I^-1 (r x e_j)) x r */
-        double e[3] = {0, 0, 0}, re[3], y[3] = {0, 0, 0}, yr[3];
-        e[j] = 1.0;
-        rigid_cross(re, r, e);
-        ms_sym3_solve(y, I, re);
-        rigid_cross(yr, y, r);
-        for (int a = 0; a < 3; a++) K[3 * a + j] = e[a] / m + yr[a];
-      }
-      double Ks[6] = {K[0], K[4], K[8], 0.5 * (K[1] + K[3]),
-                      0.5 * (K[2] + K[6]), 0.5 * (K[5] + K[7])};
-      if (!ms_sym3_solve(J, Ks, d)) continue;
-      rigid_cross(rJ, r, J);
-      for (int a = 0; a < 3; a++) V[a] += J[a] / m, L[a] += rJ[a];
-    }
 }
 
 /* A kinematic body: its particles on the scripted path, its meta-particles
@@ -302,44 +397,7 @@ static void step_kinematic(struct state *s, uint32_t b, double dt,
     uint32_t k = s->hlist[h];
     double pn[3], u[3];
     kinematic_point(B, mt->position + 3 * k, dt, pn, u);
-    end_at(s, k, pn, u, mt, res);
-    res->constrained[k] = MS_PINNED;
-  }
-}
-
-void rigid_step_glued(struct state *s, uint32_t b, const struct ms_step *st,
-                      const struct ms_metas *mt, struct ms_meta_result *res) {
-  if (s->body[b].motion != RIGID_DYNAMIC) {
-    step_kinematic(s, b, st->dt, mt, res);
-    return;
-  }
-  const double dt = st->dt;
-  double c[3], m, P[3], L[3], I[6], F[3], T[3], V[3], w[3], a[3], Q[9], c1[3];
-  struct point p;
-  glued(s, b, mt, NULL, c, &m, P, L, I);
-  if (!(m > 0.0)) return; /* every particle moves with another body */
-  external(s, b, mt, st->external_force, c, F, T);
-  for (int i = 0; i < 3; i++) {
-    V[i] = (P[i] + dt * F[i]) / m + dt * s->gravity[i];
-    L[i] += dt * T[i];
-  }
-  stick(s, b, mt, dt, c, m, I, V, L);
-  if (!ms_sym3_solve(w, I, L)) w[0] = w[1] = w[2] = 0.0;
-  for (int i = 0; i < 3; i++) a[i] = dt * w[i], c1[i] = c[i] + dt * V[i];
-  rotation_of(a, Q);
-  /* the velocities turn with the object's inertia: w1 = (Q I Q^T)^-1 L
-   * keeps the angular momentum L exactly */
-  double I1[6], w1[3];
-  rigid_sym3_rotate(Q, I, I1);
-  if (!ms_sym3_solve(w1, I1, L)) memcpy(w1, w, sizeof w1);
-  struct cursor it = start(s, b);
-  while (next(s, mt, NULL, &it, &p)) move(s, &p, c, c1, Q, V, w1, mt, res);
-  for (uint32_t h = s->hoff[b]; h < s->hoff[b + 1]; h++) {
-    uint32_t k = s->hlist[h];
-    if (s->pin_of[k] == UINT32_MAX) continue;
-    double pn[3], u[3];
-    kinematic_point(&s->body[s->pin_of[k]], mt->position + 3 * k, dt, pn, u);
-    end_at(s, k, pn, u, mt, res);
+    end_at(s, k, pn, u, mt, res->velocity, res->displacement);
     res->constrained[k] = MS_PINNED;
   }
 }
@@ -350,28 +408,246 @@ static int shared(const struct ms_metas *mt, uint32_t k) {
   return mt->own_mass[k] < mt->mass[k];
 }
 
-void rigid_meta_inertia(const struct state *s, const struct ms_metas *mt,
-                        double *inertia) {
+/* Relative velocity u = v_b - v_h of body c->body and the host of its
+ * meta-particle at the centre x; K, the inverse mass they show there
+ * together; rb, rh the lever arms; *oh the host's object (NULL: kinematic,
+ * u relative to its path).  0 when the body (or a dynamic host) holds no
+ * mass of its own in the step. */
+static int relative(struct state *s, const struct rigid_constraint *c,
+                    const struct ms_metas *mt, double dt, double *u, double *K,
+                    double *rb, double *rh, struct rigid_obj **oh) {
+  struct rigid_obj *ob = object_of(s, c->body);
+  const double *x = mt->position + 3 * c->meta;
+  const struct rigid_body *H = &s->body[s->host_of[c->meta]];
+  double vb[3], vh[3];
+  *oh = NULL;
+  if (!(ob->m > 0.0)) return 0;
+  if (H->motion == RIGID_DYNAMIC && H->group == s->body[c->body].group)
+    return 0; /* welded: they move as one */
+  for (int a = 0; a < 6; a++) K[a] = 0.0;
+  for (int a = 0; a < 3; a++) rb[a] = x[a] - ob->c[a];
+  object_velocity(ob, rb, vb);
+  add_inverse_mass(ob, rb, K);
+  if (H->motion != RIGID_DYNAMIC) {
+    double pn[3];
+    kinematic_point(H, x, dt, pn, vh);
+  } else {
+    *oh = object_of(s, s->host_of[c->meta]);
+    if (!((*oh)->m > 0.0)) return 0;
+    for (int a = 0; a < 3; a++) rh[a] = x[a] - (*oh)->c[a];
+    object_velocity(*oh, rh, vh);
+    add_inverse_mass(*oh, rh, K);
+  }
+  for (int a = 0; a < 3; a++) u[a] = vb[a] - vh[a];
+  return 1;
+}
+
+/* J on the body, -J on a dynamic host, at the same point: momentum and
+ * angular momentum are kept. */
+static void exchange(struct state *s, const struct rigid_constraint *c,
+                     const double *rb, const double *rh, struct rigid_obj *oh,
+                     const double *J) {
+  apply(object_of(s, c->body), rb, J, 1.0);
+  if (oh) apply(oh, rh, J, -1.0);
+}
+
+/* One contact of the body with its meta-particle's host: it may not
+ * close along the normal (the impulse so far, ln, never pulls), and
+ * Coulomb friction (coefficient contact_friction) holds the sliding with
+ * at most mu ln; without a normal, the two move alike at that point. */
+static void hold(struct state *s, struct rigid_constraint *c,
+                 const struct ms_metas *mt, double dt) {
+  double u[3], K[6], rb[3], rh[3], J[3], Kn[3];
+  struct rigid_obj *oh;
+  if (!relative(s, c, mt, dt, u, K, rb, rh, &oh)) return;
+  if (c->sticky) {
+    double mu[3] = {-u[0], -u[1], -u[2]};
+    if (ms_sym3_solve(J, K, mu)) exchange(s, c, rb, rh, oh, J);
+    return;
+  }
+  ms_sym3_mul(Kn, K, c->n);
+  double kn = rigid_dot(c->n, Kn), un = rigid_dot(u, c->n);
+  if (kn > 0.0) {
+    double l0 = c->ln;
+    c->ln = fmax(0.0, l0 - un / kn);
+    for (int a = 0; a < 3; a++) J[a] = (c->ln - l0) * c->n[a];
+    exchange(s, c, rb, rh, oh, J);
+  }
+  if (!relative(s, c, mt, dt, u, K, rb, rh, &oh)) return;
+  un = rigid_dot(u, c->n);
+  double ut[3], t[3], Kt[3], lt[3];
+  for (int a = 0; a < 3; a++) ut[a] = u[a] - un * c->n[a];
+  double st = sqrt(rigid_dot(ut, ut));
+  if (!(st > 0.0)) return;
+  for (int a = 0; a < 3; a++) t[a] = ut[a] / st;
+  ms_sym3_mul(Kt, K, t);
+  double kt = rigid_dot(t, Kt);
+  if (!(kt > 0.0)) return;
+  for (int a = 0; a < 3; a++) lt[a] = c->lt[a] - st / kt * t[a];
+  double mag = sqrt(rigid_dot(lt, lt)), cap = s->contact_friction * c->ln;
+  if (mag > cap)
+    for (int a = 0; a < 3; a++) lt[a] *= cap / mag;
+  for (int a = 0; a < 3; a++) J[a] = lt[a] - c->lt[a], c->lt[a] = lt[a];
+  exchange(s, c, rb, rh, oh, J);
+}
+
+/* The particles of body b within their radius of touching a domain wall
+ * at the step's start, each a wall contact: the walls leave a resting
+ * body touching with its deepest particle only, the others a little
+ * above, and a face must rest on all of them. */
+static int find_walls(struct state *s, uint32_t b) {
+  const struct rigid_body *B = &s->body[b];
+  for (size_t i = B->first; i < B->first + B->count; i++)
+    for (uint32_t w = 0; w < 6; w++) {
+      uint32_t a = w / 2, hi = w % 2;
+      double x = s->x0[3 * i + a], r = s->r[i];
+      double depth = hi ? x + r - s->hi[a] : s->lo[a] + r - x;
+      if (depth < -r) continue;
+      if (s->nwc == s->cap_wc) {
+        uint32_t cap = s->cap_wc ? 2 * s->cap_wc : 64;
+        struct rigid_wall_contact *c = realloc(s->wc, cap * sizeof *c);
+        if (!c) return MS_ENOMEM;
+        s->wc = c, s->cap_wc = cap;
+      }
+      struct rigid_wall_contact *c = &s->wc[s->nwc++];
+      memset(c, 0, sizeof *c);
+      c->body = b, c->wall = w, c->particle = i, c->gap = fmax(0.0, -depth);
+    }
+  return MS_OK;
+}
+
+/* A body's particle against its wall over the step: it may close its gap
+ * but not move into the wall (the impulse so far never pulls) and Coulomb
+ * friction
+ * (wall_friction) holds its sliding with at most mu times the push.  The
+ * wall is outside the system: it takes no reaction. */
+static void lean(struct state *s, struct rigid_wall_contact *c, double dt) {
+  struct rigid_obj *o = object_of(s, c->body);
+  double n[3] = {0, 0, 0}, r[3], v[3], K[6] = {0, 0, 0, 0, 0, 0}, Kn[3], J[3];
+  n[c->wall / 2] = c->wall % 2 ? -1.0 : 1.0;
+  for (int a = 0; a < 3; a++) r[a] = s->x0[3 * c->particle + a] - o->c[a];
+  add_inverse_mass(o, r, K);
+  object_velocity(o, r, v);
+  ms_sym3_mul(Kn, K, n);
+  double kn = rigid_dot(n, Kn), l0 = c->ln;
+  if (!(kn > 0.0)) return;
+  c->ln = fmax(0.0, l0 - (rigid_dot(v, n) + c->gap / dt) / kn);
+  for (int a = 0; a < 3; a++) J[a] = (c->ln - l0) * n[a];
+  apply(o, r, J, 1.0);
+  object_velocity(o, r, v);
+  double vn = rigid_dot(v, n), vt[3], t[3], Kt[3], lt[3];
+  for (int a = 0; a < 3; a++) vt[a] = v[a] - vn * n[a];
+  double st = sqrt(rigid_dot(vt, vt));
+  if (!(st > 0.0)) return;
+  for (int a = 0; a < 3; a++) t[a] = vt[a] / st;
+  ms_sym3_mul(Kt, K, t);
+  double kt = rigid_dot(t, Kt);
+  if (!(kt > 0.0)) return;
+  for (int a = 0; a < 3; a++) lt[a] = c->lt[a] - st / kt * t[a];
+  double mag = sqrt(rigid_dot(lt, lt)), cap = s->friction * c->ln;
+  if (mag > cap)
+    for (int a = 0; a < 3; a++) lt[a] *= cap / mag;
+  for (int a = 0; a < 3; a++) J[a] = lt[a] - c->lt[a], c->lt[a] = lt[a];
+  apply(o, r, J, 1.0);
+}
+
+/* Gauss-Seidel over the contacts between bodies and with the walls, so
+ * that the floor carries a whole stack within the step. */
+static void solve(struct state *s, const struct ms_metas *mt, double dt) {
+  for (int sweep = 0; sweep < RIGID_SWEEPS; sweep++) {
+    for (uint32_t c = 0; c < s->ncon; c++) hold(s, &s->con[c], mt, dt);
+    for (uint32_t c = 0; c < s->nwc; c++)
+      if (object_of(s, s->wc[c].body)->m > 0.0) lean(s, &s->wc[c], dt);
+  }
+}
+
+/* Move group g's glued object over the step from its start, by its o->V
+ * and o->L: x -> c1 + Q (x - c), v = V + w1 x Q (x - c) with the rotation
+ * Q of w = I^-1 L and w1 = (Q I Q^T)^-1 L (the object keeps its angular
+ * momentum exactly).  The hosted meta-particles' velocity and
+ * displacement go to vel, disp (only those with mask[k], if mask), their
+ * members with them. */
+static void place_object(struct state *s, uint32_t g, const struct ms_metas *mt,
+                         double dt, double *vel, double *disp,
+                         const uint8_t *mask) {
+  const struct rigid_obj *o = &s->body[g].o;
+  double w[3], a[3], Q[9], c1[3], I1[6], w1[3];
+  struct point p;
+  struct cursor it = start(s, g);
+  if (!(o->m > 0.0)) return;
+  if (!ms_sym3_solve(w, o->I, o->L)) w[0] = w[1] = w[2] = 0.0;
+  for (int i = 0; i < 3; i++) a[i] = dt * w[i], c1[i] = o->c[i] + dt * o->V[i];
+  rotation_of(a, Q);
+  /* the velocities turn with the object's inertia: w1 = (Q I Q^T)^-1 L
+   * keeps the angular momentum L exactly */
+  rigid_sym3_rotate(Q, o->I, I1);
+  if (!ms_sym3_solve(w1, I1, o->L)) memcpy(w1, w, sizeof w1);
+  while (next(s, mt, &it, &p)) {
+    double r[3], q[3], wq[3], xn[3], vn[3];
+    if (p.i == SIZE_MAX && mask && !mask[p.k]) continue;
+    for (int i = 0; i < 3; i++) r[i] = p.x[i] - o->c[i];
+    mat_vec(q, Q, r);
+    rigid_cross(wq, w1, q);
+    for (int i = 0; i < 3; i++) xn[i] = c1[i] + q[i], vn[i] = o->V[i] + wq[i];
+    if (p.i != SIZE_MAX) {
+      memcpy(s->x + 3 * p.i, xn, sizeof xn);
+      memcpy(s->v + 3 * p.i, vn, sizeof vn);
+    } else {
+      end_at(s, p.k, xn, vn, mt, vel, disp);
+    }
+  }
+}
+
+int rigid_step(struct state *s, const struct ms_step *st,
+               const struct ms_metas *mt, struct ms_meta_result *res) {
+  s->nwc = 0;
   for (uint32_t b = 0; b < s->nbody; b++) {
-    double held = 0.0, mass = 0.0, outer = 0.0;
-    if (s->body[b].group != b || s->hoff[b] == s->hoff[b + 1]) continue;
-    for (uint32_t h = s->hoff[b]; h < s->hoff[b + 1]; h++) {
-      uint32_t k = s->hlist[h];
-      held += mt->own_mass[k];
-      if (shared(mt, k)) outer += mt->own_mass[k];
+    if (!s->body[b].touched || s->body[b].motion != RIGID_DYNAMIC) continue;
+    if (s->body[b].group == b)
+      begin_object(s, b, mt, st->external_force, st->dt);
+    if (find_walls(s, b)) return MS_ENOMEM;
+  }
+  solve(s, mt, st->dt);
+  for (uint32_t b = 0; b < s->nbody; b++) {
+    if (!s->body[b].touched) continue;
+    if (s->body[b].motion != RIGID_DYNAMIC)
+      step_kinematic(s, b, st->dt, mt, res);
+    else if (s->body[b].group == b)
+      place_object(s, b, mt, st->dt, res->velocity, res->displacement, NULL);
+  }
+  for (uint32_t k = 0; k < mt->count; k++)
+    if (s->pin_of[k] != UINT32_MAX) res->constrained[k] = MS_PINNED;
+  return MS_OK;
+}
+
+/* The collective inertia of each meta-particle: for each dynamic body with
+ * members in it, their share of the rest of the body's mass (the rest
+ * among the meta-particles another system meets, in proportion to its
+ * members' mass there; one of this system alone, seen by no one, states a
+ * share too, so that it is LEAD and ends as its host moves).  None for a
+ * meta-particle a kinematic body pins. */
+void rigid_meta_inertia(struct state *s, const struct ms_metas *mt,
+                        double *inertia) {
+  for (uint32_t b = 0; b < s->nbody; b++)
+    s->body[b].held = s->body[b].outer = 0.0;
+  for (uint32_t k = 0; k < mt->count; k++)
+    for (uint32_t q = mt->member_offset[k]; q < mt->member_offset[k + 1];
+         q++) {
+      struct rigid_body *B = &s->body[s->body_of[mt->member[q]]];
+      B->held += s->m[mt->member[q]];
+      if (shared(mt, k)) B->outer += s->m[mt->member[q]];
     }
-    for (uint32_t j = s->boff[b]; j < s->boff[b + 1]; j++)
-      mass += s->body[s->blist[j]].mass;
-    double rest = s->body[b].motion == RIGID_DYNAMIC ? mass - held : 0.0;
-    /* the rest of the group's mass among the meta-particles another
-     * system meets; one of this system alone (seen by no one) states a
-     * share too, so that it is LEAD and ends as the group moves */
-    for (uint32_t h = s->hoff[b]; h < s->hoff[b + 1]; h++) {
-      uint32_t k = s->hlist[h];
-      double among = outer > 0.0 && shared(mt, k) ? outer : held;
-      ms_sym3_scalar(inertia + 6 * k,
-                     rest > 0.0 ? rest * mt->own_mass[k] / among : 0.0);
+  for (uint32_t k = 0; k < mt->count; k++) {
+    double C = 0.0;
+    for (uint32_t q = mt->member_offset[k];
+         s->pin_of[k] == UINT32_MAX && q < mt->member_offset[k + 1]; q++) {
+      const struct rigid_body *B = &s->body[s->body_of[mt->member[q]]];
+      double rest = B->mass - B->held;
+      double among = B->outer > 0.0 && shared(mt, k) ? B->outer : B->held;
+      if (B->motion == RIGID_DYNAMIC && rest > 0.0)
+        C += rest * s->m[mt->member[q]] / among;
     }
+    ms_sym3_scalar(inertia + 6 * k, C);
   }
 }
 
@@ -390,60 +666,42 @@ static int keep_follow(struct state *s, uint32_t b, const double *at,
   return MS_OK;
 }
 
-/* Every LEAD impulse G on body b's glued object at once. */
-static void lead(struct state *s, uint32_t b, const struct ms_step *st,
-                 const struct ms_metas *mt, const struct ms_meta_response *r) {
-  double c[3], m, P[3], L[3], I[6], dP[3] = {0, 0, 0}, dL[3] = {0, 0, 0};
-  double dV[3], dw[3] = {0, 0, 0};
-  int any = 0;
-  for (uint32_t h = s->hoff[b]; h < s->hoff[b + 1]; h++)
-    any |= r->lead[s->hlist[h]];
-  if (!any) return;
-  glued(s, b, mt, r->displacement, c, &m, P, L, I);
-  for (uint32_t h = s->hoff[b]; h < s->hoff[b + 1]; h++) {
-    uint32_t k = s->hlist[h];
-    if (!r->lead[k]) continue;
-    double x[3], rG[3];
-    for (int a = 0; a < 3; a++)
-      x[a] = mt->position[3 * k + a] + r->displacement[3 * k + a] - c[a];
-    rigid_cross(rG, x, r->impulse + 3 * k);
-    for (int a = 0; a < 3; a++) dP[a] += r->impulse[3 * k + a], dL[a] += rG[a];
-  }
-  for (int a = 0; a < 3; a++) dV[a] = dP[a] / m;
-  if (!ms_sym3_solve(dw, I, dL)) dw[0] = dw[1] = dw[2] = 0.0;
-  struct point p;
-  struct cursor it = start(s, b);
-  while (next(s, mt, r->displacement, &it, &p)) {
-    if (p.i == SIZE_MAX && !r->lead[p.k]) continue;
-    double *v = p.i != SIZE_MAX ? s->v + 3 * p.i : r->velocity + 3 * p.k;
-    double *d = p.i != SIZE_MAX ? s->x + 3 * p.i : r->displacement + 3 * p.k;
-    double x[3], wx[3];
-    for (int a = 0; a < 3; a++) x[a] = p.x[a] - c[a];
-    rigid_cross(wx, dw, x);
-    for (int a = 0; a < 3; a++) {
-      v[a] += dV[a] + wx[a];
-      d[a] += st->dt * (dV[a] + wx[a]);
-    }
-  }
-}
-
+/* Every LEAD impulse G into its host's momentum and angular momentum
+ * (at the meta-particle's centre), then the constraints again and every
+ * touched body moved again from the step's start: the LEAD meta-
+ * particles' end velocity and displacement into r.  FOLLOW impulses are
+ * kept for end_step. */
 int rigid_meta_response(struct state *s, const struct ms_step *st,
                         const struct ms_metas *mt,
                         const struct ms_meta_response *r) {
+  int any = 0;
   s->nfollow = 0;
-  for (uint32_t b = 0; b < s->nbody; b++)
-    if (s->body[b].motion == RIGID_DYNAMIC && s->body[b].group == b)
-      lead(s, b, st, mt, r);
   for (uint32_t k = 0; k < r->count; k++) {
-    if (r->lead[k]) continue;
     const double *G = r->impulse + 3 * k;
+    uint32_t h = s->host_of[k];
     if (G[0] == 0.0 && G[1] == 0.0 && G[2] == 0.0) continue;
-    double at[3];
+    if (!r->lead[k]) {
+      double at[3];
+      for (int a = 0; a < 3; a++)
+        at[a] = mt->position[3 * k + a] + r->displacement[3 * k + a];
+      if (keep_follow(s, h, at, G))
+        return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory");
+      continue;
+    }
+    if (s->body[h].motion != RIGID_DYNAMIC || !(object_of(s, h)->m > 0.0))
+      continue;
+    double x[3];
     for (int a = 0; a < 3; a++)
-      at[a] = mt->position[3 * k + a] + r->displacement[3 * k + a];
-    if (keep_follow(s, s->host_of[k], at, G))
-      return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory");
+      x[a] = mt->position[3 * k + a] - object_of(s, h)->c[a];
+    apply(object_of(s, h), x, G, 1.0);
+    any = 1;
   }
+  if (!any) return MS_OK;
+  solve(s, mt, st->dt);
+  for (uint32_t b = 0; b < s->nbody; b++)
+    if (s->body[b].touched && s->body[b].motion == RIGID_DYNAMIC &&
+        s->body[b].group == b)
+      place_object(s, b, mt, st->dt, r->velocity, r->displacement, r->lead);
   return MS_OK;
 }
 
@@ -473,7 +731,7 @@ static void measure(struct state *s, struct rigid_body *B) {
   memcpy(B->s.L, L, sizeof L);
 }
 
-/* The FOLLOW impulses and the spin handed to group g, on its one body. */
+/* The FOLLOW impulses and the spin handed to body g. */
 static void take_one(struct state *s, uint32_t g) {
   struct rigid_body *B = &s->body[g];
   for (uint32_t f = 0; f < s->nfollow; f++) {
@@ -487,63 +745,16 @@ static void take_one(struct state *s, uint32_t g) {
   for (int a = 0; a < 3; a++) B->s.L[a] += B->spin[a];
 }
 
-/* ... on the bodies of a group of several, as on one rigid object (they
- * moved as one): its change dV = dP / m, dw = I^-1 dL (about its centre)
- * shared as each body's momentum and spin, so that the group's momentum
- * and angular momentum change by exactly dP, dL. */
-static void take_many(struct state *s, uint32_t g) {
-  const uint32_t *list = s->blist + s->boff[g];
-  uint32_t nb = s->boff[g + 1] - s->boff[g];
-  double m = 0.0, c[3] = {0, 0, 0}, I[6], dP[3] = {0, 0, 0}, dL[3], dw[3];
-  for (uint32_t j = 0; j < nb; j++) {
-    const struct rigid_body *B = &s->body[list[j]];
-    m += B->mass;
-    for (int a = 0; a < 3; a++) c[a] += B->mass * B->s.x[a];
-  }
-  for (int a = 0; a < 3; a++) c[a] /= m, dL[a] = s->body[g].spin[a];
-  ms_sym3_scalar(I, 0.0);
-  for (uint32_t j = 0; j < nb; j++) {
-    const struct rigid_body *B = &s->body[list[j]];
-    double d[3];
-    for (int a = 0; a < 6; a++) I[a] += B->Iw[a];
-    for (int a = 0; a < 3; a++) d[a] = B->s.x[a] - c[a];
-    rigid_add_point_inertia(I, B->mass, d);
-  }
-  for (uint32_t f = 0; f < s->nfollow; f++) {
-    const struct rigid_follow *F = &s->follow[f];
-    if (F->body != g) continue;
-    double r[3], rp[3];
-    for (int a = 0; a < 3; a++) r[a] = F->at[a] - c[a];
-    rigid_cross(rp, r, F->impulse);
-    for (int a = 0; a < 3; a++) dP[a] += F->impulse[a], dL[a] += rp[a];
-  }
-  if (!ms_sym3_solve(dw, I, dL)) dw[0] = dw[1] = dw[2] = 0.0;
-  for (uint32_t j = 0; j < nb; j++) {
-    struct rigid_body *B = &s->body[list[j]];
-    double d[3], wd[3], Idw[3];
-    for (int a = 0; a < 3; a++) d[a] = B->s.x[a] - c[a];
-    rigid_cross(wd, dw, d);
-    ms_sym3_mul(Idw, B->Iw, dw);
-    for (int a = 0; a < 3; a++)
-      B->s.P[a] += B->mass * (dP[a] / m + wd[a]), B->s.L[a] += Idw[a];
-  }
-}
-
-void rigid_rigidify(struct state *s, uint32_t g, double dt) {
-  const uint32_t *list = s->blist + s->boff[g];
-  uint32_t nb = s->boff[g + 1] - s->boff[g];
-  for (uint32_t j = 0; j < nb; j++) measure(s, &s->body[list[j]]);
-  if (nb == 1) take_one(s, g);
-  else take_many(s, g);
+void rigid_rigidify(struct state *s, uint32_t b, double dt) {
+  struct rigid_body *B = &s->body[b];
+  double w[3], a[3];
+  measure(s, B);
+  take_one(s, b);
   /* centred where the particles are, so that c x P + L is the angular
    * momentum they carry; turned from the step's start orientation */
-  for (uint32_t j = 0; j < nb; j++) {
-    struct rigid_body *B = &s->body[list[j]];
-    double w[3], a[3];
-    if (!ms_sym3_solve(w, B->Iw, B->s.L)) w[0] = w[1] = w[2] = 0.0;
-    for (int k = 0; k < 3; k++) a[k] = dt * w[k];
-    rigid_quat_rotate(B->s.q, a);
-  }
+  if (!ms_sym3_solve(w, B->Iw, B->s.L)) w[0] = w[1] = w[2] = 0.0;
+  for (int k = 0; k < 3; k++) a[k] = dt * w[k];
+  rigid_quat_rotate(B->s.q, a);
 }
 
 int rigid_absorb(struct state *s, uint32_t b) {

@@ -16,6 +16,7 @@ plugins_rigid_la_LDFLAGS = $(MS_PLUGIN_LDFLAGS)
 plugins_rigid_la_LIBADD = plugins/rigid/librigid.la -lm
 
 EXTRA_DIST += plugins/rigid/README.md
+dist_man7_MANS += plugins/rigid/mergesplit-rigid.7
 
 # ---- tests (Check, TAP) ----------------------------------------------------
 check_PROGRAMS += tests/rigid/run-rigid
@@ -34,4 +35,4 @@ TESTS += tests/rigid/run-rigid
 rigiddir = $(configsdir)/rigid
 dist_rigid_DATA = configs/rigid/box_on_cloth.cfg \
 	configs/rigid/sphere_on_cloth.cfg configs/rigid/stack_on_slab.cfg \
-	configs/rigid/ball_through_wall.cfg
+	configs/rigid/ball_through_wall.cfg configs/rigid/dominoes.cfg

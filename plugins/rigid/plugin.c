@@ -18,7 +18,7 @@ static void destroy(ms_instance *inst) {
   free(s->x0), free(s->v0), free(s->body_of), free(s->body);
   free(s->meta), free(s->host_of), free(s->pin_of);
   free(s->hoff), free(s->hlist), free(s->boff), free(s->blist);
-  free(s->follow);
+  free(s->follow), free(s->con), free(s->wc);
   free(s);
 }
 
@@ -98,8 +98,8 @@ static int filter_pairs(ms_instance *inst, const uint32_t *pairs, size_t count,
 }
 
 /* A body in free flight: the chosen integrator, then the walls. */
-static void fly(struct state *s, uint32_t k, const double *F, double dt) {
-  struct rigid_body *b = &s->body[k];
+static void fly(struct state *s, struct rigid_body *b, const double *F,
+                double dt) {
   if (b->motion != RIGID_DYNAMIC) {
     rigid_advance_kinematic(b, &b->s, dt);
     rigid_place(b, s->off, s->x, s->v);
@@ -116,7 +116,7 @@ static void fly(struct state *s, uint32_t k, const double *F, double dt) {
   }
   rigid_advance(b, &b->s, s->integrator, dt, s->gravity, Ft, Tt);
   rigid_place(b, s->off, s->x, s->v);
-  rigid_walls(s, &k, 1, dt);
+  rigid_walls(s, b, dt);
 }
 
 static int integrate(ms_instance *inst, const struct ms_step *st,
@@ -125,12 +125,10 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   struct state *s = S(inst);
   if (rigid_assign(s, metas))
     return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory");
-  for (uint32_t b = 0; b < s->nbody; b++) {
-    if (!s->body[b].touched)
-      fly(s, b, st->external_force, st->dt);
-    else if (s->body[b].group == b) /* once per group */
-      rigid_step_glued(s, b, st, metas, res);
-  }
+  for (uint32_t b = 0; b < s->nbody; b++)
+    if (!s->body[b].touched) fly(s, &s->body[b], st->external_force, st->dt);
+  if (rigid_step(s, st, metas, res))
+    return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory");
   return MS_OK;
 }
 
@@ -151,24 +149,18 @@ static int meta_response(ms_instance *inst, const struct ms_step *st,
 }
 
 /* Bodies that took part in meta-particles: rigid again from what the core
- * wrote, then the walls; a group that moved as one meets them as one. */
+ * wrote, then the walls. */
 static int end_step(ms_instance *inst, const struct ms_step *st) {
   struct state *s = S(inst);
   rigid_take_spin(s);
-  for (uint32_t g = 0; g < s->nbody; g++) {
-    struct rigid_body *B = &s->body[g];
-    if (!B->touched || B->group != g) continue;
-    if (B->motion != RIGID_DYNAMIC) {
-      rigid_place(B, s->off, s->x, s->v);
-      continue;
-    }
-    rigid_rigidify(s, g, st->dt);
-    uint32_t n = s->boff[g + 1] - s->boff[g];
-    for (uint32_t j = 0; j < n; j++)
-      rigid_place(&s->body[s->blist[s->boff[g] + j]], s->off, s->x, s->v);
-    rigid_walls(s, s->blist + s->boff[g], n, st->dt);
+  for (uint32_t b = 0; b < s->nbody; b++) {
+    struct rigid_body *B = &s->body[b];
+    if (!B->touched) continue;
+    if (B->motion == RIGID_DYNAMIC) rigid_rigidify(s, b, st->dt);
+    rigid_place(B, s->off, s->x, s->v);
+    if (B->motion == RIGID_DYNAMIC) rigid_walls(s, B, st->dt);
+    B->touched = 0;
   }
-  for (uint32_t b = 0; b < s->nbody; b++) s->body[b].touched = 0;
   s->nfollow = 0;
   remember(s);
   return MS_OK;

@@ -35,6 +35,13 @@ struct rigid_state {
   double x[3], q[4], P[3], L[3];
 };
 
+/* A body's glued object over a step (contact.c): its free particles and
+ * the meta-particles it hosts, at the step's start. */
+struct rigid_obj {
+  double m, c[3], I[6]; /* mass, centre, inertia about it (sym3) */
+  double V[3], L[3];    /* velocity, angular momentum about c */
+};
+
 struct rigid_body {
   size_t first, count; /* its particles: first .. first + count - 1 */
   double mass;
@@ -43,7 +50,12 @@ struct rigid_body {
   double V[3], w[3]; /* scripted velocity and angular velocity */
   struct rigid_state s, s0; /* now; at begin_step */
   int touched;      /* the core handed it meta-particles this step */
-  uint32_t group;   /* this step: the body whose group it belongs to */
+  uint32_t group;   /* this step: the first body of its weld group (bodies
+                       resting face to face move as one object) */
+  uint32_t seen;    /* scratch: 1 + the last meta-particle it was held at */
+  double held, outer; /* scratch: its members' mass in meta-particles, in
+                         those shared with another system */
+  struct rigid_obj o; /* this step's glued object */
   double spin[3];   /* this step: the members' spin handed back to it */
   double Iw[6];     /* scratch: world inertia about its centre (sym3) */
 };
@@ -106,6 +118,24 @@ double rigid_kinetic_energy(const struct rigid_body *b,
 void rigid_place(const struct rigid_body *b, const double *off, double *x,
                  double *v);
 
+/* Body `body` moves with the host of meta-particle `meta` at its centre
+ * (it has members there). */
+struct rigid_constraint {
+  uint32_t meta, body;
+  int sticky;        /* no normal found: the two move alike */
+  double n[3];       /* normal at the contact, from the host into the body */
+  double ln, lt[3];  /* normal and friction impulse so far this step */
+};
+
+/* A particle of a body within its radius of touching a domain wall at a
+ * step's start. */
+struct rigid_wall_contact {
+  uint32_t body, wall; /* wall: axis 0, 1, 2 low then high (2 a + hi) */
+  size_t particle;
+  double gap;          /* how far from touching it at the step's start */
+  double ln, lt[3];    /* normal and friction impulse so far this step */
+};
+
 /* An impulse a FOLLOW meta-particle hands to the body that hosts it,
  * taken at end_step at the meta-particle's centre. */
 struct rigid_follow {
@@ -126,13 +156,18 @@ struct state {
   uint32_t nbody;
   int integrator;          /* enum rigid_integrator */
   double restitution, friction; /* at the domain walls */
+  double contact_friction; /* between bodies of the system */
   double gravity[3], lo[3], hi[3];
   /* the step's meta-particles (contact.c) */
   int32_t *meta;           /* n: meta-particle of each particle, or -1 */
-  uint32_t *host_of;       /* per meta-particle: the group it is glued to */
+  uint32_t *host_of;       /* per meta-particle: the body it is glued to */
   uint32_t *pin_of;        /* per meta-particle: kinematic body, or none */
-  uint32_t *hoff, *hlist;  /* per group (its first body): its meta-particles */
-  uint32_t *boff, *blist;  /* per group: its bodies */
+  uint32_t *hoff, *hlist;  /* per body: the meta-particles it hosts */
+  uint32_t *boff, *blist;  /* per weld group (its first body): its bodies */
+  struct rigid_constraint *con; /* the step's point constraints */
+  uint32_t ncon, cap_con;
+  struct rigid_wall_contact *wc; /* the step's wall contacts */
+  uint32_t nwc, cap_wc;
   uint32_t nmeta, cap_meta; /* meta-particles of the last integrate */
   struct rigid_follow *follow;
   uint32_t nfollow, cap_follow;
@@ -146,21 +181,25 @@ int rigid_configure(struct state *s, const ms_config *sec);
 
 /* ---- contact.c: the step with the core's meta-particles --------------- */
 
-/* Dynamic bodies that share a meta-particle form a group for the step
- * (merged, they move as one); glue every meta-particle to a group, or to
- * a kinematic body when a member is kinematic; mark the bodies that take
- * part.  MS_ENOMEM when the tables cannot grow. */
+/* Host each meta-particle on a body (the first dynamic one among its
+ * members, or the kinematic one that pins it), hold every other dynamic
+ * body in it to the host (a point constraint), weld two bodies that touch
+ * face to face, mark the bodies that take part.  MS_ENOMEM when the
+ * tables cannot grow. */
 int rigid_assign(struct state *s, const struct ms_metas *mt);
-/* The step of group g (named by its first body), or of a kinematic body
- * g: its bodies and the meta-particles glued to it as one rigid object. */
-void rigid_step_glued(struct state *s, uint32_t g, const struct ms_step *st,
-                      const struct ms_metas *mt, struct ms_meta_result *res);
-/* The collective inertia of each meta-particle: its share of the rest of
- * its body's mass. */
-void rigid_meta_inertia(const struct state *s, const struct ms_metas *mt,
+/* The step of the bodies that take part: each weld group with its hosted
+ * meta-particles as one rigid object, the point constraints and the
+ * contacts with the walls solved (Gauss-Seidel), kinematic bodies on
+ * their path.  MS_ENOMEM when the tables cannot grow. */
+int rigid_step(struct state *s, const struct ms_step *st,
+               const struct ms_metas *mt, struct ms_meta_result *res);
+/* The collective inertia of each meta-particle: its members' share of the
+ * rest of their bodies' mass. */
+void rigid_meta_inertia(struct state *s, const struct ms_metas *mt,
                         double *inertia);
-/* Take LEAD impulses onto each body at once; keep FOLLOW ones for
- * end_step.  MS_ENOMEM when the list cannot grow. */
+/* Take the LEAD impulses into their hosts, solve the constraints again
+ * and move the bodies again; keep FOLLOW impulses for end_step.
+ * MS_ENOMEM when the list cannot grow. */
 int rigid_meta_response(struct state *s, const struct ms_step *st,
                         const struct ms_metas *mt,
                         const struct ms_meta_response *r);
@@ -168,12 +207,11 @@ int rigid_meta_response(struct state *s, const struct ms_step *st,
  * from its meta-particles' members (ABI 1.2, host->meta_spin), to add to
  * its angular momentum. */
 void rigid_take_spin(struct state *s);
-/* After the core's write: the bodies of group g (named by its root)
- * rigid again, each with the linear and angular momentum its particles
- * carry, centred where they are, turned from the step's start
- * orientation; the FOLLOW impulses and the spin handed to the group act
- * on it as on one rigid object (its bodies moved as one). */
-void rigid_rigidify(struct state *s, uint32_t g, double dt);
+/* After the core's write: body b rigid again, with the linear and angular
+ * momentum its particles carry (and the FOLLOW impulses and the spin
+ * handed to it), centred where they are, turned from the step's start
+ * orientation. */
+void rigid_rigidify(struct state *s, uint32_t b, double dt);
 
 /* At begin_step: when the core wrote to body b's particles since they
  * were placed (x0, v0 hold them as placed), take their momentum, angular
@@ -182,13 +220,12 @@ int rigid_absorb(struct state *s, uint32_t b);
 
 /* ---- walls.c ---------------------------------------------------------- */
 
-/* Push dynamic bodies body[list[0 .. n - 1]] (one, or a group that moved
- * as one) out of the
- * domain walls they cross and answer each wall they touch with an
- * impulse at the mean of the touching particles (restitution, none below
- * what gravity adds in two steps of dt; Coulomb friction), on them as on
- * one rigid object; 1 when a wall acted.  The particles are placed
- * again. */
-int rigid_walls(struct state *s, const uint32_t *list, uint32_t n, double dt);
+/* Push a dynamic body out of the domain walls it crosses and answer each
+ * wall it touches with an impulse at the mean of its touching particles
+ * (restitution, none below what gravity adds in two steps of dt; Coulomb
+ * friction); 1 when a wall acted.  The particles are placed again.  (A
+ * body that takes part in meta-particles also rests on the walls within
+ * the step, contact.c; this is its landing and the positions' guard.) */
+int rigid_walls(struct state *s, struct rigid_body *b, double dt);
 
 #endif

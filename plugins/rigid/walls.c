@@ -5,9 +5,7 @@
  * touching particle then rubs with Coulomb friction (coefficient
  * `wall_friction`, its share of the push), so a box spinning flat on the
  * floor stops too.  The impulses act on the whole body (its mass and
- * inertia): a box landing on a corner starts to turn.  Bodies that moved
- * as one group in the step (resting on each other) meet the walls as one
- * object, so the floor carries the whole stack, not its lowest body. */
+ * inertia): a box landing on a corner starts to turn. */
 #include <math.h>
 #include <string.h>
 
@@ -15,129 +13,48 @@
 
 #include "rigid.h"
 
-/* The bodies that meet the walls as one object: mass, centre, world
- * inertia about the centre (each body's in its Iw). */
-struct set {
-  struct rigid_body *body; /* the system's bodies */
-  const uint32_t *list;    /* the set's: body[list[0 .. n - 1]] */
-  uint32_t n;
-  double m, c[3], I[6];
-};
-
-static void gather(struct set *S) {
-  if (S->n == 1) { /* one body: its own numbers, bit for bit */
-    struct rigid_body *b = (&S->body[S->list[0]]);
-    rigid_world_inertia(b, &b->s, b->Iw);
-    S->m = b->mass;
-    memcpy(S->c, b->s.x, sizeof S->c);
-    memcpy(S->I, b->Iw, sizeof S->I);
-    return;
-  }
-  S->m = 0.0;
-  for (int a = 0; a < 3; a++) S->c[a] = 0.0;
-  for (uint32_t j = 0; j < S->n; j++) {
-    S->m += (&S->body[S->list[j]])->mass;
-    for (int a = 0; a < 3; a++) S->c[a] += (&S->body[S->list[j]])->mass * (&S->body[S->list[j]])->s.x[a];
-  }
-  for (int a = 0; a < 3; a++) S->c[a] /= S->m;
-  ms_sym3_scalar(S->I, 0.0);
-  for (uint32_t j = 0; j < S->n; j++) {
-    struct rigid_body *b = (&S->body[S->list[j]]);
-    double d[3];
-    rigid_world_inertia(b, &b->s, b->Iw);
-    for (int a = 0; a < 6; a++) S->I[a] += b->Iw[a];
-    for (int a = 0; a < 3; a++) d[a] = b->s.x[a] - S->c[a];
-    rigid_add_point_inertia(S->I, b->mass, d);
-  }
-}
-
-/* Momentum and angular momentum about the centre of the set. */
-static void momenta(const struct set *S, double *P, double *L) {
-  if (S->n == 1) {
-    memcpy(P, (&S->body[S->list[0]])->s.P, 3 * sizeof *P);
-    memcpy(L, (&S->body[S->list[0]])->s.L, 3 * sizeof *L);
-    return;
-  }
-  for (int a = 0; a < 3; a++) P[a] = L[a] = 0.0;
-  for (uint32_t j = 0; j < S->n; j++) {
-    const struct rigid_body *b = (&S->body[S->list[j]]);
-    double d[3], dP[3];
-    for (int a = 0; a < 3; a++) d[a] = b->s.x[a] - S->c[a];
-    rigid_cross(dP, d, b->s.P);
-    for (int a = 0; a < 3; a++) P[a] += b->s.P[a], L[a] += b->s.L[a] + dP[a];
-  }
-}
-
-/* Impulse J at r (from the centre) and angular impulse T: on one body
- * directly; on a set, the rigid change of the whole, dV = J / m and
- * dw = I^-1 (r x J + T), shared as each body's momentum and spin. */
-static void kick(struct set *S, const double *r, const double *J,
-                 const double *T) {
-  double rJ[3];
-  rigid_cross(rJ, r, J);
-  if (S->n == 1) {
-    struct rigid_body *b = (&S->body[S->list[0]]);
-    for (int a = 0; a < 3; a++) b->s.P[a] += J[a], b->s.L[a] += rJ[a] + T[a];
-    return;
-  }
-  double dL[3], dw[3];
-  for (int a = 0; a < 3; a++) dL[a] = rJ[a] + T[a];
-  if (!ms_sym3_solve(dw, S->I, dL)) dw[0] = dw[1] = dw[2] = 0.0;
-  for (uint32_t j = 0; j < S->n; j++) {
-    struct rigid_body *b = (&S->body[S->list[j]]);
-    double d[3], wd[3], Iw[3];
-    for (int a = 0; a < 3; a++) d[a] = b->s.x[a] - S->c[a];
-    rigid_cross(wd, dw, d);
-    ms_sym3_mul(Iw, b->Iw, dw);
-    for (int a = 0; a < 3; a++) {
-      b->s.P[a] += b->mass * (J[a] / S->m + wd[a]);
-      b->s.L[a] += Iw[a];
-    }
-  }
-}
-
-/* 1/m + d . ((I^-1 (r x d)) x r): the inverse mass the set shows to an
+/* 1/m + d . ((I^-1 (r x d)) x r): the inverse mass the body shows to an
  * impulse along d at r. */
-static double inverse_mass(const struct set *S, const double *r,
-                           const double *d) {
+static double inverse_mass(const struct rigid_body *b, const double *I,
+                           const double *r, const double *d) {
   double rd[3], u[3], ur[3];
   rigid_cross(rd, r, d);
-  if (!ms_sym3_solve(u, S->I, rd)) u[0] = u[1] = u[2] = 0.0;
+  if (!ms_sym3_solve(u, I, rd)) u[0] = u[1] = u[2] = 0.0;
   rigid_cross(ur, u, r);
-  return 1.0 / S->m + rigid_dot(d, ur);
+  return 1.0 / b->mass + rigid_dot(d, ur);
 }
 
-/* Angular velocity of the set; velocity of its point at r. */
-static void omega(const struct set *S, double *w) {
-  double P[3], L[3];
-  momenta(S, P, L);
-  if (!ms_sym3_solve(w, S->I, L)) w[0] = w[1] = w[2] = 0.0;
+/* Apply impulse J at r (from the centre). */
+static void kick(struct rigid_body *b, const double *r, const double *J) {
+  double rJ[3];
+  rigid_cross(rJ, r, J);
+  for (int a = 0; a < 3; a++) b->s.P[a] += J[a], b->s.L[a] += rJ[a];
 }
 
-static void point_velocity(const struct set *S, const double *r, double *vp) {
-  double P[3], L[3], w[3], wr[3];
-  momenta(S, P, L);
-  if (!ms_sym3_solve(w, S->I, L)) w[0] = w[1] = w[2] = 0.0;
+/* Velocity of the body's point at r (from the centre); its inertia. */
+static void point_velocity(const struct rigid_body *b, const double *r,
+                           double *I, double *vp) {
+  double w[3], wr[3];
+  rigid_world_inertia(b, &b->s, I);
+  rigid_omega(b, &b->s, w);
   rigid_cross(wr, w, r);
-  for (int a = 0; a < 3; a++) vp[a] = P[a] / S->m + wr[a];
+  for (int a = 0; a < 3; a++) vp[a] = b->s.P[a] / b->mass + wr[a];
 }
-
-static const double none[3] = {0.0, 0.0, 0.0};
 
 /* The normal impulse of a contact at r (from the centre), normal n; 0
  * when the point leaves the wall.  A slow approach (below v_rest, what
  * gravity adds in two steps) is a resting contact: it stops without
  * bouncing. */
-static double push(const struct state *s, struct set *S, const double *r,
-                   const double *n, double v_rest) {
-  double vp[3], J[3];
-  point_velocity(S, r, vp);
+static double push(const struct state *s, struct rigid_body *b,
+                   const double *r, const double *n, double v_rest) {
+  double I[6], vp[3], J[3];
+  point_velocity(b, r, I, vp);
   double vn = rigid_dot(vp, n);
   if (vn >= 0.0) return 0.0;
   double e = -vn < v_rest ? 0.0 : s->restitution;
-  double jn = -(1.0 + e) * vn / inverse_mass(S, r, n);
+  double jn = -(1.0 + e) * vn / inverse_mass(b, I, r, n);
   for (int a = 0; a < 3; a++) J[a] = jn * n[a];
-  kick(S, r, J, none);
+  kick(b, r, J);
   return jn;
 }
 
@@ -146,26 +63,25 @@ static double push(const struct state *s, struct set *S, const double *r,
  * tangential velocity there stops with at most mu jn, and the spin about
  * the normal with at most mu jn rho (a face flat on the wall rubs all
  * over, so a box spinning on the floor stops too). */
-static void rub(const struct state *s, struct set *S, const double *r,
+static void rub(const struct state *s, struct rigid_body *b, const double *r,
                 const double *n, double jn, double rho) {
-  double vp[3], vt[3], t[3], J[3], w[3], u[3], T[3];
-  point_velocity(S, r, vp);
+  double I[6], vp[3], vt[3], t[3], J[3], w[3], u[3];
+  point_velocity(b, r, I, vp);
   double vn = rigid_dot(vp, n);
   for (int a = 0; a < 3; a++) vt[a] = vp[a] - vn * n[a];
   double st = sqrt(rigid_dot(vt, vt));
   if (st > 0.0) {
     for (int a = 0; a < 3; a++) t[a] = vt[a] / st;
-    double jt = fmin(s->friction * jn, st / inverse_mass(S, r, t));
+    double jt = fmin(s->friction * jn, st / inverse_mass(b, I, r, t));
     for (int a = 0; a < 3; a++) J[a] = -jt * t[a];
-    kick(S, r, J, none);
+    kick(b, r, J);
   }
-  omega(S, w);
+  rigid_omega(b, &b->s, w);
   double wn = rigid_dot(w, n);
-  if (!(rho > 0.0) || wn == 0.0 || !ms_sym3_solve(u, S->I, n)) return;
+  if (!(rho > 0.0) || wn == 0.0 || !ms_sym3_solve(u, I, n)) return;
   double k = rigid_dot(n, u); /* spin about n per unit torque impulse */
   double tau = fmin(s->friction * jn * rho, fabs(wn) / k);
-  for (int a = 0; a < 3; a++) T[a] = -copysign(tau, wn) * n[a];
-  kick(S, none, none, T);
+  for (int a = 0; a < 3; a++) b->s.L[a] -= copysign(tau, wn) * n[a];
 }
 
 /* Is particle i touching wall (a, hi)?  A face nearly flat on the wall
@@ -177,70 +93,50 @@ static int touching(const struct state *s, size_t i, int a, int hi,
   return *depth >= -1e-9 * r;
 }
 
-/* How far the set's particles cross wall (axis a, side hi) at most, the
+/* How far body b's particles cross wall (axis a, side hi) at most, the
  * mean of those that touch it (where it pushes) and how many do. */
-static double crossing(const struct state *s, const struct set *S, int a,
-                       int hi, double *at, size_t *n) {
+static double crossing(const struct state *s, const struct rigid_body *b,
+                       int a, int hi, double *at, size_t *n) {
   double worst = -INFINITY, sum[3] = {0, 0, 0}, d;
   *n = 0;
-  for (uint32_t j = 0; j < S->n; j++)
-    for (size_t i = (&S->body[S->list[j]])->first; i < (&S->body[S->list[j]])->first + (&S->body[S->list[j]])->count;
-         i++) {
-      if (!touching(s, i, a, hi, &d)) continue;
-      worst = fmax(worst, d);
-      for (int k = 0; k < 3; k++) sum[k] += s->x[3 * i + k];
-      (*n)++;
-    }
+  for (size_t i = b->first; i < b->first + b->count; i++) {
+    if (!touching(s, i, a, hi, &d)) continue;
+    worst = fmax(worst, d);
+    for (int k = 0; k < 3; k++) sum[k] += s->x[3 * i + k];
+    (*n)++;
+  }
   for (int k = 0; k < 3; k++) at[k] = *n ? sum[k] / (double)*n : 0.0;
   return worst;
 }
 
-/* Mean distance from `at` of the set's particles touching wall (a, hi). */
-static double spread(const struct state *s, const struct set *S, int a,
-                     int hi, const double *at, size_t nt) {
-  double rho = 0.0, d;
-  for (uint32_t j = 0; j < S->n; j++)
-    for (size_t i = (&S->body[S->list[j]])->first; i < (&S->body[S->list[j]])->first + (&S->body[S->list[j]])->count;
-         i++) {
-      if (!touching(s, i, a, hi, &d)) continue;
-      double q[3];
-      for (int k = 0; k < 3; k++) q[k] = s->x[3 * i + k] - at[k];
-      rho += sqrt(rigid_dot(q, q)) / (double)nt;
-    }
-  return rho;
-}
-
-static void place(struct state *s, const struct set *S) {
-  for (uint32_t j = 0; j < S->n; j++)
-    rigid_place((&S->body[S->list[j]]), s->off, s->x, s->v);
-}
-
-int rigid_walls(struct state *s, const uint32_t *list, uint32_t nb,
-                double dt) {
+int rigid_walls(struct state *s, struct rigid_body *b, double dt) {
   const double *g = s->gravity;
-  double v_rest = 2.0 * dt * sqrt(rigid_dot(g, g));
-  struct set S = {s->body, list, nb, 0.0, {0, 0, 0}, {0, 0, 0, 0, 0, 0}};
+  double v_rest = 2.0 * dt * sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
   int acted = 0;
-  gather(&S);
   for (int pass = 0; pass < 4; pass++) {
     int any = 0;
     for (int a = 0; a < 3; a++)
       for (int hi = 0; hi < 2; hi++) {
-        double at[3], n[3] = {0.0, 0.0, 0.0}, r[3];
+        double at[3], n[3] = {0.0, 0.0, 0.0}, r[3], d;
         size_t nt;
-        double depth = crossing(s, &S, a, hi, at, &nt);
+        double depth = crossing(s, b, a, hi, at, &nt);
         if (!nt) continue;
         n[a] = hi ? -1.0 : 1.0;
         if (depth > 0.0) {
-          for (uint32_t j = 0; j < nb; j++) s->body[list[j]].s.x[a] += n[a] * depth;
-          S.c[a] += n[a] * depth;
-          place(s, &S);
+          b->s.x[a] += n[a] * depth;
+          rigid_place(b, s->off, s->x, s->v);
           at[a] += n[a] * depth;
         }
-        for (int k = 0; k < 3; k++) r[k] = at[k] - S.c[k];
-        double jn = push(s, &S, r, n, v_rest);
-        if (jn > 0.0) rub(s, &S, r, n, jn, spread(s, &S, a, hi, at, nt));
-        place(s, &S);
+        for (int k = 0; k < 3; k++) r[k] = at[k] - b->s.x[k];
+        double jn = push(s, b, r, n, v_rest), rho = 0.0;
+        for (size_t i = b->first; jn > 0.0 && i < b->first + b->count; i++) {
+          if (!touching(s, i, a, hi, &d)) continue;
+          double q[3];
+          for (int k = 0; k < 3; k++) q[k] = s->x[3 * i + k] - at[k];
+          rho += sqrt(rigid_dot(q, q)) / (double)nt;
+        }
+        if (jn > 0.0) rub(s, b, r, n, jn, rho);
+        rigid_place(b, s->off, s->x, s->v);
         any |= depth > 0.0;
         acted = 1;
       }

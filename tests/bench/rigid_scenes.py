@@ -3,7 +3,8 @@
 configs/rigid/ (and the variants below) and print the figures its
 acceptance asks for, from the run's report and its frames.
 
-    rigid_scenes.py [--mergesplit PATH] [--threads N] [NAME ...]
+    rigid_scenes.py [--mergesplit PATH] [--plugin-path DIR] [--threads N]
+                    [NAME ...]
 
 NAME: box, box_heavy, box_light, sphere, stack, dominoes, wall (default:
 all).  Each figure is what the run wrote; nothing is assumed:
@@ -73,8 +74,10 @@ def run(args, text, name):
         f.write(text)
     out = os.path.join(tmpdir, "out")
     rep = os.path.join(tmpdir, "report.json")
+    extra = ["--plugin-path", args.plugin_path] if args.plugin_path else []
     p = subprocess.run([args.mergesplit, "run", scene, "-o", out, "--quiet",
-                        "--report", rep, "--threads", str(args.threads)],
+                        "--report", rep, "--threads", str(args.threads)] +
+                       extra,
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                        text=True)
     if p.returncode != 0:
@@ -195,6 +198,8 @@ def main():
     top = os.path.normpath(os.path.join(here, "..", ".."))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mergesplit", default="mergesplit")
+    ap.add_argument("--plugin-path", help="where the solver plugins are "
+                    "(a build tree: plugins/.libs)")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("names", nargs="*")
     args = ap.parse_args()

@@ -342,6 +342,9 @@ struct ms__iqn {
                               step's start: the unknowns keep their places
                               even if a later pass constrains a result) */
   size_t cap_meta;
+  double best;             /* the smallest relative residual this step */
+  double *xbest;           /* 3 per entry: M->eext of that pass */
+  size_t cap_best;
 };
 
 void ms__iqn_free(struct ms__iqn *Q);
@@ -366,6 +369,18 @@ double ms__iqn_residual(struct ms__iqn *Q, const struct ms__metaset *M,
 /* The next start-velocity changes M->eext from the residual just measured:
  * omega0 r on the step's first update, then quasi-Newton. */
 void ms__iqn_update(struct ms__iqn *Q, struct ms__metaset *M, double omega0);
+
+/* Remember M->eext when the pass just measured (relative residual
+ * `ratio`) is the step's best so far.  MS_ENOMEM or MS_OK. */
+int ms__iqn_keep_best(struct ms__iqn *Q, const struct ms__metaset *M,
+                      double ratio);
+/* When the step's last pass (relative residual `ratio`) is worse than its
+ * best, put the best pass's start-velocity changes back into M->eext and
+ * return 1: the caller integrates once more from them (a quasi-Newton
+ * step that does not converge may end anywhere; momentum is kept either
+ * way, but a pass far from agreement can give energy). */
+int ms__iqn_restore_best(struct ms__iqn *Q, struct ms__metaset *M,
+                         double ratio);
 
 /* ---- contacts.c ----------------------------------------------------------*/
 /* Contact impulses between meta-particles the size limit keeps apart.

@@ -10,8 +10,8 @@
 #include "../base/base.h"
 
 void ms__iqn_free(struct ms__iqn *Q) {
-  void *a[] = {Q->r,  Q->xt, Q->rp, Q->xtp, Q->V,
-               Q->W,  Q->Q,  Q->R,  Q->c,   Q->part};
+  void *a[] = {Q->r, Q->xt, Q->rp, Q->xtp, Q->V,   Q->W,
+               Q->Q, Q->R,  Q->c,  Q->part, Q->xbest};
   for (size_t i = 0; i < sizeof a / sizeof *a; i++) free(a[i]);
   memset(Q, 0, sizeof *Q);
 }
@@ -54,7 +54,28 @@ int ms__iqn_start(struct ms__iqn *Q, const struct ms__metaset *M,
   Q->cols = 0;
   Q->max_cols = max_cols;
   Q->passes = 0;
+  Q->best = INFINITY;
   return MS_OK;
+}
+
+int ms__iqn_keep_best(struct ms__iqn *Q, const struct ms__metaset *M,
+                      double ratio) {
+  size_t n = 3 * (size_t)M->nentries;
+  if (!(ratio < Q->best)) return MS_OK;
+  if (n > Q->cap_best) {
+    if (ms__grow((void **)&Q->xbest, n, sizeof(double))) return MS_ENOMEM;
+    Q->cap_best = n;
+  }
+  memcpy(Q->xbest, M->eext, n * sizeof(double));
+  Q->best = ratio;
+  return MS_OK;
+}
+
+int ms__iqn_restore_best(struct ms__iqn *Q, struct ms__metaset *M,
+                         double ratio) {
+  if (!(ratio > Q->best)) return 0;
+  memcpy(M->eext, Q->xbest, 3 * (size_t)M->nentries * sizeof(double));
+  return 1;
 }
 
 double ms__iqn_residual(struct ms__iqn *Q, const struct ms__metaset *M,

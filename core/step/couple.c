@@ -156,32 +156,39 @@ static int integrate_again(struct ms__stepper *S, struct ms_step *st,
  * the systems to integrate again if not: those holding a taking-part
  * meta-particle, and those that answered meta_response() (rewind undoes
  * it). */
-static int agreed(struct ms__stepper *S, const double *gd) {
+static int agreed(struct ms__stepper *S, const double *gd, double *ratio) {
   double scale;
   memset(S->touched, 0, S->nsys);
   double r = ms__iqn_residual(&S->iqn, &S->metas, gd, S->touched, &scale);
   for (uint32_t s = 0; s < S->nsys; s++)
     S->touched[s] |= S->metas.collective && S->sys[s].sm.stated;
+  *ratio = scale > 0.0 ? r / scale : 0.0;
   return r <= S->scene->tolerance * scale;
 }
 
 /* Synchronise (and let the leading systems answer); with
  * coupling.iterations > 1 and the momentum rule, integrate again until
- * every system's result agrees with the synchronised one.  Only the last
- * pass counts in the ledger: it is the one the split uses. */
+ * every system's result agrees with the synchronised one.  A last pass
+ * that did not converge and agrees less than an earlier one is done again
+ * from that one's start (iterate.c).  Only the last pass counts in the
+ * ledger: it is the one the split uses. */
 int ms__synchronise(struct ms__stepper *S, struct ms_step *st) {
   const struct ms__scene *sc = S->scene;
   const double gd[3] = {sc->gravity[0] * st->dt, sc->gravity[1] * st->dt,
                         sc->gravity[2] * st->dt};
   uint32_t passes = sc->sync == MS__SYNC_MOMENTUM ? sc->iterations : 1;
+  int redo = 0;
   if (passes > 1 &&
       ms__iqn_start(&S->iqn, &S->metas, passes - 1 < 32 ? passes - 1 : 32))
     return ms__errf(S->err, MS_ENOMEM, "out of memory");
   for (uint32_t p = 1;; p++) {
     struct ms__ledger L = {0};
+    double ratio;
     ms__metaset_sync(&S->metas, sc->sync, st->dt, sc->gravity, &L);
     TRY(respond(S, st));
-    if (passes > 1 && !agreed(S, gd)) {
+    if (passes > 1 && !redo && !agreed(S, gd, &ratio)) {
+      if (ms__iqn_keep_best(&S->iqn, &S->metas, ratio))
+        return ms__errf(S->err, MS_ENOMEM, "out of memory");
       if (p < passes) {
         S->frame_counts.passes++;
         ms__iqn_update(&S->iqn, &S->metas, sc->relaxation);
@@ -189,6 +196,11 @@ int ms__synchronise(struct ms__stepper *S, struct ms_step *st) {
         continue;
       }
       S->frame_counts.unconverged++;
+      if ((redo = ms__iqn_restore_best(&S->iqn, &S->metas, ratio))) {
+        S->frame_counts.passes++;
+        TRY(integrate_again(S, st, S->touched));
+        continue;
+      }
     }
     add_sync_ledger(&S->frame_counts.ledger, &L);
     return MS_OK;

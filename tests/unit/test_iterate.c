@@ -171,11 +171,39 @@ START_TEST(iteration_unknowns_keep_their_places) {
 }
 END_TEST
 
+/* A step whose last pass agrees less than an earlier one goes back to
+ * that one's start-velocity changes: the best is kept (only when it is
+ * better), and restored only when the last is worse. */
+START_TEST(a_worse_last_pass_goes_back_to_the_best) {
+  uint32_t eoff[2] = {0, 2}, esys[2] = {0, 1};
+  double evel[6] = {1, 0, 0, 2, 0, 0}, eext[6] = {0.1, 0, 0, -0.1, 0, 0};
+  double vel[3] = {0}, vfin[3] = {1.5, 0, 0};
+  uint8_t econ[2] = {0}, elead[2] = {0};
+  struct ms__metaset M = {.count = 1, .nentries = 2, .eoff = eoff,
+                          .esys = esys, .evel = evel, .econ = econ,
+                          .elead = elead, .vel = vel, .vfin = vfin,
+                          .eext = eext};
+  struct ms__iqn Q = {0};
+  ck_assert_int_eq(ms__iqn_start(&Q, &M, 4), MS_OK);
+  ck_assert_int_eq(ms__iqn_keep_best(&Q, &M, 0.5), MS_OK); /* kept */
+  eext[0] = 7.0, eext[3] = -7.0;
+  ck_assert_int_eq(ms__iqn_keep_best(&Q, &M, 0.6), MS_OK); /* not better */
+  ck_assert_int_eq(ms__iqn_restore_best(&Q, &M, 0.4), 0); /* last is best */
+  ck_assert(eext[0] == 7.0 && eext[3] == -7.0);
+  ck_assert_int_eq(ms__iqn_restore_best(&Q, &M, 0.9), 1);
+  ck_assert(eext[0] == 0.1 && eext[3] == -0.1 && eext[1] == 0.0);
+  ck_assert_int_eq(ms__iqn_start(&Q, &M, 4), MS_OK); /* a new step */
+  ck_assert_int_eq(ms__iqn_restore_best(&Q, &M, 0.9), 0);
+  ms__iqn_free(&Q);
+}
+END_TEST
+
 Suite *suite_iterate(void) {
   Suite *s = suite_create("iterate");
   TCase *tc = tcase_create("math");
   tcase_add_test(tc, coupling_iterations_reach_the_monolithic_step);
   tcase_add_test(tc, iteration_unknowns_keep_their_places);
+  tcase_add_test(tc, a_worse_last_pass_goes_back_to_the_best);
   suite_add_tcase(s, tc);
   return s;
 }

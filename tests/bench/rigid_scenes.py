@@ -6,8 +6,8 @@ acceptance asks for, from the run's report and its frames.
     rigid_scenes.py [--mergesplit PATH] [--plugin-path DIR] [--threads N]
                     [NAME ...]
 
-NAME: box, box_heavy, box_light, sphere, stack, dominoes, wall (default:
-all).  Each figure is what the run wrote; nothing is assumed:
+NAME: box, box_heavy, box_light, sphere, stack, dominoes, wall, float
+(default: all).  Each figure is what the run wrote; nothing is assumed:
 
 - on the cloth: penetrations (the report's count over every frame), the
   body's speed at the end (|P| / M of its system, last frame), how deep
@@ -18,7 +18,12 @@ all).  Each figure is what the run wrote; nothing is assumed:
   landed) to the end, and penetrations;
 - dominoes: each slab's centre height at the end (standing: 0.05 m);
 - the wall: bonds broken, the ball's velocity at the end and the energy at
-  the end, for the rigid ball and for the paper's peridynamics ball.
+  the end, for the rigid ball and for the paper's peridynamics ball;
+- floating: the box's draft at the end (the water's surface -- the mean
+  over the columns away from the box of the highest particle, plus half a
+  spacing -- less the box's bottom, its lowest particle less half a
+  spacing) against Archimedes' (half its height at density 500), and how
+  far its centre moved over the last second.
 """
 import argparse
 import glob
@@ -193,6 +198,33 @@ def wall(args, top):
                   r["totals"]["energy"]["end"]), flush=True)
 
 
+def floating(args, top):
+    h, want = 0.02, 0.06
+    for cfg in ("box_in_sph.cfg", "box_in_flip.cfg"):
+        with open(os.path.join(top, "configs", "rigid", cfg)) as f:
+            r, out = run(args, f.read(), "float")
+        fb = frames(out, "box")
+        w, b = read_vtp(frames(out, "water")[-1]), read_vtp(fb[-1])
+        a = read_vtp(fb[-1 - int(r["fps"])])
+        tops = {}
+        for p in w["position"]:
+            if abs(p[0]) < 0.1 and abs(p[2]) < 0.1:
+                continue
+            key = (math.floor((p[0] + 0.2) / h), math.floor((p[2] + 0.2) / h))
+            tops[key] = max(tops.get(key, -1.0), p[1])
+        surface = sum(tops.values()) / len(tops) + h / 2
+        bottom = min(p[1] for p in b["position"]) - h / 2
+        moved = math.dist(centre(a["position"], a["mass"]),
+                          centre(b["position"], b["mass"]))
+        pen = max(fr["penetration"]["max"] for fr in r["frames"])
+        print("%s, 3 s: draft %.4f m (Archimedes %.3f m, %.1f %% off), "
+              "surface %.4f m, bottom %.4f m, centre moved %.1e m over the "
+              "last second, penetrations at most %d" % (
+                  cfg, surface - bottom, want,
+                  100 * abs(surface - bottom - want) / want, surface,
+                  bottom, moved, pen), flush=True)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     top = os.path.normpath(os.path.join(here, "..", ".."))
@@ -204,7 +236,7 @@ def main():
     ap.add_argument("names", nargs="*")
     args = ap.parse_args()
     names = args.names or ["box", "box_heavy", "box_light", "sphere",
-                           "stack", "dominoes", "wall"]
+                           "stack", "dominoes", "wall", "float"]
     cloth(args, top, names)
     if "stack" in names:
         stack(args, top)
@@ -212,6 +244,8 @@ def main():
         dominoes(args, top)
     if "wall" in names:
         wall(args, top)
+    if "float" in names:
+        floating(args, top)
     return 0
 
 

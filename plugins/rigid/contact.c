@@ -408,6 +408,43 @@ static int shared(const struct ms_metas *mt, uint32_t k) {
   return mt->own_mass[k] < mt->mass[k];
 }
 
+/* The normal impulse of a contact (normal n, inverse mass K there) that
+ * closes at `closing` (velocity along n, plus what may close a gap): the
+ * impulse so far *ln grows to stop it but never pulls; its change into J.
+ * 0 when the contact shows no inverse mass along n. */
+static int normal_impulse(const double *n, const double *K, double closing,
+                          double *ln, double *J) {
+  double Kn[3];
+  ms_sym3_mul(Kn, K, n);
+  double kn = rigid_dot(n, Kn), l0 = *ln;
+  if (!(kn > 0.0)) return 0;
+  *ln = fmax(0.0, l0 - closing / kn);
+  for (int a = 0; a < 3; a++) J[a] = (*ln - l0) * n[a];
+  return 1;
+}
+
+/* Coulomb friction of a contact (normal n, inverse mass K) sliding at u
+ * (its relative velocity there): the friction impulse so far lt grows to
+ * stop the sliding, at most `cap` (mu times the push); its change into J.
+ * 0 when it does not slide. */
+static int friction_impulse(const double *u, const double *n, const double *K,
+                            double cap, double *lt, double *J) {
+  double un = rigid_dot(u, n), ut[3], t[3], Kt[3], l[3];
+  for (int a = 0; a < 3; a++) ut[a] = u[a] - un * n[a];
+  double st = sqrt(rigid_dot(ut, ut));
+  if (!(st > 0.0)) return 0;
+  for (int a = 0; a < 3; a++) t[a] = ut[a] / st;
+  ms_sym3_mul(Kt, K, t);
+  double kt = rigid_dot(t, Kt);
+  if (!(kt > 0.0)) return 0;
+  for (int a = 0; a < 3; a++) l[a] = lt[a] - st / kt * t[a];
+  double mag = sqrt(rigid_dot(l, l));
+  if (mag > cap)
+    for (int a = 0; a < 3; a++) l[a] *= cap / mag;
+  for (int a = 0; a < 3; a++) J[a] = l[a] - lt[a], lt[a] = l[a];
+  return 1;
+}
+
 /* Relative velocity u = v_b - v_h of body c->body and the host of its
  * meta-particle at the centre x; K, the inverse mass they show there
  * together; rb, rh the lever arms; *oh the host's object (NULL: kinematic,
@@ -457,7 +494,7 @@ static void exchange(struct state *s, const struct rigid_constraint *c,
  * at most mu ln; without a normal, the two move alike at that point. */
 static void hold(struct state *s, struct rigid_constraint *c,
                  const struct ms_metas *mt, double dt) {
-  double u[3], K[6], rb[3], rh[3], J[3], Kn[3];
+  double u[3], K[6], rb[3], rh[3], J[3];
   struct rigid_obj *oh;
   if (!relative(s, c, mt, dt, u, K, rb, rh, &oh)) return;
   if (c->sticky) {
@@ -465,30 +502,11 @@ static void hold(struct state *s, struct rigid_constraint *c,
     if (ms_sym3_solve(J, K, mu)) exchange(s, c, rb, rh, oh, J);
     return;
   }
-  ms_sym3_mul(Kn, K, c->n);
-  double kn = rigid_dot(c->n, Kn), un = rigid_dot(u, c->n);
-  if (kn > 0.0) {
-    double l0 = c->ln;
-    c->ln = fmax(0.0, l0 - un / kn);
-    for (int a = 0; a < 3; a++) J[a] = (c->ln - l0) * c->n[a];
+  if (normal_impulse(c->n, K, rigid_dot(u, c->n), &c->ln, J))
     exchange(s, c, rb, rh, oh, J);
-  }
   if (!relative(s, c, mt, dt, u, K, rb, rh, &oh)) return;
-  un = rigid_dot(u, c->n);
-  double ut[3], t[3], Kt[3], lt[3];
-  for (int a = 0; a < 3; a++) ut[a] = u[a] - un * c->n[a];
-  double st = sqrt(rigid_dot(ut, ut));
-  if (!(st > 0.0)) return;
-  for (int a = 0; a < 3; a++) t[a] = ut[a] / st;
-  ms_sym3_mul(Kt, K, t);
-  double kt = rigid_dot(t, Kt);
-  if (!(kt > 0.0)) return;
-  for (int a = 0; a < 3; a++) lt[a] = c->lt[a] - st / kt * t[a];
-  double mag = sqrt(rigid_dot(lt, lt)), cap = s->contact_friction * c->ln;
-  if (mag > cap)
-    for (int a = 0; a < 3; a++) lt[a] *= cap / mag;
-  for (int a = 0; a < 3; a++) J[a] = lt[a] - c->lt[a], c->lt[a] = lt[a];
-  exchange(s, c, rb, rh, oh, J);
+  if (friction_impulse(u, c->n, K, s->contact_friction * c->ln, c->lt, J))
+    exchange(s, c, rb, rh, oh, J);
 }
 
 /* The particles of body b within their radius of touching a domain wall
@@ -517,38 +535,20 @@ static int find_walls(struct state *s, uint32_t b) {
 }
 
 /* A body's particle against its wall over the step: it may close its gap
- * but not move into the wall (the impulse so far never pulls) and Coulomb
- * friction
- * (wall_friction) holds its sliding with at most mu times the push.  The
- * wall is outside the system: it takes no reaction. */
+ * but not move into the wall, and Coulomb friction (wall_friction) holds
+ * its sliding.  The wall is outside the system: it takes no reaction. */
 static void lean(struct state *s, struct rigid_wall_contact *c, double dt) {
   struct rigid_obj *o = object_of(s, c->body);
-  double n[3] = {0, 0, 0}, r[3], v[3], K[6] = {0, 0, 0, 0, 0, 0}, Kn[3], J[3];
+  double n[3] = {0, 0, 0}, r[3], v[3], K[6] = {0, 0, 0, 0, 0, 0}, J[3];
   n[c->wall / 2] = c->wall % 2 ? -1.0 : 1.0;
   for (int a = 0; a < 3; a++) r[a] = s->x0[3 * c->particle + a] - o->c[a];
   add_inverse_mass(o, r, K);
   object_velocity(o, r, v);
-  ms_sym3_mul(Kn, K, n);
-  double kn = rigid_dot(n, Kn), l0 = c->ln;
-  if (!(kn > 0.0)) return;
-  c->ln = fmax(0.0, l0 - (rigid_dot(v, n) + c->gap / dt) / kn);
-  for (int a = 0; a < 3; a++) J[a] = (c->ln - l0) * n[a];
+  if (!normal_impulse(n, K, rigid_dot(v, n) + c->gap / dt, &c->ln, J)) return;
   apply(o, r, J, 1.0);
   object_velocity(o, r, v);
-  double vn = rigid_dot(v, n), vt[3], t[3], Kt[3], lt[3];
-  for (int a = 0; a < 3; a++) vt[a] = v[a] - vn * n[a];
-  double st = sqrt(rigid_dot(vt, vt));
-  if (!(st > 0.0)) return;
-  for (int a = 0; a < 3; a++) t[a] = vt[a] / st;
-  ms_sym3_mul(Kt, K, t);
-  double kt = rigid_dot(t, Kt);
-  if (!(kt > 0.0)) return;
-  for (int a = 0; a < 3; a++) lt[a] = c->lt[a] - st / kt * t[a];
-  double mag = sqrt(rigid_dot(lt, lt)), cap = s->friction * c->ln;
-  if (mag > cap)
-    for (int a = 0; a < 3; a++) lt[a] *= cap / mag;
-  for (int a = 0; a < 3; a++) J[a] = lt[a] - c->lt[a], c->lt[a] = lt[a];
-  apply(o, r, J, 1.0);
+  if (friction_impulse(v, n, K, s->friction * c->ln, c->lt, J))
+    apply(o, r, J, 1.0);
 }
 
 /* Gauss-Seidel over the contacts between bodies and with the walls, so

@@ -211,3 +211,9 @@ void rigid_place(const struct rigid_body *b, const double *off, double *x,
     vi[2] = V[2] + w[0] * d[1] - w[1] * d[0];
   }
 }
+
+void rigid_rotation_of(const double *a, double *Q) {
+  double q[4] = {1.0, 0.0, 0.0, 0.0};
+  rigid_quat_rotate(q, a);
+  rigid_rotation(q, Q);
+}

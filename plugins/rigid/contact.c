@@ -2,19 +2,15 @@
  * PARTICLES, COLLECTIVE RESPONSE).  Each meta-particle is glued to one
  * body, its host: a point of mass metas->mass at its centre, moving with
  * the body, so a contact feels the whole body.  Every other body with
- * members in it is held to it there by a point constraint: it may not
- * close along the contact's normal, and Coulomb friction holds its
- * sliding; impulses at the meta-particle's centre (Gauss-Seidel), equal
- * and opposite, so momentum and angular momentum are kept and the bodies
- * may still turn about the contact and slide (a domino pushes the next one
- * over).  Two bodies touching face to face are welded for the step: they
- * move as one object, so a stack stays square.  A body's particles within
- * their radius of a domain wall rest on it within the step (the floor
- * carries a whole stack).  The core's impulses on LEAD meta-particles go
- * into their host's momentum and angular momentum, and the constraints
- * are solved again.  After the core's write each body is made rigid again
- * with the momentum its particles carry.  A meta-particle with a member of
- * a kinematic body is glued to that body and pinned to its scripted path;
+ * members in it is held to the host there by a point contact (one normal
+ * per pair of bodies), solved in solve.c: the two may still turn about
+ * it and slide (a domino pushes the next one over).  Two bodies touching
+ * face to face are welded for the step and move as one object, so a
+ * stack stays square.  The core's impulses on LEAD meta-particles go into
+ * their host's momentum and angular momentum, and the contacts are solved
+ * again.  After the core's write each body is made rigid again with the
+ * momentum its particles carry.  A meta-particle with a member of a
+ * kinematic body is glued to that body and pinned to its scripted path;
  * the dynamic bodies in it rest on that path. */
 #include <math.h>
 #include <stdlib.h>
@@ -23,21 +19,6 @@
 #include <mergesplit/plugin_util.h>
 
 #include "rigid.h"
-
-/* Gauss-Seidel sweeps over the point constraints of a step. */
-#define RIGID_SWEEPS 16
-
-/* The rotation matrix of the rotation vector a. */
-static void rotation_of(const double *a, double *Q) {
-  double q[4] = {1.0, 0.0, 0.0, 0.0};
-  rigid_quat_rotate(q, a);
-  rigid_rotation(q, Q);
-}
-
-static void mat_vec(double *o, const double *M, const double *v) {
-  for (int i = 0; i < 3; i++)
-    o[i] = M[3 * i] * v[0] + M[3 * i + 1] * v[1] + M[3 * i + 2] * v[2];
-}
 
 static int grow(struct state *s, uint32_t count) {
   if (count <= s->cap_meta) return MS_OK;
@@ -57,12 +38,8 @@ static int grow(struct state *s, uint32_t count) {
  * contact's side of b). */
 static int add_constraint(struct state *s, const struct ms_metas *mt,
                           uint32_t k, uint32_t b) {
-  if (s->ncon == s->cap_con) {
-    uint32_t cap = s->cap_con ? 2 * s->cap_con : 64;
-    struct rigid_constraint *c = realloc(s->con, cap * sizeof *c);
-    if (!c) return MS_ENOMEM;
-    s->con = c, s->cap_con = cap;
-  }
+  if (rigid_room((void **)&s->con, s->ncon, &s->cap_con, sizeof *s->con))
+    return MS_ENOMEM;
   struct rigid_constraint *c = &s->con[s->ncon++];
   double d[3] = {0, 0, 0}, m = 0.0;
   memset(c, 0, sizeof *c);
@@ -268,11 +245,6 @@ static int next(const struct state *s, const struct ms_metas *mt,
   return 0;
 }
 
-/* The glued object of the group body b belongs to. */
-static struct rigid_obj *object_of(struct state *s, uint32_t b) {
-  return &s->body[s->body[b].group].o;
-}
-
 /* Group g's glued object at the step's start: mass, centre, inertia
  * about it; its velocity and angular momentum after the force and torque
  * the core hands it and gravity over dt. */
@@ -314,59 +286,6 @@ static void begin_object(struct state *s, uint32_t b, const struct ms_metas *mt,
   }
 }
 
-/* Velocity of object o's point at r (from its centre). */
-static void object_velocity(const struct rigid_obj *o, const double *r,
-                            double *v) {
-  double w[3], wr[3];
-  if (!ms_sym3_solve(w, o->I, o->L)) w[0] = w[1] = w[2] = 0.0;
-  rigid_cross(wr, w, r);
-  for (int a = 0; a < 3; a++) v[a] = o->V[a] + wr[a];
-}
-
-/* K += 1/m 1 + [r]x^T I^-1 [r]x: the inverse mass object o shows to an
- * impulse at r (sym3). */
-static void add_inverse_mass(const struct rigid_obj *o, const double *r,
-                             double *K) {
-  double Kf[9];
-  for (int j = 0; j < 3; j++) { /* K e_j = e_j / m + (I^-1 (r x e_j)) x r */
-    double e[3] = {0, 0, 0}, re[3], y[3] = {0, 0, 0}, yr[3];
-    e[j] = 1.0;
-    rigid_cross(re, r, e);
-    if (!ms_sym3_solve(y, o->I, re)) y[0] = y[1] = y[2] = 0.0;
-    rigid_cross(yr, y, r);
-    for (int a = 0; a < 3; a++) Kf[3 * a + j] = e[a] / o->m + yr[a];
-  }
-  K[0] += Kf[0], K[1] += Kf[4], K[2] += Kf[8];
-  K[3] += 0.5 * (Kf[1] + Kf[3]), K[4] += 0.5 * (Kf[2] + Kf[6]);
-  K[5] += 0.5 * (Kf[5] + Kf[7]);
-}
-
-/* Impulse sign J at r (from the centre) on object o. */
-static void apply(struct rigid_obj *o, const double *r, const double *J,
-                  double sign) {
-  double rJ[3];
-  rigid_cross(rJ, r, J);
-  for (int a = 0; a < 3; a++)
-    o->V[a] += sign * J[a] / o->m, o->L[a] += sign * rJ[a];
-}
-
-/* Where kinematic body B takes point p over the step, from its pose at
- * begin_step: position pn, velocity vn. */
-static void kinematic_point(const struct rigid_body *B, const double *p,
-                            double dt, double *pn, double *vn) {
-  double V[3] = {0, 0, 0}, w[3] = {0, 0, 0}, a[3], Q[9], r[3], q[3], wq[3];
-  if (B->motion == RIGID_SCRIPTED) {
-    memcpy(V, B->V, sizeof V);
-    memcpy(w, B->w, sizeof w);
-  }
-  for (int i = 0; i < 3; i++) a[i] = dt * w[i], r[i] = p[i] - B->s0.x[i];
-  rotation_of(a, Q);
-  mat_vec(q, Q, r);
-  rigid_cross(wq, w, q);
-  for (int i = 0; i < 3; i++)
-    pn[i] = B->s0.x[i] + dt * V[i] + q[i], vn[i] = V[i] + wq[i];
-}
-
 /* Meta-particle k ends at pn with velocity vn (into vel, disp), its
  * members with it. */
 static void end_at(struct state *s, uint32_t k, const double *pn,
@@ -396,7 +315,7 @@ static void step_kinematic(struct state *s, uint32_t b, double dt,
   for (uint32_t h = s->hoff[b]; h < s->hoff[b + 1]; h++) {
     uint32_t k = s->hlist[h];
     double pn[3], u[3];
-    kinematic_point(B, mt->position + 3 * k, dt, pn, u);
+    rigid_kinematic_point(B, mt->position + 3 * k, dt, pn, u);
     end_at(s, k, pn, u, mt, res->velocity, res->displacement);
     res->constrained[k] = MS_PINNED;
   }
@@ -406,159 +325,6 @@ static void step_kinematic(struct state *s, uint32_t b, double dt,
  * take part in the synchronisation. */
 static int shared(const struct ms_metas *mt, uint32_t k) {
   return mt->own_mass[k] < mt->mass[k];
-}
-
-/* The normal impulse of a contact (normal n, inverse mass K there) that
- * closes at `closing` (velocity along n, plus what may close a gap): the
- * impulse so far *ln grows to stop it but never pulls; its change into J.
- * 0 when the contact shows no inverse mass along n. */
-static int normal_impulse(const double *n, const double *K, double closing,
-                          double *ln, double *J) {
-  double Kn[3];
-  ms_sym3_mul(Kn, K, n);
-  double kn = rigid_dot(n, Kn), l0 = *ln;
-  if (!(kn > 0.0)) return 0;
-  *ln = fmax(0.0, l0 - closing / kn);
-  for (int a = 0; a < 3; a++) J[a] = (*ln - l0) * n[a];
-  return 1;
-}
-
-/* Coulomb friction of a contact (normal n, inverse mass K) sliding at u
- * (its relative velocity there): the friction impulse so far lt grows to
- * stop the sliding, at most `cap` (mu times the push); its change into J.
- * 0 when it does not slide. */
-static int friction_impulse(const double *u, const double *n, const double *K,
-                            double cap, double *lt, double *J) {
-  double un = rigid_dot(u, n), ut[3], t[3], Kt[3], l[3];
-  for (int a = 0; a < 3; a++) ut[a] = u[a] - un * n[a];
-  double st = sqrt(rigid_dot(ut, ut));
-  if (!(st > 0.0)) return 0;
-  for (int a = 0; a < 3; a++) t[a] = ut[a] / st;
-  ms_sym3_mul(Kt, K, t);
-  double kt = rigid_dot(t, Kt);
-  if (!(kt > 0.0)) return 0;
-  for (int a = 0; a < 3; a++) l[a] = lt[a] - st / kt * t[a];
-  double mag = sqrt(rigid_dot(l, l));
-  if (mag > cap)
-    for (int a = 0; a < 3; a++) l[a] *= cap / mag;
-  for (int a = 0; a < 3; a++) J[a] = l[a] - lt[a], lt[a] = l[a];
-  return 1;
-}
-
-/* Relative velocity u = v_b - v_h of body c->body and the host of its
- * meta-particle at the centre x; K, the inverse mass they show there
- * together; rb, rh the lever arms; *oh the host's object (NULL: kinematic,
- * u relative to its path).  0 when the body (or a dynamic host) holds no
- * mass of its own in the step. */
-static int relative(struct state *s, const struct rigid_constraint *c,
-                    const struct ms_metas *mt, double dt, double *u, double *K,
-                    double *rb, double *rh, struct rigid_obj **oh) {
-  struct rigid_obj *ob = object_of(s, c->body);
-  const double *x = mt->position + 3 * c->meta;
-  const struct rigid_body *H = &s->body[s->host_of[c->meta]];
-  double vb[3], vh[3];
-  *oh = NULL;
-  if (!(ob->m > 0.0)) return 0;
-  if (H->motion == RIGID_DYNAMIC && H->group == s->body[c->body].group)
-    return 0; /* welded: they move as one */
-  for (int a = 0; a < 6; a++) K[a] = 0.0;
-  for (int a = 0; a < 3; a++) rb[a] = x[a] - ob->c[a];
-  object_velocity(ob, rb, vb);
-  add_inverse_mass(ob, rb, K);
-  if (H->motion != RIGID_DYNAMIC) {
-    double pn[3];
-    kinematic_point(H, x, dt, pn, vh);
-  } else {
-    *oh = object_of(s, s->host_of[c->meta]);
-    if (!((*oh)->m > 0.0)) return 0;
-    for (int a = 0; a < 3; a++) rh[a] = x[a] - (*oh)->c[a];
-    object_velocity(*oh, rh, vh);
-    add_inverse_mass(*oh, rh, K);
-  }
-  for (int a = 0; a < 3; a++) u[a] = vb[a] - vh[a];
-  return 1;
-}
-
-/* J on the body, -J on a dynamic host, at the same point: momentum and
- * angular momentum are kept. */
-static void exchange(struct state *s, const struct rigid_constraint *c,
-                     const double *rb, const double *rh, struct rigid_obj *oh,
-                     const double *J) {
-  apply(object_of(s, c->body), rb, J, 1.0);
-  if (oh) apply(oh, rh, J, -1.0);
-}
-
-/* One contact of the body with its meta-particle's host: it may not
- * close along the normal (the impulse so far, ln, never pulls), and
- * Coulomb friction (coefficient contact_friction) holds the sliding with
- * at most mu ln; without a normal, the two move alike at that point. */
-static void hold(struct state *s, struct rigid_constraint *c,
-                 const struct ms_metas *mt, double dt) {
-  double u[3], K[6], rb[3], rh[3], J[3];
-  struct rigid_obj *oh;
-  if (!relative(s, c, mt, dt, u, K, rb, rh, &oh)) return;
-  if (c->sticky) {
-    double mu[3] = {-u[0], -u[1], -u[2]};
-    if (ms_sym3_solve(J, K, mu)) exchange(s, c, rb, rh, oh, J);
-    return;
-  }
-  if (normal_impulse(c->n, K, rigid_dot(u, c->n), &c->ln, J))
-    exchange(s, c, rb, rh, oh, J);
-  if (!relative(s, c, mt, dt, u, K, rb, rh, &oh)) return;
-  if (friction_impulse(u, c->n, K, s->contact_friction * c->ln, c->lt, J))
-    exchange(s, c, rb, rh, oh, J);
-}
-
-/* The particles of body b within their radius of touching a domain wall
- * at the step's start, each a wall contact: the walls leave a resting
- * body touching with its deepest particle only, the others a little
- * above, and a face must rest on all of them. */
-static int find_walls(struct state *s, uint32_t b) {
-  const struct rigid_body *B = &s->body[b];
-  for (size_t i = B->first; i < B->first + B->count; i++)
-    for (uint32_t w = 0; w < 6; w++) {
-      uint32_t a = w / 2, hi = w % 2;
-      double x = s->x0[3 * i + a], r = s->r[i];
-      double depth = hi ? x + r - s->hi[a] : s->lo[a] + r - x;
-      if (depth < -r) continue;
-      if (s->nwc == s->cap_wc) {
-        uint32_t cap = s->cap_wc ? 2 * s->cap_wc : 64;
-        struct rigid_wall_contact *c = realloc(s->wc, cap * sizeof *c);
-        if (!c) return MS_ENOMEM;
-        s->wc = c, s->cap_wc = cap;
-      }
-      struct rigid_wall_contact *c = &s->wc[s->nwc++];
-      memset(c, 0, sizeof *c);
-      c->body = b, c->wall = w, c->particle = i, c->gap = fmax(0.0, -depth);
-    }
-  return MS_OK;
-}
-
-/* A body's particle against its wall over the step: it may close its gap
- * but not move into the wall, and Coulomb friction (wall_friction) holds
- * its sliding.  The wall is outside the system: it takes no reaction. */
-static void lean(struct state *s, struct rigid_wall_contact *c, double dt) {
-  struct rigid_obj *o = object_of(s, c->body);
-  double n[3] = {0, 0, 0}, r[3], v[3], K[6] = {0, 0, 0, 0, 0, 0}, J[3];
-  n[c->wall / 2] = c->wall % 2 ? -1.0 : 1.0;
-  for (int a = 0; a < 3; a++) r[a] = s->x0[3 * c->particle + a] - o->c[a];
-  add_inverse_mass(o, r, K);
-  object_velocity(o, r, v);
-  if (!normal_impulse(n, K, rigid_dot(v, n) + c->gap / dt, &c->ln, J)) return;
-  apply(o, r, J, 1.0);
-  object_velocity(o, r, v);
-  if (friction_impulse(v, n, K, s->friction * c->ln, c->lt, J))
-    apply(o, r, J, 1.0);
-}
-
-/* Gauss-Seidel over the contacts between bodies and with the walls, so
- * that the floor carries a whole stack within the step. */
-static void solve(struct state *s, const struct ms_metas *mt, double dt) {
-  for (int sweep = 0; sweep < RIGID_SWEEPS; sweep++) {
-    for (uint32_t c = 0; c < s->ncon; c++) hold(s, &s->con[c], mt, dt);
-    for (uint32_t c = 0; c < s->nwc; c++)
-      if (object_of(s, s->wc[c].body)->m > 0.0) lean(s, &s->wc[c], dt);
-  }
 }
 
 /* Move group g's glued object over the step from its start, by its o->V
@@ -577,7 +343,7 @@ static void place_object(struct state *s, uint32_t g, const struct ms_metas *mt,
   if (!(o->m > 0.0)) return;
   if (!ms_sym3_solve(w, o->I, o->L)) w[0] = w[1] = w[2] = 0.0;
   for (int i = 0; i < 3; i++) a[i] = dt * w[i], c1[i] = o->c[i] + dt * o->V[i];
-  rotation_of(a, Q);
+  rigid_rotation_of(a, Q);
   /* the velocities turn with the object's inertia: w1 = (Q I Q^T)^-1 L
    * keeps the angular momentum L exactly */
   rigid_sym3_rotate(Q, o->I, I1);
@@ -586,7 +352,7 @@ static void place_object(struct state *s, uint32_t g, const struct ms_metas *mt,
     double r[3], q[3], wq[3], xn[3], vn[3];
     if (p.i == SIZE_MAX && mask && !mask[p.k]) continue;
     for (int i = 0; i < 3; i++) r[i] = p.x[i] - o->c[i];
-    mat_vec(q, Q, r);
+    rigid_mat_vec(q, Q, r);
     rigid_cross(wq, w1, q);
     for (int i = 0; i < 3; i++) xn[i] = c1[i] + q[i], vn[i] = o->V[i] + wq[i];
     if (p.i != SIZE_MAX) {
@@ -605,9 +371,9 @@ int rigid_step(struct state *s, const struct ms_step *st,
     if (!s->body[b].touched || s->body[b].motion != RIGID_DYNAMIC) continue;
     if (s->body[b].group == b)
       begin_object(s, b, mt, st->external_force, st->dt);
-    if (find_walls(s, b)) return MS_ENOMEM;
+    if (rigid_find_walls(s, b)) return MS_ENOMEM;
   }
-  solve(s, mt, st->dt);
+  rigid_solve(s, mt, st->dt);
   for (uint32_t b = 0; b < s->nbody; b++) {
     if (!s->body[b].touched) continue;
     if (s->body[b].motion != RIGID_DYNAMIC)
@@ -653,12 +419,9 @@ void rigid_meta_inertia(struct state *s, const struct ms_metas *mt,
 
 static int keep_follow(struct state *s, uint32_t b, const double *at,
                        const double *impulse) {
-  if (s->nfollow == s->cap_follow) {
-    uint32_t cap = s->cap_follow ? 2 * s->cap_follow : 16;
-    struct rigid_follow *f = realloc(s->follow, cap * sizeof *f);
-    if (!f) return MS_ENOMEM;
-    s->follow = f, s->cap_follow = cap;
-  }
+  if (rigid_room((void **)&s->follow, s->nfollow, &s->cap_follow,
+                 sizeof *s->follow))
+    return MS_ENOMEM;
   struct rigid_follow *f = &s->follow[s->nfollow++];
   f->body = b;
   memcpy(f->at, at, sizeof f->at);
@@ -688,16 +451,16 @@ int rigid_meta_response(struct state *s, const struct ms_step *st,
         return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory");
       continue;
     }
-    if (s->body[h].motion != RIGID_DYNAMIC || !(object_of(s, h)->m > 0.0))
+    if (s->body[h].motion != RIGID_DYNAMIC || !(rigid_object_of(s, h)->m > 0.0))
       continue;
     double x[3];
     for (int a = 0; a < 3; a++)
-      x[a] = mt->position[3 * k + a] - object_of(s, h)->c[a];
-    apply(object_of(s, h), x, G, 1.0);
+      x[a] = mt->position[3 * k + a] - rigid_object_of(s, h)->c[a];
+    rigid_apply(rigid_object_of(s, h), x, G, 1.0);
     any = 1;
   }
   if (!any) return MS_OK;
-  solve(s, mt, st->dt);
+  rigid_solve(s, mt, st->dt);
   for (uint32_t b = 0; b < s->nbody; b++)
     if (s->body[b].touched && s->body[b].motion == RIGID_DYNAMIC &&
         s->body[b].group == b)

@@ -9,7 +9,7 @@ plugins_rigid_librigid_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 
 plugin_LTLIBRARIES += plugins/rigid.la
 plugins_rigid_la_SOURCES = plugins/rigid/plugin.c plugins/rigid/config.c \
-	plugins/rigid/contact.c plugins/rigid/walls.c
+	plugins/rigid/contact.c plugins/rigid/solve.c plugins/rigid/walls.c
 plugins_rigid_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
 plugins_rigid_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 plugins_rigid_la_LDFLAGS = $(MS_PLUGIN_LDFLAGS)

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <mergesplit/plugin.h>
 #include <mergesplit/plugin_util.h>
@@ -60,7 +61,20 @@ struct rigid_body {
   double Iw[6];     /* scratch: world inertia about its centre (sym3) */
 };
 
-/* ---- small vector helpers of the plugin's files ------------------------ */
+/* ---- small helpers of the plugin's files -------------------------------- */
+
+/* Room for one more element in the list *p of *n elements of `size`
+ * bytes, capacity *cap (doubled as it fills).  MS_ENOMEM or MS_OK. */
+static inline int rigid_room(void **p, uint32_t n, uint32_t *cap,
+                             size_t size) {
+  if (n < *cap) return MS_OK;
+  uint32_t c = *cap ? 2 * *cap : 64;
+  void *q = realloc(*p, c * size);
+  if (!q) return MS_ENOMEM;
+  *p = q, *cap = c;
+  return MS_OK;
+}
+
 
 static inline void rigid_cross(double *o, const double *a, const double *b) {
   double t0 = a[1] * b[2] - a[2] * b[1], t1 = a[2] * b[0] - a[0] * b[2],
@@ -70,6 +84,14 @@ static inline void rigid_cross(double *o, const double *a, const double *b) {
 
 static inline double rigid_dot(const double *a, const double *b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* o = M v for a 3x3 M (row-major). */
+static inline void rigid_mat_vec(double *o, const double *M, const double *v) {
+  double t0 = M[0] * v[0] + M[1] * v[1] + M[2] * v[2],
+         t1 = M[3] * v[0] + M[4] * v[1] + M[5] * v[2],
+         t2 = M[6] * v[0] + M[7] * v[1] + M[8] * v[2];
+  o[0] = t0, o[1] = t1, o[2] = t2;
 }
 
 /* I += m (|r|^2 1 - r r^T): a point mass's inertia about the origin. */
@@ -108,6 +130,8 @@ void rigid_advance_kinematic(const struct rigid_body *b,
 /* s from a rigid motion: centre velocity V, angular velocity w. */
 void rigid_set_velocity(const struct rigid_body *b, struct rigid_state *s,
                         const double *V, const double *w);
+/* The rotation matrix Q (row-major) of the rotation vector a. */
+void rigid_rotation_of(const double *a, double *Q);
 /* Rotate q by the rotation vector a (axis times angle): q = exp(a) q. */
 void rigid_quat_rotate(double *q, const double *a);
 /* Kinetic energy 1/2 |P|^2 / m + 1/2 L . w. */
@@ -197,6 +221,27 @@ int rigid_step(struct state *s, const struct ms_step *st,
  * rest of their bodies' mass. */
 void rigid_meta_inertia(struct state *s, const struct ms_metas *mt,
                         double *inertia);
+/* ---- solve.c: the contacts of a step ------------------------------------ */
+
+/* The glued object of the weld group body b belongs to. */
+static inline struct rigid_obj *rigid_object_of(struct state *s, uint32_t b) {
+  return &s->body[s->body[b].group].o;
+}
+/* Impulse sign J at r (from its centre) on object o. */
+void rigid_apply(struct rigid_obj *o, const double *r, const double *J,
+                 double sign);
+/* Where kinematic body B takes point p over the step, from its pose at
+ * begin_step: position pn, velocity vn. */
+void rigid_kinematic_point(const struct rigid_body *B, const double *p,
+                           double dt, double *pn, double *vn);
+/* Body b's particles within their radius of a domain wall at the step's
+ * start, each a wall contact (s->wc).  MS_ENOMEM when the list cannot
+ * grow. */
+int rigid_find_walls(struct state *s, uint32_t b);
+/* Gauss-Seidel over the step's point contacts (s->con) and wall contacts
+ * (s->wc), onto the glued objects' V and L. */
+void rigid_solve(struct state *s, const struct ms_metas *mt, double dt);
+
 /* Take the LEAD impulses into their hosts, solve the constraints again
  * and move the bodies again; keep FOLLOW impulses for end_step.
  * MS_ENOMEM when the list cannot grow. */

@@ -283,6 +283,18 @@ uint32_t ms__split_chain(uint32_t K, const double *m, const double *v,
 void ms__metaset_split(struct ms__metaset *M, double alpha, double beta,
                        struct ms__ledger *L);
 
+/* The angular momentum the partitioned step of a meta-particle that
+ * systems FOLLOW (collective inertia stated, no leader, nothing
+ * constrained) gave beyond its impulses' moments, taken out of M->spin
+ * (what is handed back): each system s moved the meta-particle, with the
+ * inertia m_s it integrated it with, from x, v (+ x_s) to x + dx^s, v^s,
+ * and kept its own angular momentum with it; the members end at x + dx,
+ * V and every K_s acts at x + dx.  So the step gave
+ *   E = M ((x + dx) x V - x x v - dt x x g) + sum_s (x + dx) x K_s
+ *       - sum_s m_s ((x + dx^s) x v^s - x x (v + x_s) - dt x x g)
+ * (doc/sync.md section 7); spin -= E. */
+void ms__metaset_orbit(struct ms__metaset *M, double dt, const double *g);
+
 /* ---- sync.c --------------------------------------------------------------*/
 /* Synchronising one meta-particle across the systems it spans: the
  * momentum rule (the systems' impulses summed; doc/sync.md) and the

@@ -11,8 +11,10 @@
 #include "../base/base.h"
 #include "coupling.h"
 
-
 #include <math.h>
+#include <string.h>
+
+#include <mergesplit/plugin_util.h>
 
 
 /* Unit collision direction.  n = 0 (coincident centres) falls back to the
@@ -137,4 +139,53 @@ void ms__metaset_split(struct ms__metaset *M, double alpha, double beta,
     L->splits += M->offset[k + 1] - M->offset[k] - 1;
   }
   L->merges += M->nslots - M->count;
+}
+
+/* r += m (a x b), m a sym3 tensor applied to the cross product. */
+static void add_moment(double *r, const double *m, const double *a,
+                       const double *b) {
+  double c[3], mc[3];
+  ms__cross(c, a, b);
+  ms_sym3_mul(mc, m, c);
+  for (int k = 0; k < 3; k++) r[k] += mc[k];
+}
+
+void ms__metaset_orbit(struct ms__metaset *M, double dt, const double *g) {
+  if (!M->collective) return;
+#pragma omp parallel for schedule(static) if (M->count > MS__PAR_MIN_METAS)
+  for (uint32_t k = 0; k < M->count; k++) {
+    uint32_t e0 = M->eoff[k], e1 = M->eoff[k + 1];
+    int skip = !M->coll[k] || e1 - e0 < 2;
+    for (uint32_t e = e0; e < e1 && !skip; e++)
+      skip = M->elead[e] || M->econ[e];
+    if (skip) continue;
+    const double *x = M->pos + 3 * k, *v = M->vel + 3 * k;
+    const double *V = M->vfin + 3 * k;
+    double xe[3], E[3] = {0, 0, 0}, Mk[6], gd[3];
+    for (int a = 0; a < 3; a++)
+      xe[a] = x[a] + M->disp[3 * k + a], gd[a] = dt * g[a];
+    ms_sym3_scalar(Mk, M->mass[k]);
+    add_moment(E, Mk, xe, V);
+    double minus[6], vg[3];
+    ms_sym3_scalar(minus, -M->mass[k]);
+    for (int a = 0; a < 3; a++) vg[a] = v[a] + gd[a]; /* gravity's moment */
+    add_moment(E, minus, x, vg);
+    for (uint32_t e = e0; e < e1; e++) {
+      double ms[6], xs[3], vs[3], rs[3], start[3];
+      const double *ext = M->eext ? M->eext + 3 * e : NULL;
+      ms__cross(rs, xe, M->eimp + 3 * e);
+      for (int a = 0; a < 3; a++) E[a] += rs[a];
+      /* m_s = W_s - C_s: the inertia system s moved it with */
+      memcpy(ms, M->eweight + 6 * e, sizeof ms);
+      ms_sym3_add(ms, M->ecoll + 6 * e, -1.0);
+      for (int a = 0; a < 3; a++) {
+        xs[a] = x[a] + M->edisp[3 * e + a];
+        vs[a] = -M->evel[3 * e + a];
+        start[a] = v[a] + (ext ? ext[a] : 0.0) + gd[a];
+      }
+      add_moment(E, ms, xs, vs);
+      add_moment(E, ms, x, start);
+    }
+    for (int a = 0; a < 3; a++) M->spin[3 * k + a] -= E[a];
+  }
 }

@@ -472,6 +472,7 @@ static int split(struct ms__stepper *S, double dt) {
                          &S->frame_counts.ledger);
   }
   ms__metaset_split(&S->metas, sc->alpha, sc->beta, &S->frame_counts.ledger);
+  ms__metaset_orbit(&S->metas, dt, sc->gravity);
   for (uint32_t s = 0; s < S->nsys; s++)
     ms__sysmetas_spin(&S->sys[s].sm, &S->metas);
   S->spin_ready = 1;

@@ -134,7 +134,10 @@
  *   the cycle keeps only what the split restores: it takes
  *       D = S(start of the step) - S(after the split)
  *   (members of every system; they all move by one displacement, so c and
- *   x_i - c are those of either moment).  During end_step() the host's
+ *   x_i - c are those of either moment).  For a meta-particle that
+ *   systems FOLLOW, D also holds back what the partitioned step gave the
+ *   meta-particle's moment beyond the impulses' moments (each system moved
+ *   it to its own place; doc/sync.md section 7).  During end_step() the host's
  *   meta_spin() hands D to the systems that answer for the meta-particle,
  *   in shares summing to D: all of it to a system alone in the meta-
  *   particle or to its LEAD; otherwise to each system that stated

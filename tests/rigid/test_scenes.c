@@ -410,6 +410,8 @@ static const struct {
     {"spacing = 0.02; mass = 1.0; density = 500.0;" SHAPE, "mass",
      "either mass or density"},
     {"spacing = 0.02; wall_restitution = 1.5;" SHAPE, "wall_restitution", ""},
+    {"spacing = 0.02; contact_friction = -0.5;" SHAPE, "contact_friction",
+     ""},
     {"spacing = 0.02; bodies = ();", "bodies", "holds no body"},
     {"spacing = 0.5; shape = { type = \"sphere\"; center = [0.0, 0.0, 0.0]; "
      "radius = 0.01; };", "shape", ""},

@@ -161,17 +161,16 @@ void ms__metaset_orbit(struct ms__metaset *M, double dt, const double *g) {
     if (skip) continue;
     const double *x = M->pos + 3 * k, *v = M->vel + 3 * k;
     const double *V = M->vfin + 3 * k;
-    double xe[3], E[3] = {0, 0, 0}, Mk[6], gd[3];
-    for (int a = 0; a < 3; a++)
+    double xe[3], E[3], gd[3], vg[3], end[3], start[3];
+    for (int a = 0; a < 3; a++) {
       xe[a] = x[a] + M->disp[3 * k + a], gd[a] = dt * g[a];
-    ms_sym3_scalar(Mk, M->mass[k]);
-    add_moment(E, Mk, xe, V);
-    double minus[6], vg[3];
-    ms_sym3_scalar(minus, -M->mass[k]);
-    for (int a = 0; a < 3; a++) vg[a] = v[a] + gd[a]; /* gravity's moment */
-    add_moment(E, minus, x, vg);
+      vg[a] = v[a] + gd[a]; /* with gravity's moment, which is no excess */
+    }
+    ms__cross(end, xe, V);
+    ms__cross(start, x, vg);
+    for (int a = 0; a < 3; a++) E[a] = M->mass[k] * (end[a] - start[a]);
     for (uint32_t e = e0; e < e1; e++) {
-      double ms[6], xs[3], vs[3], rs[3], start[3];
+      double ms[6], xs[3], vs[3], rs[3], from[3];
       const double *ext = M->eext ? M->eext + 3 * e : NULL;
       ms__cross(rs, xe, M->eimp + 3 * e);
       for (int a = 0; a < 3; a++) E[a] += rs[a];
@@ -181,10 +180,10 @@ void ms__metaset_orbit(struct ms__metaset *M, double dt, const double *g) {
       for (int a = 0; a < 3; a++) {
         xs[a] = x[a] + M->edisp[3 * e + a];
         vs[a] = -M->evel[3 * e + a];
-        start[a] = v[a] + (ext ? ext[a] : 0.0) + gd[a];
+        from[a] = v[a] + (ext ? ext[a] : 0.0) + gd[a];
       }
       add_moment(E, ms, xs, vs);
-      add_moment(E, ms, x, start);
+      add_moment(E, ms, x, from);
     }
     for (int a = 0; a < 3; a++) M->spin[3 * k + a] -= E[a];
   }

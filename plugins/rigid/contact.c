@@ -43,7 +43,7 @@ static int add_constraint(struct state *s, const struct ms_metas *mt,
   struct rigid_constraint *c = &s->con[s->ncon++];
   double d[3] = {0, 0, 0}, m = 0.0;
   memset(c, 0, sizeof *c);
-  c->meta = k, c->body = b;
+  c->meta = k, c->body = b, c->host = s->host_of[k];
   for (uint32_t q = mt->member_offset[k]; q < mt->member_offset[k + 1]; q++) {
     size_t j = mt->member[q];
     if (s->body_of[j] != b) continue;
@@ -95,12 +95,9 @@ static void weld(struct state *s, uint32_t a, uint32_t b) {
   if (ra != rb) s->body[ra > rb ? ra : rb].group = ra < rb ? ra : rb;
 }
 
-static const struct state *sort_state; /* for by_pair() */
-
 static int by_pair(const void *pa, const void *pb) {
   const struct rigid_constraint *a = pa, *b = pb;
-  uint32_t ha = sort_state->host_of[a->meta], hb = sort_state->host_of[b->meta];
-  if (ha != hb) return ha < hb ? -1 : 1;
+  if (a->host != b->host) return a->host < b->host ? -1 : 1;
   if (a->body != b->body) return a->body < b->body ? -1 : 1;
   return a->meta < b->meta ? -1 : a->meta > b->meta;
 }
@@ -110,13 +107,12 @@ static int by_pair(const void *pa, const void *pb) {
  * A single meta-particle's members lie lopsided about its centre; summed
  * over a face, the lopsidedness cancels and the normal is the face's. */
 static void pair_normals(struct state *s, const struct ms_metas *mt) {
-  sort_state = s;
   qsort(s->con, s->ncon, sizeof *s->con, by_pair);
   for (uint32_t i = 0, j; i < s->ncon; i = j) {
     double d[3] = {0, 0, 0};
-    uint32_t h = s->host_of[s->con[i].meta];
+    uint32_t h = s->con[i].host;
     for (j = i; j < s->ncon && s->con[j].body == s->con[i].body &&
-                s->host_of[s->con[j].meta] == h;
+                s->con[j].host == h;
          j++)
       for (int a = 0; a < 3; a++) d[a] += s->con[j].n[a];
     double len = sqrt(rigid_dot(d, d));
@@ -468,26 +464,33 @@ int rigid_meta_response(struct state *s, const struct ms_step *st,
   return MS_OK;
 }
 
-/* Body B's centre, momentum, angular momentum and world inertia from its
- * particles as the core wrote them (the state otherwise as at the step's
- * start). */
-static void measure(struct state *s, struct rigid_body *B) {
-  double c[3] = {0, 0, 0}, P[3] = {0, 0, 0}, L[3] = {0, 0, 0};
+/* Centre, momentum, angular momentum about the centre and (if I) world
+ * inertia of body B's particles as they are. */
+static void particle_momenta(const struct state *s, const struct rigid_body *B,
+                             double *c, double *P, double *L, double *I) {
   size_t i0 = B->first, i1 = B->first + B->count;
+  for (int a = 0; a < 3; a++) c[a] = P[a] = L[a] = 0.0;
   for (size_t i = i0; i < i1; i++)
     for (int a = 0; a < 3; a++) {
       c[a] += s->m[i] * s->x[3 * i + a] / B->mass;
       P[a] += s->m[i] * s->v[3 * i + a];
     }
-  ms_sym3_scalar(B->Iw, 0.0);
+  if (I) ms_sym3_scalar(I, 0.0);
   for (size_t i = i0; i < i1; i++) {
     double r[3], rp[3], p[3];
     for (int a = 0; a < 3; a++)
       r[a] = s->x[3 * i + a] - c[a], p[a] = s->m[i] * s->v[3 * i + a];
     rigid_cross(rp, r, p);
     for (int a = 0; a < 3; a++) L[a] += rp[a];
-    rigid_add_point_inertia(B->Iw, s->m[i], r);
+    if (I) rigid_add_point_inertia(I, s->m[i], r);
   }
+}
+
+/* Body B's state from its particles as the core wrote them (the rest as
+ * at the step's start); its world inertia into B->Iw. */
+static void measure(struct state *s, struct rigid_body *B) {
+  double c[3], P[3], L[3];
+  particle_momenta(s, B, c, P, L, B->Iw);
   B->s = B->s0;
   memcpy(B->s.x, c, sizeof c);
   memcpy(B->s.P, P, sizeof P);
@@ -522,23 +525,12 @@ void rigid_rigidify(struct state *s, uint32_t b, double dt) {
 
 int rigid_absorb(struct state *s, uint32_t b) {
   struct rigid_body *B = &s->body[b];
-  size_t i0 = B->first, i1 = B->first + B->count;
+  size_t i0 = B->first;
   if (!memcmp(s->x + 3 * i0, s->x0 + 3 * i0, 3 * B->count * sizeof(double)) &&
       !memcmp(s->v + 3 * i0, s->v0 + 3 * i0, 3 * B->count * sizeof(double)))
     return 0;
-  double c[3] = {0, 0, 0}, P[3] = {0, 0, 0}, L[3] = {0, 0, 0};
-  for (size_t i = i0; i < i1; i++)
-    for (int a = 0; a < 3; a++) {
-      c[a] += s->m[i] * s->x[3 * i + a] / B->mass;
-      P[a] += s->m[i] * s->v[3 * i + a];
-    }
-  for (size_t i = i0; i < i1; i++) {
-    double r[3], rp[3], p[3];
-    for (int a = 0; a < 3; a++)
-      r[a] = s->x[3 * i + a] - c[a], p[a] = s->m[i] * s->v[3 * i + a];
-    rigid_cross(rp, r, p);
-    for (int a = 0; a < 3; a++) L[a] += rp[a];
-  }
+  double c[3], P[3], L[3];
+  particle_momenta(s, B, c, P, L, NULL);
   if (B->motion == RIGID_DYNAMIC)
     for (int a = 0; a < 3; a++) B->s.P[a] = P[a], B->s.L[a] = L[a];
   memcpy(B->s.x, c, sizeof c);

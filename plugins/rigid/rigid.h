@@ -145,7 +145,7 @@ void rigid_place(const struct rigid_body *b, const double *off, double *x,
 /* Body `body` moves with the host of meta-particle `meta` at its centre
  * (it has members there). */
 struct rigid_constraint {
-  uint32_t meta, body;
+  uint32_t meta, body, host; /* host: the body hosting the meta-particle */
   int sticky;        /* no normal found: the two move alike */
   double n[3];       /* normal at the contact, from the host into the body */
   double ln, lt[3];  /* normal and friction impulse so far this step */
@@ -222,6 +222,14 @@ int rigid_step(struct state *s, const struct ms_step *st,
 void rigid_meta_inertia(struct state *s, const struct ms_metas *mt,
                         double *inertia);
 /* ---- solve.c: the contacts of a step ------------------------------------ */
+
+/* How far a particle at x (radius r) reaches past wall (axis a, side hi
+ * of [lo, hi]): > 0 into it, 0 touching, < 0 short of it. */
+static inline double rigid_wall_depth(const double *lo, const double *hi,
+                                      int a, int side, double x, double r) {
+  return side ? x + r - hi[a] : lo[a] + r - x;
+}
+
 
 /* The glued object of the weld group body b belongs to. */
 static inline struct rigid_obj *rigid_object_of(struct state *s, uint32_t b) {

@@ -181,7 +181,7 @@ int rigid_find_walls(struct state *s, uint32_t b) {
     for (uint32_t w = 0; w < 6; w++) {
       uint32_t a = w / 2, hi = w % 2;
       double x = s->x0[3 * i + a], r = s->r[i];
-      double depth = hi ? x + r - s->hi[a] : s->lo[a] + r - x;
+      double depth = rigid_wall_depth(s->lo, s->hi, a, hi, x, r);
       if (depth < -r) continue;
       if (rigid_room((void **)&s->wc, s->nwc, &s->cap_wc, sizeof *s->wc))
         return MS_ENOMEM;

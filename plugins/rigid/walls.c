@@ -89,7 +89,7 @@ static void rub(const struct state *s, struct rigid_body *b, const double *r,
 static int touching(const struct state *s, size_t i, int a, int hi,
                     double *depth) {
   double x = s->x[3 * i + a], r = s->r[i];
-  *depth = hi ? x + r - s->hi[a] : s->lo[a] + r - x;
+  *depth = rigid_wall_depth(s->lo, s->hi, a, hi, x, r);
   return *depth >= -1e-9 * r;
 }
 

@@ -27,16 +27,42 @@ static ms_sim *open_path(const char *path, int threads, int64_t frames) {
   return S;
 }
 
-ms_sim *st_open_text(const char *text, int threads) {
-  char path[] = "/tmp/ms-scene-XXXXXX";
+/* Write text to a new temporary file; its name into path (a copy of
+ * "/tmp/ms-scene-XXXXXX"). */
+static void write_temp(const char *text, char *path) {
   int fd = mkstemp(path);
   ck_assert_int_ge(fd, 0);
   FILE *f = fdopen(fd, "w");
   fputs(text, f);
   fclose(f);
+}
+
+ms_sim *st_open_text(const char *text, int threads) {
+  char path[] = "/tmp/ms-scene-XXXXXX";
+  write_temp(text, path);
   ms_sim *S = open_path(path, threads, 0);
   unlink(path);
   return S;
+}
+
+static void silent_log(void *opaque, int level, const char *line) {
+  (void)opaque, (void)level, (void)line;
+}
+
+int st_try_text(const char *text, char *err, size_t len, ms_sim **out) {
+  char path[] = "/tmp/ms-scene-XXXXXX";
+  write_temp(text, path);
+  struct ms_sim_options o = {.struct_size = sizeof o, .threads = 1,
+                             .no_output = 1, .log = silent_log};
+  ms_sim *S = NULL;
+  err[0] = 0;
+  int rc = ms_sim_open(path, &o, &S, err, len);
+  unlink(path);
+  if (out)
+    *out = S;
+  else if (S)
+    ms_sim_close(S);
+  return rc;
 }
 
 ms_sim *st_open_file(const char *name, int threads, int64_t frames) {

@@ -14,6 +14,10 @@
 /* Open scene text (libconfig) written to a temporary file.  threads 0:
  * default.  Fails the test with the error message on failure. */
 ms_sim *st_open_text(const char *text, int threads);
+/* Try to open scene text (written to a temporary file), silently: the
+ * status, the error line in err (len bytes); *out the simulation if it
+ * opened and out is given (the caller closes it), else it is closed. */
+int st_try_text(const char *text, char *err, size_t len, ms_sim **out);
 /* Open a scene file; relative names are looked up in $MS_CONFIGS. */
 ms_sim *st_open_file(const char *path, int threads, int64_t frames);
 /* The system called `name` (fails the test if absent). */

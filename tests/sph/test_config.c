@@ -22,23 +22,9 @@ static void silent(void *opaque, int level, const char *line) {
 /* Open the scene (HEAD + body + " } );"); return the status, the error
  * line in err. */
 static int try_open(const char *body, char *err, size_t len, ms_sim **out) {
-  char path[] = "/tmp/ms-sph-XXXXXX";
-  int fd = mkstemp(path);
-  ck_assert_int_ge(fd, 0);
-  FILE *f = fdopen(fd, "w");
-  fprintf(f, "%s%s } );\n", HEAD, body);
-  fclose(f);
-  struct ms_sim_options o = {.struct_size = sizeof o, .threads = 1,
-                             .no_output = 1, .log = silent};
-  ms_sim *S = NULL;
-  err[0] = 0;
-  int rc = ms_sim_open(path, &o, &S, err, len);
-  unlink(path);
-  if (out)
-    *out = S;
-  else if (S)
-    ms_sim_close(S);
-  return rc;
+  char text[4096];
+  snprintf(text, sizeof text, "%s%s } );\n", HEAD, body);
+  return st_try_text(text, err, len, out);
 }
 
 static const struct {
@@ -99,7 +85,7 @@ START_TEST(bad_values_are_refused) {
   ck_assert_msg(strstr(err, bad[_i].key) && strstr(err, bad[_i].msg),
                 "error for '%s' does not name '%s' / '%s': %s", bad[_i].body,
                 bad[_i].key, bad[_i].msg, err);
-  ck_assert_msg(strstr(err, "/tmp/ms-sph-") && !strchr(err, '\n'),
+  ck_assert_msg(strstr(err, "/tmp/ms-scene-") && !strchr(err, '\n'),
                 "not one line naming the file: %s", err);
 }
 END_TEST

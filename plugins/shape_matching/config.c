@@ -1,0 +1,377 @@
+/* shape_matching — the scene keys of a system (system section):
+ *   substeps          position-based substeps per step, >= 1, default 1
+ *   iterations        match-and-walls passes per substep, >= 1, default 2
+ *                     (alpha is spread over them: the stiffness does not
+ *                     depend on the count)
+ *   wall_restitution  normal restitution at the domain walls, [0, 1], 0.2
+ *   wall_friction     Coulomb friction coefficient at the walls, >= 0, 0.5
+ *   bodies            a list of body groups; without it the section is one
+ * and of a body (a group of `bodies`, or the section; in a list the
+ * section's values of these keys are the bodies' defaults):
+ *   shape             group, required (box, sphere, cylinder, torus, shell,
+ *                     points)
+ *   spacing           lattice spacing [m]; required unless shape is points
+ *   radius            collision radius [m]; default spacing / 2
+ *   density           [kg/m^3] of the lattice, default 1000; or
+ *   mass              the body's mass [kg]
+ *   velocity          [m/s], default [0, 0, 0]
+ *   angular_velocity  [rad/s] about the body's centre, default [0, 0, 0]
+ *   motion            "dynamic" (default) | "fixed" | "scripted"
+ *   mode              "rigid" | "linear" (default) | "quadratic"
+ *   alpha             stiffness, (0, 1], default 1 (Gao's "stiffness")
+ *   beta              share of the linear/quadratic fit in the goal,
+ *                     [0, 1], default 0 (Gao's "elasticity")
+ *   plastic_yield     strain |S - I| beyond which the body creeps, >= 0;
+ *                     absent: elastic (linear and quadratic modes only)
+ *   plastic_creep     creep rate [1/s], >= 0, default 20
+ *   plastic_max       largest plastic strain |Sp - I|, > 0, default 1
+ *   regions           [nx, ny, nz] overlapping clusters over the body's
+ *                     bounding box (a soft, wobbly body), default [1, 1, 1]
+ * scene.scale = s refines every lattice: spacing and radius / s^(1/3), the
+ * body's mass unchanged. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mergesplit/plugin_util.h>
+
+#include "shape_matching.h"
+
+struct body_keys {
+  const ms_config *group, *shape;
+  double spacing, radius, density, mass, vel[3], omega[3];
+  double alpha, beta, yield, creep, cmax, regions[3];
+  int motion, mode, points;
+};
+
+static int pick(const struct ms_host *h, ms_ctx *c, const ms_config *g,
+                const char *key, const char *const *names, int def,
+                int *out) {
+  const char *v = NULL;
+  int rc = h->cfg_string(c, g, key, NULL, &v);
+  if (rc || !v) return *out = def, rc;
+  for (int i = 0; i < 3; i++)
+    if (!strcmp(v, names[i])) return *out = i, MS_OK;
+  return h->cfg_error(c, g, key, "unknown value \"%s\" (expected \"%s\", "
+                      "\"%s\" or \"%s\")", v, names[0], names[1], names[2]);
+}
+
+/* The material and motion keys of group g, defaults from d. */
+static int read_material(struct state *s, const ms_config *g,
+                         const struct body_keys *d, struct body_keys *k) {
+  static const char *const motions[3] = {"dynamic", "fixed", "scripted"};
+  static const char *const modes[3] = {"rigid", "linear", "quadratic"};
+  const struct ms_host *h = s->host;
+  ms_ctx *c = s->ctx;
+  int rc;
+  if ((rc = ms_cfg_positive(h, c, g, "spacing", d->spacing, &k->spacing)) ||
+      (rc = ms_cfg_positive(h, c, g, "radius", d->radius, &k->radius)) ||
+      (rc = ms_cfg_positive(h, c, g, "density", d->density, &k->density)) ||
+      (rc = h->cfg_vec3(c, g, "velocity", d->vel, k->vel)) ||
+      (rc = h->cfg_vec3(c, g, "angular_velocity", d->omega, k->omega)) ||
+      (rc = pick(h, c, g, "motion", motions, d->motion, &k->motion)) ||
+      (rc = pick(h, c, g, "mode", modes, d->mode, &k->mode)) ||
+      (rc = h->cfg_double(c, g, "alpha", d->alpha, &k->alpha)) ||
+      (rc = ms_cfg_unit(h, c, g, "beta", d->beta, &k->beta)) ||
+      (rc = ms_cfg_non_negative(h, c, g, "plastic_yield", d->yield,
+                                &k->yield)) ||
+      (rc = ms_cfg_non_negative(h, c, g, "plastic_creep", d->creep,
+                                &k->creep)) ||
+      (rc = ms_cfg_positive(h, c, g, "plastic_max", d->cmax, &k->cmax)) ||
+      (rc = h->cfg_vec3(c, g, "regions", d->regions, k->regions)))
+    return rc;
+  if (!(k->alpha > 0.0 && k->alpha <= 1.0))
+    return h->cfg_error(c, g, "alpha", "must be in (0, 1] (got %g)",
+                        k->alpha);
+  if (!isnan(k->yield) && k->mode == SM_RIGID)
+    return h->cfg_error(c, g, "plastic_yield", "needs mode \"linear\" or "
+                        "\"quadratic\": a rigid body does not deform");
+  for (int a = 0; a < 3; a++)
+    if (!(k->regions[a] >= 1.0 && k->regions[a] <= 64.0 &&
+          k->regions[a] == floor(k->regions[a])))
+      return h->cfg_error(c, g, "regions", "must be three whole numbers in "
+                          "[1, 64] (got %g)", k->regions[a]);
+  return MS_OK;
+}
+
+static int read_body(struct state *s, const ms_config *g,
+                     const struct body_keys *d, struct body_keys *k) {
+  const struct ms_host *h = s->host;
+  ms_ctx *c = s->ctx;
+  const char *type = NULL;
+  int rc;
+  *k = *d;
+  k->group = g;
+  if ((rc = h->cfg_child(c, g, "shape", &k->shape)) == MS_ENOENT)
+    return h->cfg_error(c, g, "shape", "is required (a group: type = "
+                        "\"box\" | \"sphere\" | \"points\" | ...)");
+  if (rc || (rc = read_material(s, g, d, k)) ||
+      (rc = ms_cfg_positive(h, c, g, "mass", NAN, &k->mass)))
+    return rc;
+  k->points = h->cfg_string(c, k->shape, "type", NULL, &type) == MS_OK &&
+              type && !strcmp(type, "points");
+  if (isnan(k->spacing) && !(k->points && !isnan(k->radius)))
+    return h->cfg_error(c, g, "spacing", "is required (or a points shape "
+                        "and a radius)");
+  if (isnan(k->radius)) k->radius = 0.5 * k->spacing;
+  if (!isnan(k->mass) && h->cfg_double(c, g, "density", NAN, &k->density) ==
+                             MS_OK && !isnan(k->density))
+    return h->cfg_error(c, g, "mass", "give either mass or density, not "
+                        "both");
+  if (isnan(k->density)) k->density = d->density;
+  const struct ms_scene_info *info = h->scene(c);
+  double scale = MS_SCENE_HAS(info, scale) ? info->scale : 1.0;
+  if (scale != 1.0 && !k->points) {
+    double f = cbrt(scale);
+    k->spacing /= f, k->radius /= f;
+  }
+  return MS_OK;
+}
+
+static int sample(struct state *s, const struct body_keys *k,
+                  struct ms_points *pts, double *mass) {
+  const struct ms_host *h = s->host;
+  double lattice = isnan(k->spacing) ? 2.0 * k->radius : k->spacing;
+  int rc = h->sample_shape(s->ctx, k->shape, lattice, pts);
+  if (rc) return rc;
+  if (pts->count < 4)
+    return h->cfg_error(s->ctx, k->group, "shape", "holds %zu particle(s) "
+                        "at spacing %g: a shape-matching body needs at "
+                        "least 4", pts->count, lattice);
+  double rho = isnan(k->density) ? 1000.0 : k->density;
+  *mass = isnan(k->mass) ? rho * lattice * lattice * lattice *
+                               (double)pts->count
+                         : k->mass;
+  return MS_OK;
+}
+
+/* Region (a, b, c) of n[] cells over [lo, hi], widened by half a cell on
+ * every side: whether x lies in it. */
+static int in_region(const double *x, const double *lo, const double *hi,
+                     const int *n, const int *cell) {
+  for (int a = 0; a < 3; a++) {
+    double w = (hi[a] - lo[a]) / n[a], e = 1e-9 * (hi[a] - lo[a] + 1.0);
+    if (x[a] < lo[a] + (cell[a] - 0.5) * w - e ||
+        x[a] > lo[a] + (cell[a] + 1.5) * w + e)
+      return 0;
+  }
+  return 1;
+}
+
+/* The clusters of body b (its particles at x): count their entries, or
+ * with fill set, write them. */
+static size_t clusters_of(struct state *s, const struct sm_body *b,
+                          const int *n, int fill) {
+  double lo[3] = {INFINITY, INFINITY, INFINITY},
+         hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (size_t i = b->first; i < b->first + b->count; i++)
+    for (int a = 0; a < 3; a++)
+      lo[a] = fmin(lo[a], s->x[3 * i + a]), hi[a] = fmax(hi[a], s->x[3 * i + a]);
+  size_t total = 0;
+  int cell[3];
+  for (cell[0] = 0; cell[0] < n[0]; cell[0]++)
+    for (cell[1] = 0; cell[1] < n[1]; cell[1]++)
+      for (cell[2] = 0; cell[2] < n[2]; cell[2]++) {
+        uint32_t cnt = 0;
+        for (size_t i = b->first; i < b->first + b->count; i++)
+          cnt += (uint32_t)in_region(s->x + 3 * i, lo, hi, n, cell);
+        if (cnt < 4) continue;
+        total += cnt;
+        if (!fill) continue;
+        struct sm_cluster *c = &s->clus[s->nclusters++];
+        memset(c, 0, sizeof *c);
+        c->off = (uint32_t)s->nentries, c->cnt = cnt;
+        c->body = (uint32_t)(b - s->body);
+        c->qr[0] = 1.0;
+        for (int i = 0; i < 9; i++) c->Sp[i] = i % 4 == 0 ? 1.0 : 0.0;
+        for (size_t i = b->first; i < b->first + b->count; i++)
+          if (in_region(s->x + 3 * i, lo, hi, n, cell)) {
+            s->ep[s->nentries++] = (uint32_t)i;
+            s->nclus[i]++;
+          }
+      }
+  return total;
+}
+
+/* Weights and rest offsets of cluster c from the particles now. */
+static void rest_offsets(struct state *s, struct sm_cluster *c) {
+  double cm[3] = {0, 0, 0}, ws = 0.0;
+  for (uint32_t e = c->off; e < c->off + c->cnt; e++) {
+    uint32_t i = s->ep[e];
+    s->ew[e] = s->m[i] / s->nclus[i];
+    ws += s->ew[e];
+    for (int a = 0; a < 3; a++) cm[a] += s->ew[e] * s->x[3 * i + a];
+  }
+  for (int a = 0; a < 3; a++) cm[a] /= ws;
+  for (uint32_t e = c->off; e < c->off + c->cnt; e++)
+    for (int a = 0; a < 3; a++)
+      s->eq0[3 * e + a] = s->eq[3 * e + a] = s->x[3 * s->ep[e] + a] - cm[a];
+}
+
+static int build_clusters(struct state *s, const struct body_keys *keys) {
+  size_t entries = 0, nclus = 0;
+  int n[3];
+  for (uint32_t b = 0; b < s->nbody; b++) {
+    for (int a = 0; a < 3; a++)
+      n[a] = s->body[b].motion == SM_DYNAMIC ? (int)keys[b].regions[a] : 1;
+    entries += clusters_of(s, &s->body[b], n, 0);
+    nclus += (size_t)n[0] * n[1] * n[2];
+  }
+  s->clus = calloc(nclus, sizeof *s->clus);
+  s->ep = malloc(entries * sizeof *s->ep);
+  s->ew = malloc(entries * sizeof *s->ew);
+  s->eq0 = malloc(3 * entries * sizeof *s->eq0);
+  s->eq = malloc(3 * entries * sizeof *s->eq);
+  s->ep3 = malloc(3 * entries * sizeof *s->ep3);
+  s->eg = malloc(3 * entries * sizeof *s->eg);
+  s->aqq9 = calloc(81 * nclus, sizeof *s->aqq9);
+  s->clus0 = malloc(13 * nclus * sizeof *s->clus0);
+  if (!s->clus || !s->ep || !s->ew || !s->eq0 || !s->eq || !s->ep3 ||
+      !s->eg || !s->aqq9 || !s->clus0)
+    return MS_ENOMEM;
+  for (uint32_t b = 0; b < s->nbody; b++) {
+    struct sm_body *B = &s->body[b];
+    for (int a = 0; a < 3; a++)
+      n[a] = B->motion == SM_DYNAMIC ? (int)keys[b].regions[a] : 1;
+    B->cfirst = s->nclusters;
+    clusters_of(s, B, n, 1);
+    B->ccount = s->nclusters - B->cfirst;
+    for (size_t i = B->first; i < B->first + B->count; i++)
+      if (!s->nclus[i])
+        return s->host->cfg_error(s->ctx, keys[b].group, "regions", "too "
+                                  "fine: a particle is in no region of 4 "
+                                  "or more particles");
+  }
+  for (uint32_t c = 0; c < s->nclusters; c++) rest_offsets(s, &s->clus[c]);
+  for (uint32_t c = 0; c < s->nclusters; c++) {
+    struct sm_cluster *C = &s->clus[c];
+    const struct body_keys *k = &keys[C->body];
+    int mode = s->body[C->body].motion == SM_DYNAMIC ? k->mode : SM_RIGID;
+    if (sm_rest(C, s->ew + C->off, s->eq + 3 * C->off, mode,
+                s->aqq9 + 81 * (size_t)c))
+      continue;
+    const char *key = C->cnt < s->body[C->body].count ? "regions" : "shape";
+    return s->host->cfg_error(
+        s->ctx, k->group, key, mode == SM_LINEAR
+            ? "its particles lie in a plane: the linear mode needs a solid "
+              "rest shape"
+            : "too few layers of particles: the quadratic mode needs at "
+              "least three along every axis, not all in a plane");
+  }
+  return MS_OK;
+}
+
+static void add_body(struct state *s, const struct body_keys *k,
+                     const struct ms_points *pts, double mass) {
+  struct sm_body *b = &s->body[s->nbody];
+  size_t n0 = s->n, n = pts->count;
+  memset(b, 0, sizeof *b);
+  b->first = n0, b->count = n, b->motion = k->motion, b->mode = k->mode;
+  b->alpha = k->alpha, b->beta = k->beta, b->mass = mass;
+  b->yield = isnan(k->yield) ? INFINITY : k->yield;
+  b->creep = k->creep, b->cmax = k->cmax;
+  double c[3] = {0, 0, 0};
+  for (size_t i = 0; i < n; i++)
+    for (int a = 0; a < 3; a++) c[a] += pts->xyz[3 * i + a] / (double)n;
+  memcpy(b->c0, c, sizeof c);
+  memcpy(b->V, k->vel, sizeof b->V);
+  memcpy(b->w, k->omega, sizeof b->w);
+  for (size_t i = 0; i < n; i++) {
+    size_t p = n0 + i;
+    s->m[p] = mass / (double)n, s->r[p] = k->radius, s->body_of[p] = s->nbody;
+    s->nclus[p] = 0;
+    const double *x = pts->xyz + 3 * i;
+    double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+    for (int a = 0; a < 3; a++) s->x[3 * p + a] = x[a];
+    s->v[3 * p + 0] = k->vel[0] + k->omega[1] * d[2] - k->omega[2] * d[1];
+    s->v[3 * p + 1] = k->vel[1] + k->omega[2] * d[0] - k->omega[0] * d[2];
+    s->v[3 * p + 2] = k->vel[2] + k->omega[0] * d[1] - k->omega[1] * d[0];
+    if (k->motion == SM_FIXED)
+      s->v[3 * p] = s->v[3 * p + 1] = s->v[3 * p + 2] = 0.0;
+  }
+  s->n += n;
+  s->nbody++;
+}
+
+static int alloc(struct state *s, size_t n, uint32_t nbody) {
+  size_t k = n ? n : 1, d3 = 3 * k * sizeof(double);
+  s->x = malloc(d3), s->v = malloc(d3), s->x0 = malloc(d3);
+  s->v0 = malloc(d3), s->xs = malloc(d3), s->dx = malloc(d3);
+  s->dd = malloc(d3);
+  s->m = malloc(k * sizeof(double)), s->r = malloc(k * sizeof(double));
+  s->meta = malloc(k * sizeof(int32_t));
+  s->body_of = malloc(k * sizeof(uint32_t));
+  s->nclus = calloc(k, sizeof(uint32_t));
+  s->body = calloc(nbody, sizeof *s->body);
+  s->dL = calloc(3 * (size_t)nbody, sizeof *s->dL);
+  return s->dL && s->dd && s->x && s->v && s->x0 && s->v0 && s->xs && s->dx && s->m && s->r &&
+                 s->meta && s->body_of && s->nclus && s->body
+             ? MS_OK
+             : MS_ENOMEM;
+}
+
+static int groups(struct state *s, const ms_config *sec,
+                  const ms_config **list, uint32_t *count) {
+  const struct ms_host *h = s->host;
+  int rc = h->cfg_child(s->ctx, sec, "bodies", list);
+  if (rc == MS_ENOENT) return *list = NULL, *count = 1, MS_OK;
+  if (rc) return rc;
+  *count = h->cfg_length(s->ctx, *list);
+  if (*count < 1)
+    return h->cfg_error(s->ctx, sec, "bodies", "holds no body (a list of "
+                        "groups, each with a shape)");
+  return MS_OK;
+}
+
+static int system_keys(struct state *s, const ms_config *sec) {
+  const struct ms_host *h = s->host;
+  int rc;
+  int64_t sub, it;
+  if ((rc = h->cfg_int(s->ctx, sec, "substeps", 1, &sub)) ||
+      (rc = h->cfg_int(s->ctx, sec, "iterations", 2, &it)) ||
+      (rc = ms_cfg_unit(h, s->ctx, sec, "wall_restitution", 0.2,
+                        &s->restitution)) ||
+      (rc = ms_cfg_non_negative(h, s->ctx, sec, "wall_friction", 0.5,
+                                &s->friction)))
+    return rc;
+  if (sub < 1 || sub > 1000)
+    return h->cfg_error(s->ctx, sec, "substeps", "must be in [1, 1000] "
+                        "(got %lld)", (long long)sub);
+  if (it < 1 || it > 100)
+    return h->cfg_error(s->ctx, sec, "iterations", "must be in [1, 100] "
+                        "(got %lld)", (long long)it);
+  s->substeps = (int)sub, s->iterations = (int)it;
+  return MS_OK;
+}
+
+int sm_configure(struct state *s, const ms_config *sec) {
+  const ms_config *list;
+  uint32_t nb;
+  struct body_keys def = {.spacing = NAN, .radius = NAN, .density = NAN,
+                          .mode = SM_LINEAR, .alpha = 1.0, .beta = 0.0,
+                          .yield = NAN, .creep = 20.0, .cmax = 1.0,
+                          .regions = {1, 1, 1}};
+  int rc;
+  if ((rc = system_keys(s, sec)) || (rc = groups(s, sec, &list, &nb)))
+    return rc;
+  if (list && (rc = read_material(s, sec, &def, &def))) return rc;
+  struct body_keys *keys = calloc(nb, sizeof *keys);
+  struct ms_points *pts = calloc(nb, sizeof *pts);
+  double *mass = calloc(nb, sizeof *mass);
+  size_t total = 0;
+  rc = keys && pts && mass ? MS_OK : MS_ENOMEM;
+  for (uint32_t b = 0; !rc && b < nb; b++) {
+    const ms_config *g = sec;
+    if (list && (rc = s->host->cfg_index(s->ctx, list, b, &g))) break;
+    if (!(rc = read_body(s, g, &def, &keys[b])) &&
+        !(rc = sample(s, &keys[b], &pts[b], &mass[b])))
+      total += pts[b].count;
+  }
+  if (!rc) rc = alloc(s, total, nb);
+  for (uint32_t b = 0; !rc && b < nb; b++) add_body(s, &keys[b], &pts[b],
+                                                    mass[b]);
+  if (!rc) rc = build_clusters(s, keys);
+  for (uint32_t b = 0; pts && b < nb; b++) s->host->free(pts[b].xyz);
+  free(keys), free(pts), free(mass);
+  return rc;
+}

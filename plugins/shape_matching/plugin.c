@@ -1,0 +1,202 @@
+/* shape_matching — the plugin: the descriptor and its entry points
+ * (create, view, the step, save/load).  Model: shape_matching.h; keys: config.c; the
+ * step: step.c; the math: match.c. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mergesplit/plugin_util.h>
+
+#include "shape_matching.h"
+
+#define S(inst) ((struct state *)(void *)(inst))
+
+static void destroy(ms_instance *inst) {
+  struct state *s = S(inst);
+  if (!s) return;
+  free(s->x), free(s->v), free(s->m), free(s->r), free(s->x0), free(s->v0);
+  free(s->xs), free(s->dx), free(s->body_of), free(s->nclus), free(s->body);
+  free(s->clus), free(s->ep), free(s->ew), free(s->eq0), free(s->eq);
+  free(s->ep3), free(s->eg), free(s->aqq9), free(s->clus0), free(s->meta);
+  free(s->host_of), free(s->pin), free(s->mV), free(s->mD), free(s->touch);
+  free(s->dL), free(s->dd), free(s->share);
+  free(s);
+}
+
+static int create(const struct ms_host *host, ms_ctx *ctx,
+                  const ms_config *sec, ms_instance **out) {
+  struct state *s = calloc(1, sizeof *s);
+  if (!s) return MS_ENOMEM;
+  s->host = host, s->ctx = ctx;
+  const struct ms_scene_info *info = host->scene(ctx);
+  memcpy(s->gravity, info->gravity, sizeof s->gravity);
+  memcpy(s->lo, info->domain_min, sizeof s->lo);
+  memcpy(s->hi, info->domain_max, sizeof s->hi);
+  int rc = sm_configure(s, sec);
+  if (!rc && !(s->touch = calloc(s->n ? s->n : 1, 1))) rc = MS_ENOMEM;
+  if (rc) {
+    destroy((ms_instance *)(void *)s);
+    return rc == MS_ENOMEM ? host->set_error(ctx, rc, "out of memory") : rc;
+  }
+  memcpy(s->x0, s->x, 3 * s->n * sizeof(double));
+  memcpy(s->v0, s->v, 3 * s->n * sizeof(double));
+  const size_t v3 = 3 * sizeof(double), v1 = sizeof(double);
+  s->fields[0] = (struct ms_field){"position", MS_TYPE_F64, 3, v3, s->x};
+  s->fields[1] = (struct ms_field){"velocity", MS_TYPE_F64, 3, v3, s->v};
+  s->fields[2] = (struct ms_field){"mass", MS_TYPE_F64, 1, v1, s->m};
+  s->fields[3] = (struct ms_field){"radius", MS_TYPE_F64, 1, v1, s->r};
+  *out = (ms_instance *)(void *)s;
+  return MS_OK;
+}
+
+static int view(ms_instance *inst, struct ms_view *out) {
+  struct state *s = S(inst);
+  out->count = s->n;
+  out->field_count = 4;
+  out->fields = s->fields;
+  return MS_OK;
+}
+
+/* What a step changes besides the particles: the clusters' plastic state
+ * and warm-start rotation. */
+static void keep_clusters(struct state *s) {
+  for (uint32_t c = 0; c < s->nclusters; c++) {
+    memcpy(s->clus0 + 13 * (size_t)c, s->clus[c].Sp, 9 * sizeof(double));
+    memcpy(s->clus0 + 13 * (size_t)c + 9, s->clus[c].qr, 4 * sizeof(double));
+  }
+}
+
+static void restore_clusters(struct state *s) {
+  for (uint32_t c = 0; c < s->nclusters; c++) {
+    struct sm_cluster *C = &s->clus[c];
+    int plastic = memcmp(C->Sp, s->clus0 + 13 * (size_t)c, sizeof C->Sp);
+    memcpy(C->Sp, s->clus0 + 13 * (size_t)c, sizeof C->Sp);
+    memcpy(C->qr, s->clus0 + 13 * (size_t)c + 9, sizeof C->qr);
+    if (plastic) sm_replastic(s, c);
+  }
+}
+
+static int begin_step(ms_instance *inst, const struct ms_step *st) {
+  struct state *s = S(inst);
+  (void)st;
+  memcpy(s->x0, s->x, 3 * s->n * sizeof(double));
+  memcpy(s->v0, s->v, 3 * s->n * sizeof(double));
+  keep_clusters(s);
+  return MS_OK;
+}
+
+static int rewind_step(ms_instance *inst) {
+  struct state *s = S(inst);
+  memcpy(s->x, s->x0, 3 * s->n * sizeof(double));
+  memcpy(s->v, s->v0, 3 * s->n * sizeof(double));
+  restore_clusters(s);
+  return MS_OK;
+}
+
+/* The particles of one body never collide with each other. */
+static int filter_pairs(ms_instance *inst, const uint32_t *pairs, size_t count,
+                        uint8_t *keep) {
+  struct state *s = S(inst);
+  for (size_t k = 0; k < count; k++)
+    keep[k] = s->body_of[pairs[2 * k]] != s->body_of[pairs[2 * k + 1]];
+  return MS_OK;
+}
+
+static int integrate(ms_instance *inst, const struct ms_step *st,
+                     const struct ms_metas *metas,
+                     struct ms_meta_result *res) {
+  struct state *s = S(inst);
+  if (sm_step(s, st, metas, res))
+    return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory");
+  for (size_t i = 0; i < 3 * s->n; i++)
+    if (!isfinite(s->x[i]) || !isfinite(s->v[i]))
+      return s->host->set_error(s->ctx, MS_ESTATE, "particle %zu of body %u "
+                                "is not finite after the step",
+                                i / 3, s->body_of[i / 3]);
+  return MS_OK;
+}
+
+static int meta_inertia(ms_instance *inst, const struct ms_step *st,
+                        const struct ms_metas *metas, double *inertia) {
+  struct state *s = S(inst);
+  (void)st;
+  if (sm_meta_inertia(s, metas, inertia))
+    return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory");
+  return MS_OK;
+}
+
+static int meta_response(ms_instance *inst, const struct ms_step *st,
+                         const struct ms_metas *metas,
+                         const struct ms_meta_response *r) {
+  return sm_meta_response(S(inst), st, metas, r);
+}
+
+static int end_step(ms_instance *inst, const struct ms_step *st) {
+  (void)inst, (void)st;
+  return MS_OK;
+}
+
+/* Shape matching stores no energy of its own: the particles carry it. */
+static int energy(ms_instance *inst, struct ms_energy *out) {
+  const struct state *s = S(inst);
+  ms_energy_of_particles(s->n, s->x, s->v, s->m, s->gravity, out);
+  out->internal = 0.0;
+  return MS_OK;
+}
+
+/* The particles and every cluster's plastic state and warm start. */
+static int save(ms_instance *inst, const struct ms_stream *out) {
+  struct state *s = S(inst);
+  uint64_t n = s->n, nc = s->nclusters;
+  size_t v3 = 3 * s->n * sizeof(double);
+  int rc = out->write(out->opaque, &n, sizeof n);
+  if (!rc) rc = out->write(out->opaque, &nc, sizeof nc);
+  if (!rc) rc = out->write(out->opaque, s->x, v3);
+  if (!rc) rc = out->write(out->opaque, s->v, v3);
+  for (uint32_t c = 0; !rc && c < s->nclusters; c++) {
+    rc = out->write(out->opaque, s->clus[c].Sp, sizeof s->clus[c].Sp);
+    if (!rc) rc = out->write(out->opaque, s->clus[c].qr, sizeof s->clus[c].qr);
+  }
+  return rc;
+}
+
+static int load(ms_instance *inst, const struct ms_stream *in) {
+  struct state *s = S(inst);
+  uint64_t n, nc;
+  size_t v3 = 3 * s->n * sizeof(double);
+  int rc = in->read(in->opaque, &n, sizeof n);
+  if (!rc) rc = in->read(in->opaque, &nc, sizeof nc);
+  if (rc) return rc;
+  if (n != s->n || nc != s->nclusters)
+    return s->host->set_error(s->ctx, MS_ESTATE, "saved state holds %llu "
+                              "particles in %llu clusters, the scene %zu in "
+                              "%u", (unsigned long long)n,
+                              (unsigned long long)nc, s->n, s->nclusters);
+  if (!rc) rc = in->read(in->opaque, s->x, v3);
+  if (!rc) rc = in->read(in->opaque, s->v, v3);
+  for (uint32_t c = 0; !rc && c < s->nclusters; c++) {
+    rc = in->read(in->opaque, s->clus[c].Sp, sizeof s->clus[c].Sp);
+    if (!rc) rc = in->read(in->opaque, s->clus[c].qr, sizeof s->clus[c].qr);
+    if (!rc && isfinite(s->body[s->clus[c].body].yield)) sm_replastic(s, c);
+  }
+  return rc;
+}
+
+static const struct ms_plugin shape_matching = {
+    MS_PLUGIN_HEADER_INIT_NEEDS(1),
+    MS_PLUGIN_METHODS,
+    .flags = MS_PLUGIN_SELF_COLLISION,
+    .id = "shape_matching",
+    .name = "Meshless shape matching",
+    .version = PACKAGE_VERSION,
+    .license = "MIT",
+    .description = "rigid, linear and quadratic shape matching with "
+                   "plasticity and regions; contacts answer with the body "
+                   "(ABI 1.1)",
+    .filter_pairs = filter_pairs,
+    .energy = energy,
+    .meta_inertia = meta_inertia,
+    .meta_response = meta_response,
+};
+
+MS_PLUGIN_EXPORT_ONE(shape_matching)

@@ -1,0 +1,191 @@
+/* shape_matching — meshless solids by shape matching (Mueller,
+ * Heidelberger, Teschner and Gross 2005, as Gao et al. 2018 use it): the
+ * plugin's one internal header.
+ *
+ * A body is a set of particles with a rest shape.  Each step every
+ * cluster of the body (the whole body, or overlapping regions of it)
+ * finds the transform that best maps its rest shape onto where its
+ * particles are predicted to go -- the rotation R of A_pq's polar
+ * decomposition, the linear A, or the quadratic A~ -- and pulls them a
+ * fraction alpha of the way to the goal positions it gives.  Position-
+ * based integration: predict, match, correct, velocity from displacement.
+ * Weighting every particle of a cluster by m_i / n_i (n_i: the clusters it
+ * is in) makes the corrections of every cluster sum to no force and, in
+ * rigid mode, to no torque: a free body keeps its momentum.
+ * The scene keys are in README.md and config.c; the cluster's math in
+ * match.c; the step in step.c; the collective response in couple.c. */
+#ifndef MS_PLUGINS_SHAPE_MATCHING_H
+#define MS_PLUGINS_SHAPE_MATCHING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mergesplit/plugin.h>
+#include <mergesplit/plugin_util.h>
+
+enum sm_mode { SM_RIGID = 0, SM_LINEAR = 1, SM_QUADRATIC = 2 };
+enum sm_motion { SM_DYNAMIC = 0, SM_FIXED = 1, SM_SCRIPTED = 2 };
+
+/* One cluster: entries e = off .. off + cnt - 1 of the state's entry
+ * arrays (particle, weight, rest offsets). */
+struct sm_cluster {
+  uint32_t off, cnt, body;
+  double wsum;     /* sum of the weights m_i / n_i */
+  double Aqq[9];   /* (sum w q q^T)^-1, row-major */
+  double Sp[9];    /* plastic state (Mueller 2005 sect. 4.4), identity at
+                      first; the rest offsets are Sp q0 */
+  double qr[4];    /* the last rotation (quaternion): warm start */
+  double qm[9];    /* weighted mean of the rest offsets' quadratic
+                      coordinates: they are fitted about it, so the
+                      quadratic goals too exert no net force */
+};
+
+/* The shape matching of one mode, host-free (match.c). */
+struct sm_params {
+  int mode;           /* enum sm_mode */
+  double beta;        /* linear/quadratic share of the goal, [0, 1] */
+};
+
+struct sm_body {
+  size_t first, count;  /* its particles */
+  uint32_t cfirst, ccount; /* its clusters */
+  int mode, motion;
+  double alpha, beta;   /* stiffness (0, 1]; deformation share [0, 1] */
+  double yield, creep, cmax; /* plasticity; yield = INFINITY: none */
+  double mass;
+  double V[3], w[3], c0[3]; /* scripted motion about the start centre c0 */
+};
+
+/* ---- match.c: the math, free of the host ------------------------------ */
+
+/* The rotation R (row-major) of the polar decomposition A = R S of a 3x3
+ * matrix.  Newton's iteration X <- (X + X^-T) / 2 when A is well
+ * conditioned with det A > 0, converged to round-off; otherwise the
+ * iteration of Mueller et al. 2016 on the quaternion q (in: a warm start,
+ * out: the rotation found), which also serves singular and inverted A. */
+void sm_polar(const double *A, double *R, double *q);
+/* R (row-major) of a unit quaternion (w, x, y, z). */
+void sm_quat_matrix(const double *q, double *R);
+/* The quaternion of a rotation matrix R. */
+void sm_matrix_quat(const double *R, double *q);
+/* Inverse of a 3x3 matrix into Ai; 0 when singular (|det| <= tol). */
+int sm_inverse3(const double *A, double *Ai, double tol);
+/* Inverse of the symmetric positive definite n x n matrix M (row-major) in
+ * place by Gauss-Jordan elimination with partial pivoting; 0 when a pivot
+ * falls below tol times the largest diagonal entry. */
+int sm_inverse_n(double *M, int n, double tol);
+/* The quadratic coordinates q~ = (qx, qy, qz, qx^2, qy^2, qz^2, qx qy,
+ * qy qz, qz qx) of q. */
+void sm_quad(const double *q, double *qt);
+
+/* Prepare cluster c's rest shape from its weights w and rest offsets q
+ * (3 per entry, about the weighted centre): Aqq, and for the quadratic
+ * mode the 9x9 (sum w q~ q~^T)^-1 into aqq9.  Returns 0 when the shape
+ * is degenerate for the mode: coplanar (linear), or too few layers along
+ * an axis to fit a quadratic. */
+int sm_rest(struct sm_cluster *c, const double *w, const double *q,
+            int mode, double *aqq9);
+
+/* The goal positions g (3 per entry) of cluster c for the predicted
+ * positions p of its particles (3 per entry, gathered), its weights w and
+ * rest offsets q.  A_out, when not NULL, receives the volume-normalised
+ * linear fit A (R when A is inverted): the deformation plasticity reads. */
+void sm_goals(struct sm_cluster *c, const struct sm_params *prm,
+              const double *w, const double *q, const double *aqq9,
+              const double *p, double *g, double *A_out);
+
+/* Mueller 2005's plasticity for one step of length h: with S = R^T A the
+ * cluster's strain, Sp creeps towards it while |S - I| > yield, is capped
+ * at |Sp - I| <= cmax and kept at det Sp = 1.  Returns 1 when Sp changed
+ * (the caller updates the rest offsets q = Sp q0 and calls sm_rest). */
+int sm_plastic(struct sm_cluster *c, const double *A, double yield,
+               double creep, double cmax, double h);
+
+/* ---- the plugin's state ----------------------------------------------- */
+
+struct state {
+  const struct ms_host *host;
+  ms_ctx *ctx;
+  size_t n;                 /* particles */
+  double *x, *v, *m, *r;    /* x, v: 3 per particle */
+  double *x0, *v0;          /* at begin_step, for rewind */
+  double *xs;               /* 3 per particle: the predicted positions */
+  double *dx;               /* 3 per particle: a pass's correction */
+  double *dd;               /* 3 per particle: its displacement in the
+                               substep so far, summed from the moves (not
+                               xs - x: far from the origin that loses the
+                               digits the velocity needs) */
+  uint32_t *body_of;        /* n */
+  uint32_t *nclus;          /* n: clusters each particle is in */
+  struct sm_body *body;
+  uint32_t nbody;
+  struct sm_cluster *clus;
+  uint32_t nclusters;
+  /* entries of the clusters: particle, weight, rest offsets as sampled
+   * (q0) and as now (q = Sp q0), and scratch for gathered positions and
+   * goals */
+  uint32_t *ep;
+  double *ew, *eq0, *eq, *ep3, *eg;
+  size_t nentries;
+  double *aqq9;             /* 81 per cluster (quadratic bodies) */
+  double *clus0;            /* per cluster: Sp and qr at begin_step */
+  int substeps, iterations;
+  double restitution, friction; /* at the domain walls */
+  double gravity[3], lo[3], hi[3];
+  /* the step's meta-particles */
+  int32_t *meta;            /* n: meta-particle of each particle, or -1 */
+  uint32_t nmeta, cap_meta;
+  uint32_t *host_of;        /* per meta: the body whose rest answers for it
+                               (couple.c), or SM_NONE */
+  double *share;            /* per meta: the collective inertia it states */
+  uint32_t *pin;            /* per meta: a member of a kinematic body, or
+                               SM_NONE */
+  double *mV, *mD;          /* 3 per meta: its velocity over the substeps,
+                               its displacement so far */
+  uint8_t *touch;           /* n: walls a particle met this substep */
+  double *dL;               /* 3 per body: this substep's lag torque (step.c,
+                               angular_lag) */
+  struct ms_field fields[4];
+};
+
+#define SM_NONE UINT32_MAX
+
+/* ---- config.c --------------------------------------------------------- */
+/* Read the system's keys, create its bodies, particles and clusters. */
+int sm_configure(struct state *s, const ms_config *sec);
+
+/* ---- step.c: the position-based step ---------------------------------- */
+/* Advance every body by dt in `substeps` substeps with the meta-particles
+ * mt (may hold count 0), filling res. */
+int sm_step(struct state *s, const struct ms_step *st,
+            const struct ms_metas *mt, struct ms_meta_result *res);
+/* Rest offsets of cluster c from its plastic state, and its rest shape
+ * again. */
+void sm_replastic(struct state *s, uint32_t c);
+/* Body b's particles outside meta-particles (s->meta of the step): their
+ * mass (returned; 0: none), centre c and inertia I about it (sym3). */
+double sm_free_frame(const struct state *s, uint32_t b, double *c,
+                     double *I);
+/* Add the rigid velocity V + w x (x - c) to body b's free particles, and
+ * dt times it to their positions. */
+void sm_free_turn(struct state *s, uint32_t b, const double *c,
+                  const double *V, const double *w, double dt);
+
+/* ---- couple.c: collective response (ABI 1.1) -------------------------- */
+/* Per meta-particle: its host (the body of its first dynamic member) and
+ * the inertia alpha (the host's free mass) (member mass there) / (member
+ * mass in all the host's meta-particles), isotropic, into inertia (6 per
+ * meta-particle).  MS_ENOMEM when the tables cannot grow. */
+int sm_meta_inertia(struct state *s, const struct ms_metas *mt,
+                    double *inertia);
+/* LEAD: each meta-particle and its share of the host take G together
+ * (ms_meta_lead_lump); FOLLOW: the share takes K.  Either way the share's
+ * impulse goes to the host's free particles as a rigid body's would, at
+ * the meta-particle's centre. */
+int sm_meta_response(struct state *s, const struct ms_step *st,
+                     const struct ms_metas *mt,
+                     const struct ms_meta_response *r);
+/* Room for K meta-particles in the per-meta tables; MS_ENOMEM. */
+int sm_meta_room(struct state *s, uint32_t K);
+
+#endif

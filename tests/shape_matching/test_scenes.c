@@ -1,0 +1,450 @@
+/* The shape_matching plugin in the core: a rigid body keeps its shape to
+ * round-off in free flight and after impacts, a free body keeps its
+ * momentum (and, in rigid mode, its angular momentum), a deformed body
+ * returns at the rate the math gives, plasticity keeps the deformation
+ * Mueller's rule predicts, and bad keys get one line naming them. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../scenes/simtest.h"
+#include "suites.h"
+
+#define ZERO_G "scene = { duration = 100.0; fps = 10.0; " \
+               "gravity = [0.0, 0.0, 0.0]; };\n"              \
+               "coupling = { max_dt = 0.001; };\n"
+#define BOX(lo, hi) \
+  "shape = { type = \"box\"; min = [" lo "]; max = [" hi "]; };"
+#define CUBE BOX("-0.05, -0.05, -0.05", "0.05, 0.05, 0.05")
+
+static double *X(struct ms__system *y, size_t i) { return ms__at(&y->x, i); }
+static double *V(struct ms__system *y, size_t i) { return ms__at(&y->v, i); }
+static double M(struct ms__system *y, size_t i) { return *ms__at(&y->m, i); }
+
+static void momenta(struct ms__system *y, size_t from, size_t to, double *P,
+                    double *L) {
+  for (int a = 0; a < 3; a++) P[a] = L[a] = 0.0;
+  for (size_t i = from; i < to; i++) {
+    const double *x = X(y, i), *v = V(y, i);
+    double m = M(y, i);
+    for (int a = 0; a < 3; a++) P[a] += m * v[a];
+    L[0] += m * (x[1] * v[2] - x[2] * v[1]);
+    L[1] += m * (x[2] * v[0] - x[0] * v[2]);
+    L[2] += m * (x[0] * v[1] - x[1] * v[0]);
+  }
+}
+
+static double dist(const double *a, const double *b) {
+  return sqrt(pow(a[0] - b[0], 2) + pow(a[1] - b[1], 2) + pow(a[2] - b[2], 2));
+}
+
+static double norm(const double *a) { return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
+
+/* Largest relative change of a pairwise distance of particles from..to
+ * against the copy x0. */
+static double shape_error(struct ms__system *y, size_t from, size_t to,
+                          const double *x0) {
+  double worst = 0.0;
+  for (size_t i = from; i < to; i++)
+    for (size_t j = i + 1; j < to; j++) {
+      double d0 = dist(x0 + 3 * (i - from), x0 + 3 * (j - from));
+      worst = fmax(worst, fabs(dist(X(y, i), X(y, j)) / d0 - 1.0));
+    }
+  return worst;
+}
+
+static double *copy_x(struct ms__system *y, size_t from, size_t to) {
+  double *c = malloc(3 * (to - from) * sizeof *c);
+  for (size_t i = from; i < to; i++) memcpy(c + 3 * (i - from), X(y, i), 24);
+  return c;
+}
+
+/* 10^4 steps of a spinning, tumbling rigid-mode body: every distance
+ * kept to 1e-12, linear and angular momentum to 1e-12. */
+START_TEST(rigid_free_flight_keeps_shape_and_momenta) {
+  ms_sim *S = st_open_text(
+      ZERO_G "systems = ( { name = \"sm\"; solver = \"shape_matching\";\n"
+             "  spacing = 0.025; mode = \"rigid\"; " CUBE "\n"
+             "  velocity = [0.3, 0.1, -0.2];\n"
+             "  angular_velocity = [1.0, 2.0, 7.0]; } );\n", 1);
+  struct ms__system *y = st_system(S, "sm");
+  size_t n = y->view.count;
+  double *x0 = copy_x(y, 0, n), P0[3], L0[3], P[3], L[3];
+  momenta(y, 0, n, P0, L0);
+  for (int k = 0; k < 10000; k++) st_step(S);
+  momenta(y, 0, n, P, L);
+  double es = shape_error(y, 0, n, x0), sxv = 0.0;
+  for (size_t i = 0; i < n; i++) sxv += M(y, i) * norm(X(y, i)) * norm(V(y, i));
+  double dp = sqrt(pow(P[0] - P0[0], 2) + pow(P[1] - P0[1], 2) + pow(P[2] - P0[2], 2)) / norm(P0);
+  double dl = sqrt(pow(L[0] - L0[0], 2) + pow(L[1] - L0[1], 2) + pow(L[2] - L0[2], 2)) / norm(L0);
+  /* round-off: each step rounds every position (far from the origin
+   * after 10 s of flight), which moves L by about eps sum m |x| |v|;
+   * over N steps at most N times that */
+  double bound = 1e4 * 2.2e-16 * sxv / norm(L0);
+  fprintf(stderr, "# rigid free flight 1e4 steps: shape %.3g, dP %.3g, dL %.3g "
+          "(round-off bound %.3g)\n", es, dp, dl, bound);
+  ck_assert_msg(es < 1e-12, "distances changed by %g", es);
+  ck_assert_msg(dp < 1e-12, "momentum changed by %g", dp);
+  ck_assert_msg(dl < bound, "angular momentum changed by %g", dl);
+  free(x0);
+  st_close(S);
+}
+END_TEST
+
+/* Dropped spinning onto the floor, it bounces: whenever it is off the
+ * floor again its distances are the rest shape's to 1e-12. */
+START_TEST(rigid_shape_after_impacts) {
+  ms_sim *S = st_open_text(
+      "scene = { duration = 100.0; fps = 10.0; gravity = [0.0, -9.81, 0.0];\n"
+      "  domain = { min = [-1.0, 0.0, -1.0]; max = [1.0, 2.0, 1.0]; }; };\n"
+      "coupling = { max_dt = 0.001; };\n"
+      "systems = ( { name = \"sm\"; solver = \"shape_matching\";\n"
+      "  spacing = 0.025; mode = \"rigid\"; wall_restitution = 0.6;\n"
+      "  " BOX("-0.05, 0.2, -0.05", "0.05, 0.3, 0.05") "\n"
+      "  angular_velocity = [3.0, 0.0, 5.0]; } );\n", 1);
+  struct ms__system *y = st_system(S, "sm");
+  size_t n = y->view.count;
+  double *x0 = copy_x(y, 0, n), worst = 0.0;
+  int impacts = 0, airborne_after = 0, was_down = 0;
+  for (int k = 0; k < 1500; k++) {
+    st_step(S);
+    double low = INFINITY;
+    for (size_t i = 0; i < n; i++) low = fmin(low, X(y, i)[1] - 0.0125);
+    int down = low < 1e-9;
+    if (down && !was_down) impacts++;
+    was_down = down;
+    if (!down && impacts > 0) {
+      airborne_after++;
+      worst = fmax(worst, shape_error(y, 0, n, x0));
+    }
+  }
+  fprintf(stderr, "# rigid impacts: %d, %d airborne steps after, shape %.3g\n",
+          impacts, airborne_after, worst);
+  ck_assert_int_ge(impacts, 2);
+  ck_assert_int_ge(airborne_after, 100);
+  ck_assert_msg(worst < 1e-12, "distances off by %g after impacts", worst);
+  free(x0);
+  st_close(S);
+}
+END_TEST
+
+/* Two bodies of one system collide through merging-and-splitting: the
+ * system's momentum is kept to 1e-12 and, once apart, both are their rest
+ * shapes to 1e-12. */
+START_TEST(rigid_bodies_collide) {
+  ms_sim *S = st_open_text(
+      ZERO_G "systems = ( { name = \"sm\"; solver = \"shape_matching\";\n"
+             "  spacing = 0.025; mode = \"rigid\"; bodies = (\n"
+             "  { " BOX("-0.17, -0.05, -0.05", "-0.07, 0.05, 0.05")
+             " velocity = [1.0, 0.0, 0.0]; angular_velocity = [0.0, 0.0, 3.0]; },\n"
+             "  { " BOX("0.07, -0.01, -0.03", "0.17, 0.09, 0.07")
+             " velocity = [-1.0, 0.0, 0.0]; density = 3000.0; } ); } );\n", 1);
+  struct ms__system *y = st_system(S, "sm");
+  size_t n = y->view.count, h = n / 2;
+  double *a0 = copy_x(y, 0, h), *b0 = copy_x(y, h, n), P0[3], L0[3], P[3], L[3];
+  momenta(y, 0, n, P0, L0);
+  double scale = 0.0;
+  for (size_t i = 0; i < n; i++) scale += M(y, i) * norm(V(y, i));
+  for (int k = 0; k < 300; k++) st_step(S);
+  momenta(y, 0, n, P, L);
+  double dp = 0.0;
+  for (int a = 0; a < 3; a++) dp = fmax(dp, fabs(P[a] - P0[a]) / scale);
+  double gap = INFINITY;
+  for (size_t i = 0; i < h; i++)
+    for (size_t j = h; j < n; j++) gap = fmin(gap, dist(X(y, i), X(y, j)));
+  double ea = shape_error(y, 0, h, a0), eb = shape_error(y, h, n, b0);
+  fprintf(stderr, "# two rigid bodies: dP %.3g, gap %.4f, shapes %.3g %.3g, vx %.4f\n",
+          dp, gap, ea, eb, V(y, 0)[0]);
+  ck_assert_msg(V(y, 0)[0] < 0.9, "the bodies did not collide");
+  ck_assert_msg(gap > 0.025, "the bodies are not apart (gap %g)", gap);
+  ck_assert_msg(dp < 1e-12, "momentum changed by %g", dp);
+  ck_assert_msg(ea < 1e-12 && eb < 1e-12, "shapes off by %g, %g", ea, eb);
+  free(a0), free(b0);
+  st_close(S);
+}
+END_TEST
+
+/* Apply x -> c + F (x - c) (about the body's centre c) to particles
+ * from..to. */
+static void deform(struct ms__system *y, size_t n, const double *F) {
+  double c[3] = {0, 0, 0};
+  for (size_t i = 0; i < n; i++)
+    for (int a = 0; a < 3; a++) c[a] += X(y, i)[a] / (double)n;
+  for (size_t i = 0; i < n; i++) {
+    double *x = X(y, i), r[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+    for (int a = 0; a < 3; a++)
+      x[a] = c[a] + F[3 * a] * r[0] + F[3 * a + 1] * r[1] + F[3 * a + 2] * r[2];
+  }
+}
+
+/* A soft body of two overlapping regions, deformed and thrown spinning:
+ * linear mode keeps its momentum to 1e-12, rigid mode its angular
+ * momentum too. */
+START_TEST(soft_body_keeps_momentum) {
+  for (int rigid = 0; rigid <= 1; rigid++) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             ZERO_G "systems = ( { name = \"sm\"; solver = \"shape_matching\";\n"
+                    "  spacing = 0.02; mode = \"%s\"; alpha = 0.4; beta = %s;\n"
+                    "  regions = [2, 2, 1]; " CUBE "\n"
+                    "  velocity = [0.3, 0.1, -0.2];\n"
+                    "  angular_velocity = [1.0, 2.0, 7.0]; } );\n",
+             rigid ? "rigid" : "linear", rigid ? "0.0" : "0.5");
+    ms_sim *S = st_open_text(text, 1);
+    struct ms__system *y = st_system(S, "sm");
+    size_t n = y->view.count;
+    static const double F[9] = {1.1, 0.2, 0.0, 0.0, 0.9, 0.1, 0.05, 0.0, 1.0};
+    deform(y, n, F);
+    double P0[3], L0[3], P[3], L[3];
+    momenta(y, 0, n, P0, L0);
+    for (int k = 0; k < 2000; k++) st_step(S);
+    momenta(y, 0, n, P, L);
+    double dp = 0.0, dl = 0.0;
+    for (int a = 0; a < 3; a++) {
+      dp = fmax(dp, fabs(P[a] - P0[a]) / norm(P0));
+      dl = fmax(dl, fabs(L[a] - L0[a]) / norm(L0));
+    }
+    fprintf(stderr, "# %s regions 2x2: dP %.3g, dL %.3g\n",
+            rigid ? "rigid" : "linear", dp, dl);
+    ck_assert_msg(dp < 1e-12, "momentum changed by %g", dp);
+    if (rigid) ck_assert_msg(dl < 1e-12, "angular momentum changed by %g", dl);
+    st_close(S);
+  }
+}
+END_TEST
+
+/* The deviation from the rest shape e of a body released at rest from a
+ * deformation: per step, with c = (1 - a (1 - beta))^k the contraction of
+ * k passes of stiffness a = 1 - (1 - alpha)^(1/k),
+ *   e' = c (e + u),  u' = e' - e   (u: the last step's motion),
+ * whose two roots have modulus sqrt(c): the envelope's rate.  alpha = 1,
+ * beta = 0: c = 0, the rest shape after one step. */
+static double decay_run(const char *mode, double alpha, double beta,
+                        const double *F, int quad, int steps, double *rate) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           ZERO_G "systems = ( { name = \"sm\"; solver = \"shape_matching\";\n"
+                  "  spacing = 0.03; mode = \"%s\"; alpha = %.17g; beta = %.17g;\n"
+                  "  " CUBE " } );\n", mode, alpha, beta);
+  ms_sim *S = st_open_text(text, 1);
+  struct ms__system *y = st_system(S, "sm");
+  size_t n = y->view.count;
+  double *rest = copy_x(y, 0, n);
+  if (quad)
+    for (size_t i = 0; i < n; i++) X(y, i)[1] += 2.0 * pow(X(y, i)[0], 2);
+  else
+    deform(y, n, F);
+  double a = 1.0 - pow(1.0 - alpha, 0.5);
+  double c = pow(1.0 - a * (1.0 - beta), 2);
+  *rate = sqrt(c);
+  /* the corner particle's deviation, about the centre */
+  size_t p = n - 1;
+  double e[3], u[3] = {0, 0, 0}, worst = 0.0, size = 0.0;
+  for (int k = 0; k <= steps; k++) {
+    double cm[3] = {0, 0, 0}, cr[3] = {0, 0, 0}, now[3];
+    for (size_t i = 0; i < n; i++)
+      for (int d = 0; d < 3; d++) {
+        cm[d] += X(y, i)[d] / (double)n;
+        cr[d] += rest[3 * i + d] / (double)n;
+      }
+    for (int d = 0; d < 3; d++)
+      now[d] = (X(y, p)[d] - cm[d]) - (rest[3 * p + d] - cr[d]);
+    if (k == 0) {
+      memcpy(e, now, sizeof e);
+      size = norm(e);
+    } else {
+      double en[3];
+      for (int d = 0; d < 3; d++) {
+        en[d] = c * (e[d] + u[d]);
+        u[d] = en[d] - e[d];
+        e[d] = en[d];
+      }
+    }
+    for (int d = 0; d < 3; d++) worst = fmax(worst, fabs(now[d] - e[d]));
+    st_step(S);
+  }
+  free(rest);
+  st_close(S);
+  return worst / size;
+}
+
+START_TEST(deformation_decays_at_the_rate) {
+  static const double stretch[9] = {1.2, 0, 0, 0, 1.0 / 1.2, 0, 0, 0, 1.0};
+  static const double small[9] = {1.0 + 1e-5, 0, 0, 0, 1.0 / (1.0 + 1e-5), 0,
+                                  0, 0, 1.0};
+  double rate, err;
+  /* alpha = 1: the rest shape after one step, exactly */
+  err = decay_run("linear", 1.0, 0.0, stretch, 0, 1, &rate);
+  ck_assert_msg(err < 1e-13, "linear, alpha 1: off by %g", err);
+  err = decay_run("quadratic", 1.0, 0.0, NULL, 1, 1, &rate);
+  ck_assert_msg(err < 1e-13, "quadratic, alpha 1: off by %g", err);
+  /* alpha < 1, beta = 0: the recurrence exactly */
+  err = decay_run("linear", 0.5, 0.0, stretch, 0, 40, &rate);
+  fprintf(stderr, "# linear alpha 0.5: rate %.6f, off %.3g\n", rate, err);
+  ck_assert_msg(err < 1e-10, "linear alpha 0.5: off the recurrence by %g", err);
+  ck_assert_double_eq_tol(rate, sqrt(0.5), 1e-15);
+  err = decay_run("quadratic", 0.3, 0.0, NULL, 1, 40, &rate);
+  fprintf(stderr, "# quadratic alpha 0.3: rate %.6f, off %.3g\n", rate, err);
+  ck_assert_msg(err < 1e-10, "quadratic alpha 0.3: off by %g", err);
+  /* beta > 0: the linear part keeps beta of itself per pass (to first
+   * order in the strain: the volume normalisation is second order) */
+  err = decay_run("linear", 0.5, 0.4, small, 0, 40, &rate);
+  fprintf(stderr, "# linear alpha 0.5 beta 0.4: rate %.6f, off %.3g\n", rate,
+          err);
+  ck_assert_msg(err < 1e-4, "linear alpha 0.5 beta 0.4: off by %g", err);
+}
+END_TEST
+
+/* Mueller 2005's plasticity with alpha = 1, beta = 0: a cube sheared by
+ * gamma, released at rest, run 20 steps; returns |S - I|_F of the shape
+ * it ends in (its permanent stretch, against the rest lattice). */
+static double permanent(double gamma, double yield, double creep, double cmax) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           ZERO_G "systems = ( { name = \"sm\"; solver = \"shape_matching\";\n"
+                  "  spacing = 0.025; plastic_yield = %g; plastic_creep = %g;\n"
+                  "  plastic_max = %g; " CUBE " } );\n", yield, creep, cmax);
+  ms_sim *S = st_open_text(text, 1);
+  struct ms__system *y = st_system(S, "sm");
+  size_t n = y->view.count;
+  double *rest = copy_x(y, 0, n);
+  const double F[9] = {1, gamma, 0, 0, 1, 0, 0, 0, 1};
+  deform(y, n, F);
+  for (int k = 0; k < 20; k++) st_step(S);
+  /* the fit A = (sum p q^T)(sum q q^T)^-1 about the centres; its stretch
+   * is sqrt(A^T A) */
+  double cp[3] = {0}, cq[3] = {0}, Apq[9] = {0}, Aqq[9] = {0};
+  for (size_t i = 0; i < n; i++)
+    for (int a = 0; a < 3; a++) cp[a] += X(y, i)[a] / n, cq[a] += rest[3 * i + a] / n;
+  for (size_t i = 0; i < n; i++)
+    for (int r = 0; r < 3; r++)
+      for (int c = 0; c < 3; c++) {
+        Apq[3 * r + c] += (X(y, i)[r] - cp[r]) * (rest[3 * i + c] - cq[c]);
+        Aqq[3 * r + c] += (rest[3 * i + r] - cq[r]) * (rest[3 * i + c] - cq[c]);
+      }
+  /* the lattice is cubic: Aqq is a multiple of I */
+  double A[9], AtA[9];
+  for (int i = 0; i < 9; i++) A[i] = Apq[i] / Aqq[0];
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) {
+      AtA[3 * r + c] = 0.0;
+      for (int k = 0; k < 3; k++) AtA[3 * r + c] += A[3 * k + r] * A[3 * k + c];
+    }
+  /* |S - I|_F from the eigenvalues of A^T A (plane x-y: 2x2 block) */
+  double t = AtA[0] + AtA[4], d = AtA[0] * AtA[4] - AtA[1] * AtA[3];
+  double disc = sqrt(fmax(0.0, t * t - 4 * d));
+  double l1 = 0.5 * (t + disc), l2 = 0.5 * (t - disc);
+  double size = sqrt(pow(sqrt(l1) - 1, 2) + pow(sqrt(l2) - 1, 2) +
+                     pow(sqrt(AtA[8]) - 1, 2));
+  free(rest);
+  st_close(S);
+  return size;
+}
+
+/* What the plugin's step does to the strain along the shear's direction,
+ * to first order, with alpha = 1, beta = 0 and k = h creep: the shape y
+ * snaps to the rest P each step; the next prediction y + u (u: the last
+ * step's change) strains it by z - P, which moves P by k (z - P) while
+ * |z - P| > yield, |P| capped at cmax.  s0 = |S - I|_F of the shear's
+ * stretch S = [[2, g], [g, 2 + g^2]] / sqrt(4 + g^2).  (The snap's
+ * velocity carries the shape back past the rest, so the body keeps less
+ * than the first step's k s0.) */
+static double predicted(double gamma, double yield, double creep,
+                        double cmax) {
+  double k = 0.001 * creep, r = sqrt(4 + gamma * gamma);
+  double s0 = sqrt(pow(2 / r - 1, 2) + 2 * pow(gamma / r, 2) +
+                   pow((2 + gamma * gamma) / r - 1, 2));
+  double y = s0, u = 0.0, P = 0.0;
+  for (int n = 0; n < 20; n++) {
+    double z = y + u;
+    if (fabs(z - P) > yield) P = fmax(-cmax, fmin(P + k * (z - P), cmax));
+    u = P - y, y = P;
+  }
+  return fabs(P); /* the size: the test measures |Sp - I| */
+}
+
+START_TEST(plastic_deformation_as_predicted) {
+  static const struct {
+    double gamma, yield, creep, cmax;
+  } c[] = {{0.1, 0.01, 1000.0, 1.0}, {0.1, 0.01, 500.0, 1.0},
+           {0.4, 0.05, 1000.0, 0.1}, {0.1, 0.01, 300.0, 1.0},
+           {0.04, 0.05, 1000.0, 1.0}};
+  for (int t = 0; t < 5; t++) {
+    double got = permanent(c[t].gamma, c[t].yield, c[t].creep, c[t].cmax);
+    double want = predicted(c[t].gamma, c[t].yield, c[t].creep, c[t].cmax);
+    fprintf(stderr, "# shear %g, yield %g, creep %g/s, cap %g: permanent "
+            "%.5f, predicted %.5f\n", c[t].gamma, c[t].yield, c[t].creep,
+            c[t].cmax, got, want);
+    if (want == 0.0)
+      ck_assert_msg(got < 1e-12, "below the yield yet %g permanent", got);
+    else
+      ck_assert_msg(fabs(got - want) < 0.1 * want, "permanent %g, "
+                    "predicted %g", got, want);
+  }
+}
+END_TEST
+
+/* Open a one-system scene whose section holds `body`. */
+static int try_open(const char *body, char *err, size_t len) {
+  char text[2048];
+  snprintf(text, sizeof text,
+           "scene = { gravity = [0.0, 0.0, -9.81]; };\n"
+           "systems = ( { name = \"sb\"; solver = \"shape_matching\";\n%s } );\n",
+           body);
+  return st_try_text(text, err, len, NULL);
+}
+
+#define SHAPE " spacing = 0.02; " CUBE
+static const struct {
+  const char *body, *key, *msg;
+} bad[] = {
+    {"spacing = 0.02;", "shape", "is required"},
+    {"alpha = 0.0;" SHAPE, "alpha", "must be in (0, 1]"},
+    {"alpha = 1.5;" SHAPE, "alpha", "must be in (0, 1]"},
+    {"beta = -0.1;" SHAPE, "beta", "must be in [0, 1]"},
+    {"beta = 1.01;" SHAPE, "beta", "must be in [0, 1]"},
+    {"plastic_yield = -0.1;" SHAPE, "plastic_yield", "must be >= 0"},
+    {"plastic_yield = 0.1; mode = \"rigid\";" SHAPE, "plastic_yield",
+     "needs mode"},
+    {"plastic_max = 0.0;" SHAPE, "plastic_max", "must be > 0"},
+    {"mode = \"cubic\";" SHAPE, "mode", "unknown value \"cubic\""},
+    {"regions = [2, 0, 1];" SHAPE, "regions", "whole numbers"},
+    {"regions = [20, 20, 20];" SHAPE, "regions", "too fine"},
+    {"substeps = 0;" SHAPE, "substeps", "must be in [1, 1000]"},
+    {"radius = 0.01; shape = { type = \"points\"; points = ( [0.0, 0.0, 0.0], "
+     "[0.1, 0.0, 0.0], [0.0, 0.1, 0.0] ); };", "shape", "at least 4"},
+    {"spacing = 0.02; " BOX("0.0, 0.0, 0.0", "0.1, 0.1, 0.0"), "shape",
+     "lie in a plane"},
+    {"spacing = 0.02; mode = \"quadratic\"; "
+     BOX("0.0, 0.0, 0.0", "0.1, 0.1, 0.02"), "shape", "three along every axis"},
+};
+
+START_TEST(bad_values_are_refused) {
+  char err[1024];
+  int rc = try_open(bad[_i].body, err, sizeof err);
+  ck_assert_msg(rc != 0, "accepted: %s", bad[_i].body);
+  ck_assert_msg(strstr(err, bad[_i].key) && strstr(err, bad[_i].msg),
+                "error for '%s' does not name '%s' / '%s': %s", bad[_i].body,
+                bad[_i].key, bad[_i].msg, err);
+  ck_assert_msg(strstr(err, "/tmp/ms-scene-") && strstr(err, "sb") &&
+                    !strchr(err, '\n'),
+                "not one line naming the file and system: %s", err);
+}
+END_TEST
+
+Suite *suite_scenes(void) {
+  Suite *s = suite_create("scenes");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, rigid_free_flight_keeps_shape_and_momenta);
+  tcase_add_test(tc, rigid_shape_after_impacts);
+  tcase_add_test(tc, rigid_bodies_collide);
+  tcase_add_test(tc, soft_body_keeps_momentum);
+  tcase_add_test(tc, deformation_decays_at_the_rate);
+  tcase_add_test(tc, plastic_deformation_as_predicted);
+  tcase_add_loop_test(tc, bad_values_are_refused, 0,
+                      (int)(sizeof bad / sizeof bad[0]));
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -3,6 +3,8 @@
  *   iterations        match-and-walls passes per substep, >= 1, default 2
  *                     (alpha is spread over them: the stiffness does not
  *                     depend on the count)
+ *   cfl               the most a particle moves in a substep, in radii,
+ *                     (0, 1], default 0.5: max_dt
  *   wall_restitution  normal restitution at the domain walls, [0, 1], 0.2
  *   wall_friction     Coulomb friction coefficient at the walls, >= 0, 0.5
  *   bodies            a list of body groups; without it the section is one
@@ -329,6 +331,7 @@ static int system_keys(struct state *s, const ms_config *sec) {
   int64_t sub, it;
   if ((rc = h->cfg_int(s->ctx, sec, "substeps", 1, &sub)) ||
       (rc = h->cfg_int(s->ctx, sec, "iterations", 2, &it)) ||
+      (rc = h->cfg_double(s->ctx, sec, "cfl", 0.5, &s->cfl)) ||
       (rc = ms_cfg_unit(h, s->ctx, sec, "wall_restitution", 0.2,
                         &s->restitution)) ||
       (rc = ms_cfg_non_negative(h, s->ctx, sec, "wall_friction", 0.5,
@@ -340,6 +343,9 @@ static int system_keys(struct state *s, const ms_config *sec) {
   if (it < 1 || it > 100)
     return h->cfg_error(s->ctx, sec, "iterations", "must be in [1, 100] "
                         "(got %lld)", (long long)it);
+  if (!(s->cfl > 0.0 && s->cfl <= 1.0))
+    return h->cfg_error(s->ctx, sec, "cfl", "must be in (0, 1] radii per "
+                        "substep (got %g)", s->cfl);
   s->substeps = (int)sub, s->iterations = (int)it;
   return MS_OK;
 }

@@ -11,7 +11,7 @@ plugins_shape_matching_libshape_matching_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 plugin_LTLIBRARIES += plugins/shape_matching.la
 plugins_shape_matching_la_SOURCES = plugins/shape_matching/plugin.c \
 	plugins/shape_matching/config.c plugins/shape_matching/step.c \
-	plugins/shape_matching/couple.c
+	plugins/shape_matching/couple.c plugins/shape_matching/walls.c
 plugins_shape_matching_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
 plugins_shape_matching_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 plugins_shape_matching_la_LDFLAGS = $(MS_PLUGIN_LDFLAGS)
@@ -33,3 +33,11 @@ tests_shape_matching_run_shape_matching_LDADD = \
 	core/libmscore.la $(CHECK_LIBS) $(LIBCONFIG_LIBS) -lm
 tests_shape_matching_run_shape_matching_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/shape_matching/run-shape-matching
+
+# ---- scenes ----------------------------------------------------------------
+# Gao et al. 2018's scenes with the solids of this plugin.
+gao2018dir = $(configsdir)/gao2018
+dist_gao2018_DATA = configs/gao2018/soft_bodies_drop.cfg \
+	configs/gao2018/rigid_into_flip.cfg configs/gao2018/soft_into_flip.cfg \
+	configs/gao2018/rigid_into_sph.cfg configs/gao2018/soft_into_sph.cfg \
+	configs/gao2018/body_on_cloth.cfg

@@ -19,7 +19,7 @@ static void destroy(ms_instance *inst) {
   free(s->clus), free(s->ep), free(s->ew), free(s->eq0), free(s->eq);
   free(s->ep3), free(s->eg), free(s->aqq9), free(s->clus0), free(s->meta);
   free(s->host_of), free(s->pin), free(s->mV), free(s->mD), free(s->touch);
-  free(s->dL), free(s->dd), free(s->share);
+  free(s->dL), free(s->dd), free(s->share), free(s->contacts);
   free(s);
 }
 
@@ -34,6 +34,14 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   memcpy(s->hi, info->domain_max, sizeof s->hi);
   int rc = sm_configure(s, sec);
   if (!rc && !(s->touch = calloc(s->n ? s->n : 1, 1))) rc = MS_ENOMEM;
+  /* wall contacts: up to three walls for each particle of the largest
+   * body */
+  size_t most = 1;
+  for (uint32_t b = 0; !rc && b < s->nbody; b++)
+    if (s->body[b].count > most) most = s->body[b].count;
+  s->cap_contacts = (uint32_t)(3 * most);
+  if (!rc && !(s->contacts = malloc(s->cap_contacts * (size_t)SM_CONTACT_SIZE)))
+    rc = MS_ENOMEM;
   if (rc) {
     destroy((ms_instance *)(void *)s);
     return rc == MS_ENOMEM ? host->set_error(ctx, rc, "out of memory") : rc;
@@ -74,6 +82,12 @@ static void restore_clusters(struct state *s) {
     memcpy(C->qr, s->clus0 + 13 * (size_t)c + 9, sizeof C->qr);
     if (plastic) sm_replastic(s, c);
   }
+}
+
+static int max_dt(ms_instance *inst, double *dt) {
+  double d = sm_max_dt(S(inst));
+  if (d < *dt) *dt = d;
+  return MS_OK;
 }
 
 static int begin_step(ms_instance *inst, const struct ms_step *st) {
@@ -131,26 +145,32 @@ static int meta_response(ms_instance *inst, const struct ms_step *st,
   return sm_meta_response(S(inst), st, metas, r);
 }
 
+/* The substep's length, for energy() (not in integrate: rewind would
+ * have to undo it). */
 static int end_step(ms_instance *inst, const struct ms_step *st) {
-  (void)inst, (void)st;
+  struct state *s = S(inst);
+  s->h = st->dt / s->substeps;
   return MS_OK;
 }
 
-/* Shape matching stores no energy of its own: the particles carry it. */
+/* The particles' kinetic and gravitational energy, and the deformation's
+ * (sm_internal_energy). */
 static int energy(ms_instance *inst, struct ms_energy *out) {
-  const struct state *s = S(inst);
+  struct state *s = S(inst);
   ms_energy_of_particles(s->n, s->x, s->v, s->m, s->gravity, out);
-  out->internal = 0.0;
+  out->internal = sm_internal_energy(s);
   return MS_OK;
 }
 
-/* The particles and every cluster's plastic state and warm start. */
+/* The particles, the last substep's length (for energy()) and every
+ * cluster's plastic state and warm start. */
 static int save(ms_instance *inst, const struct ms_stream *out) {
   struct state *s = S(inst);
   uint64_t n = s->n, nc = s->nclusters;
   size_t v3 = 3 * s->n * sizeof(double);
   int rc = out->write(out->opaque, &n, sizeof n);
   if (!rc) rc = out->write(out->opaque, &nc, sizeof nc);
+  if (!rc) rc = out->write(out->opaque, &s->h, sizeof s->h);
   if (!rc) rc = out->write(out->opaque, s->x, v3);
   if (!rc) rc = out->write(out->opaque, s->v, v3);
   for (uint32_t c = 0; !rc && c < s->nclusters; c++) {
@@ -166,6 +186,8 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
   size_t v3 = 3 * s->n * sizeof(double);
   int rc = in->read(in->opaque, &n, sizeof n);
   if (!rc) rc = in->read(in->opaque, &nc, sizeof nc);
+  if (rc) return rc;
+  if (!rc) rc = in->read(in->opaque, &s->h, sizeof s->h);
   if (rc) return rc;
   if (n != s->n || nc != s->nclusters)
     return s->host->set_error(s->ctx, MS_ESTATE, "saved state holds %llu "
@@ -193,6 +215,7 @@ static const struct ms_plugin shape_matching = {
     .description = "rigid, linear and quadratic shape matching with "
                    "plasticity and regions; contacts answer with the body "
                    "(ABI 1.1)",
+    .max_dt = max_dt,
     .filter_pairs = filter_pairs,
     .energy = energy,
     .meta_inertia = meta_inertia,

@@ -130,7 +130,9 @@ struct state {
   double *aqq9;             /* 81 per cluster (quadratic bodies) */
   double *clus0;            /* per cluster: Sp and qr at begin_step */
   int substeps, iterations;
+  double h;                 /* the last substep's length (0: none yet) */
   double restitution, friction; /* at the domain walls */
+  double cfl;               /* radii a particle may move per substep */
   double gravity[3], lo[3], hi[3];
   /* the step's meta-particles */
   int32_t *meta;            /* n: meta-particle of each particle, or -1 */
@@ -143,6 +145,8 @@ struct state {
   double *mV, *mD;          /* 3 per meta: its velocity over the substeps,
                                its displacement so far */
   uint8_t *touch;           /* n: walls a particle met this substep */
+  void *contacts;           /* scratch of sm_wall_contacts */
+  uint32_t cap_contacts;
   double *dL;               /* 3 per body: this substep's lag torque (step.c,
                                angular_lag) */
   struct ms_field fields[4];
@@ -155,6 +159,11 @@ struct state {
 int sm_configure(struct state *s, const ms_config *sec);
 
 /* ---- step.c: the position-based step ---------------------------------- */
+/* The longest step in which no particle moves more than cfl times its
+ * radius in a substep (its speed, and gravity's pull from rest): a wall
+ * or a contact met within a substep is met shallow, so the position
+ * corrections that keep particles out stay small. */
+double sm_max_dt(const struct state *s);
 /* Advance every body by dt in `substeps` substeps with the meta-particles
  * mt (may hold count 0), filling res. */
 int sm_step(struct state *s, const struct ms_step *st,
@@ -171,6 +180,13 @@ double sm_free_frame(const struct state *s, uint32_t b, double *c,
 void sm_free_turn(struct state *s, uint32_t b, const double *c,
                   const double *V, const double *w, double dt);
 
+/* ---- walls.c: a body meets the walls as a body ------------------------- */
+/* Before a substep h's prediction: the impulses of body-level wall
+ * contacts (speculative, restitution, Coulomb friction) onto the free
+ * particles' velocities.  scratch holds cap contacts of one body. */
+void sm_wall_contacts(struct state *s, double h, void *scratch, uint32_t cap);
+#define SM_CONTACT_SIZE 80 /* bytes per contact in sm_wall_contacts' scratch */
+
 /* ---- couple.c: collective response (ABI 1.1) -------------------------- */
 /* Per meta-particle: its host (the body of its first dynamic member) and
  * the inertia alpha (the host's free mass) (member mass there) / (member
@@ -185,6 +201,11 @@ int sm_meta_inertia(struct state *s, const struct ms_metas *mt,
 int sm_meta_response(struct state *s, const struct ms_step *st,
                      const struct ms_metas *mt,
                      const struct ms_meta_response *r);
+/* The energy stored in the bodies' deformation: the potential whose
+ * force gives a substep h's corrections, sum w alpha |g - x|^2 / (2 h^2)
+ * over every cluster, goals from the particles as they are.  0 before
+ * the first step. */
+double sm_internal_energy(struct state *s);
 /* Room for K meta-particles in the per-meta tables; MS_ENOMEM. */
 int sm_meta_room(struct state *s, uint32_t K);
 

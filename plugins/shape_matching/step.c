@@ -60,6 +60,11 @@ static int dynamic(const struct state *s, size_t i) {
 static void predict(struct state *s, const struct ms_step *st,
                     const struct ms_metas *mt, double h, double t1) {
   const double *f = st->external_force, *g = s->gravity;
+  for (size_t i = 0; i < s->n; i++)
+    if (s->meta[i] < 0 && dynamic(s, i))
+      for (int a = 0; a < 3; a++)
+        s->v[3 * i + a] += h * (g[a] + (f ? f[3 * i + a] / s->m[i] : 0.0));
+  sm_wall_contacts(s, h, s->contacts, s->cap_contacts);
   for (size_t i = 0; i < s->n; i++) {
     double *x = s->x + 3 * i, *v = s->v + 3 * i, *xs = s->xs + 3 * i,
            *dd = s->dd + 3 * i;
@@ -71,7 +76,6 @@ static void predict(struct state *s, const struct ms_step *st,
       continue;
     }
     for (int a = 0; a < 3; a++) {
-      v[a] += h * (g[a] + (f ? f[3 * i + a] / s->m[i] : 0.0));
       dd[a] = h * v[a];
       xs[a] = x[a] + dd[a];
     }
@@ -236,36 +240,6 @@ static void walls(struct state *s, const struct ms_metas *mt,
   }
 }
 
-/* A free particle that met a wall: it does not move into it; moving in
- * faster than gravity brings in two substeps, it bounces with the
- * restitution; Coulomb friction takes from its sliding what the wall's
- * normal impulse allows. */
-static void wall_velocity(struct state *s, size_t i, const double *vp,
-                          double *v, double h) {
-  double gmag = sqrt(s->gravity[0] * s->gravity[0] +
-                     s->gravity[1] * s->gravity[1] +
-                     s->gravity[2] * s->gravity[2]);
-  for (int a = 0; a < 3; a++) {
-    unsigned lo = (s->touch[i] >> (2 * a)) & 1u,
-             hi = (s->touch[i] >> (2 * a + 1)) & 1u;
-    if (!lo && !hi) continue;
-    double sg = lo ? 1.0 : -1.0, vin = -sg * vp[a], before = sg * v[a];
-    double out = vin > 2.0 * gmag * h ? s->restitution * vin : 0.0;
-    if (before < out) v[a] = sg * out;
-    double dvn = sg * v[a] + vin, vt2 = 0.0;
-    for (int b = 0; b < 3; b++)
-      if (b != a) vt2 += v[b] * v[b];
-    double vt = sqrt(vt2), f = vt > 0.0 ? fmax(0.0, 1.0 - s->friction * dvn / vt)
-                                         : 0.0;
-    for (int b = 0; b < 3; b++)
-      if (b != a) v[b] *= f;
-  }
-}
-
-/* Give back what body b's moves missed (moved()) with a turn of its
- * free particles about their centre: v += dw x (x - c), I dw = lag / h.
- * The body's momentum is unchanged, and a rigid match then keeps its
- * angular momentum to round-off. */
 double sm_free_frame(const struct state *s, uint32_t b, double *c,
                      double *I) {
   const struct sm_body *B = &s->body[b];
@@ -321,13 +295,11 @@ static void angular_lag(struct state *s, uint32_t b, double h) {
 static void finish(struct state *s, const struct ms_metas *mt, double h) {
   for (size_t i = 0; i < s->n; i++) {
     if (s->meta[i] >= 0) continue;
-    double *x = s->x + 3 * i, *v = s->v + 3 * i, vp[3];
-    memcpy(vp, v, sizeof vp);
+    double *x = s->x + 3 * i, *v = s->v + 3 * i;
     for (int a = 0; a < 3; a++) {
       v[a] = s->dd[3 * i + a] / h;
       x[a] = s->xs[3 * i + a];
     }
-    if (s->touch[i]) wall_velocity(s, i, vp, v, h);
   }
   for (uint32_t b = 0; b < s->nbody; b++)
     if (s->body[b].motion == SM_DYNAMIC) angular_lag(s, b, h);
@@ -342,6 +314,18 @@ static void finish(struct state *s, const struct ms_metas *mt, double h) {
       memcpy(s->x + 3 * mt->member[q], s->xs + 3 * mt->member[q],
              3 * sizeof *s->x);
   }
+}
+
+double sm_max_dt(const struct state *s) {
+  double g = sqrt(s->gravity[0] * s->gravity[0] + s->gravity[1] * s->gravity[1] +
+                  s->gravity[2] * s->gravity[2]), dt = INFINITY;
+  for (size_t i = 0; i < s->n; i++) {
+    const double *v = s->v + 3 * i, d = s->cfl * s->r[i];
+    double speed = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    double lim = d / (speed + sqrt(d * g));
+    if (lim < dt) dt = lim;
+  }
+  return dt * s->substeps;
 }
 
 int sm_step(struct state *s, const struct ms_step *st,
@@ -376,4 +360,27 @@ int sm_step(struct state *s, const struct ms_step *st,
     ms_meta_finish(mt, k, s->mV + 3 * k, s->mD + 3 * k, s->x, s->v, res);
   }
   return MS_OK;
+}
+
+double sm_internal_energy(struct state *s) {
+  double e = 0.0;
+  if (!(s->h > 0.0)) return 0.0;
+  for (uint32_t c = 0; c < s->nclusters; c++) {
+    struct sm_cluster C = s->clus[c]; /* a copy: the warm start is state */
+    const struct sm_body *b = &s->body[C.body];
+    if (b->motion != SM_DYNAMIC) continue;
+    const struct sm_params prm = {b->mode, b->beta};
+    double *p = s->ep3 + 3 * C.off, *g = s->eg + 3 * C.off, sum = 0.0;
+    for (uint32_t k = 0; k < C.cnt; k++)
+      memcpy(p + 3 * k, s->x + 3 * s->ep[C.off + k], 3 * sizeof *p);
+    sm_goals(&C, &prm, s->ew + C.off, s->eq + 3 * C.off,
+             s->aqq9 + 81 * (size_t)c, p, g, NULL);
+    for (uint32_t k = 0; k < C.cnt; k++) {
+      double d2 = 0.0;
+      for (int a = 0; a < 3; a++) d2 += pow(g[3 * k + a] - p[3 * k + a], 2);
+      sum += s->ew[C.off + k] * d2;
+    }
+    e += 0.5 * b->alpha * sum / (s->h * s->h);
+  }
+  return e;
 }

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""The scenes of configs/gao2018/ (the `shape_matching` solver), measured:
+run each at the given scales and print what its acceptance asks for, from
+the run's report and frames.
+
+    gao2018_scenes.py [--mergesplit PATH] [--plugin-path DIR]
+                      [--threads N] [--scales 1,8] [NAME ...]
+
+NAME: a scene of configs/gao2018 without .cfg (default: all).  Per run:
+wall time, steps, penetrations (the report's largest count over the
+frames) and sheet crossings, whether every frame's figures are finite, the
+energy at the start and the end and its largest rise between frames; for
+a body dropped into water, its draft at the end (the water's surface --
+the mean over the columns away from the body of the highest particle,
+plus half a spacing -- less the body's bottom, its lowest particle less
+half a spacing) against Archimedes' (half its height at density 500) and
+how far its centre moved over the last second.
+"""
+import argparse
+import glob
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rigid_scenes as R  # noqa: E402  (its frame reader and helpers)
+
+
+def run(args, path, scale):
+    tmp = tempfile.mkdtemp(prefix="gao2018-")
+    out, rep = os.path.join(tmp, "out"), os.path.join(tmp, "r.json")
+    extra = ["--plugin-path", args.plugin_path] if args.plugin_path else []
+    t0 = time.time()
+    p = subprocess.run([args.mergesplit, "run", path, "-o", out, "--quiet",
+                        "--report", rep, "--threads", str(args.threads),
+                        "--scale", str(scale)] + extra,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       text=True)
+    wall = time.time() - t0
+    if p.returncode != 0:
+        return None, out, wall, p.stderr.strip()
+    import json
+    with open(rep) as f:
+        return json.load(f), out, wall, ""
+
+
+def draft(r, out, scale):
+    """Draft of system `body` in system `water` at the end (see above)."""
+    h = 0.02 / scale ** (1.0 / 3.0)
+    w = R.read_vtp(R.frames(out, "water")[-1])
+    fb = R.frames(out, "body")
+    b, a = R.read_vtp(fb[-1]), R.read_vtp(fb[-1 - int(r["fps"])])
+    tops = {}
+    for p in w["position"]:
+        if abs(p[0]) < 0.1 and abs(p[2]) < 0.1:
+            continue
+        key = (math.floor((p[0] + 0.2) / h), math.floor((p[2] + 0.2) / h))
+        tops[key] = max(tops.get(key, -1.0), p[1])
+    surface = sum(tops.values()) / len(tops) + h / 2
+    bottom = min(p[1] for p in b["position"]) - h / 2
+    moved = math.dist(R.centre(a["position"], a["mass"]),
+                      R.centre(b["position"], b["mass"]))
+    return surface - bottom, bottom, moved
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    top = os.path.normpath(os.path.join(here, "..", ".."))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--mergesplit", default="mergesplit")
+    ap.add_argument("--plugin-path", help="where the solver plugins are "
+                    "(a build tree: plugins/.libs)")
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--scales", default="1")
+    ap.add_argument("names", nargs="*")
+    args = ap.parse_args()
+    scenes = sorted(glob.glob(os.path.join(top, "configs", "gao2018",
+                                           "*.cfg")))
+    if args.names:
+        scenes = [s for s in scenes
+                  if os.path.basename(s)[:-4] in args.names]
+    print("| scene | scale | wall [s] | steps | penetrations | sheet "
+          "crossings | finite | energy start -> end [J] | largest rise "
+          "[J] | draft |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for path in scenes:
+        name = os.path.basename(path)[:-4]
+        for scale in [float(s) for s in args.scales.split(",")]:
+            r, out, wall, err = run(args, path, scale)
+            if r is None:
+                print("| %s | %g | %.1f | failed: %s |||||||" % (
+                    name, scale, wall, err), flush=True)
+                continue
+            pen = max(fr["penetration"]["max"] for fr in r["frames"])
+            cross = sum(fr["penetration"].get("crossings", 0)
+                        for fr in r["frames"])
+            finite = all(math.isfinite(fr["energy"]["total"])
+                         for fr in r["frames"])
+            e = r["totals"]["energy"]
+            d = ""
+            if "_into_" in name and name.startswith("rigid"):
+                dr, bottom, moved = draft(r, out, scale)
+                d = "%.4f m (Archimedes 0.060, %.1f %% off; moved %.1e m " \
+                    "in the last second)" % (dr, 100 * abs(dr - 0.06) / 0.06,
+                                             moved)
+            elif "_into_" in name:
+                dr, bottom, moved = draft(r, out, scale)
+                d = "sinks: bottom at %.4f m" % bottom
+            print("| %s | %g | %.1f | %d | %d | %d | %s | %.4g -> %.4g | "
+                  "%.2g | %s |" % (name, scale, wall, r["totals"].get(
+                      "steps", 0), pen, cross, "yes" if finite else "NO",
+                                  e["start"], e["end"], R.energy_rise(r), d),
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -74,7 +74,8 @@ static void density_block(struct sph_solver *S, size_t i0, size_t i1) {
     const double *x = S->x + SPH_XS * i;
     double wb = sph_boundary_near(S, x) ? sph_boundary_density(S, x) : 0.0;
     S->walled[i] = wb != 0.0;
-    S->rho[i] = m * (k->w0 + scale * S->rho[i] + wb);
+    S->rho[i] = m * (k->w0 + scale * S->rho[i] + wb) +
+                (S->rho_others ? S->rho_others[i] : 0.0);
   }
   pressure_block(S, i0, i1);
 }

@@ -10,6 +10,7 @@
  *   kernel             cubic_spline | poly6 | spiky;  gradient_kernel
  *   speed_of_sound | stiffness, exponent (7), viscosity (0.1), xsph (0),
  *   cfl (0.4), clamp_pressure (true), radius (spacing/2), gravity_ramp (0),
+ *   others_as_boundary (false),
  *   neighbor_skin (0.2), sort_every (0)
  *   obstacles          ( { min = [...]; max = [...]; }, ... ) static boxes
  *
@@ -102,6 +103,70 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   return MS_OK;
 }
 
+/* With others_as_boundary: every particle of the scene's other systems
+ * within the kernel's support of a fluid particle adds rho0 V W to its
+ * density, V = (2 r)^3 its volume (Akinci et al. 2012's boundary
+ * particles), at the positions of the step's start.  A solid in the water
+ * then has water's density around it: without it the particles beside a
+ * floating box see a free surface, press too little, and the box rides
+ * too deep.  The fluid's pressure reaches the solid, as every force
+ * does, through the meta-particles of their contact. */
+static int others_density(struct sph_plugin *pl) {
+  struct sph_solver *S = &pl->S;
+  const struct ms_host *h = pl->host;
+  const struct ms_scene_info *info = h->scene(pl->ctx);
+  size_t total = S->n;
+  for (uint32_t y = 0; y < info->system_count; y++) {
+    const double *xyz, *r;
+    size_t cnt;
+    if (y == info->system_index) continue;
+    int rc = h->system_particles(pl->ctx, y, &xyz, &r, &cnt);
+    if (rc) return rc;
+    total += cnt;
+  }
+  if (!S->rho_others && !(S->rho_others = calloc(S->n ? S->n : 1,
+                                                 sizeof(double))))
+    return h->set_error(pl->ctx, MS_ENOMEM, "out of memory");
+  memset(S->rho_others, 0, S->n * sizeof(double));
+  if (total == S->n) return MS_OK;
+  double *x = malloc(3 * total * sizeof *x), *vol = malloc(total * sizeof *vol);
+  if (!x || !vol) {
+    free(x), free(vol);
+    return h->set_error(pl->ctx, MS_ENOMEM, "out of memory");
+  }
+  for (size_t i = 0; i < S->n; i++)
+    memcpy(x + 3 * i, S->x + SPH_XS * i, 3 * sizeof *x);
+  size_t at = S->n;
+  for (uint32_t y = 0; y < info->system_count; y++) {
+    const double *xyz, *r;
+    size_t cnt;
+    if (y == info->system_index) continue;
+    h->system_particles(pl->ctx, y, &xyz, &r, &cnt);
+    memcpy(x + 3 * at, xyz, 3 * cnt * sizeof *x);
+    for (size_t j = 0; j < cnt; j++) vol[at + j] = 8.0 * r[j] * r[j] * r[j];
+    at += cnt;
+  }
+  struct ms_neighbors nb = {0};
+  const struct sph_kernel *k = &S->kw;
+  int rc = h->neighbors(pl->ctx, x, 3 * sizeof *x, total, k->R, &nb);
+  for (size_t i = 0; !rc && i < S->n; i++) {
+    double sum = 0.0;
+    for (uint32_t q = nb.offset[i]; q < nb.offset[i + 1]; q++) {
+      uint32_t j = nb.index[q];
+      if (j < S->n) continue;
+      double d[3] = {x[3 * j] - x[3 * i], x[3 * j + 1] - x[3 * i + 1],
+                     x[3 * j + 2] - x[3 * i + 2]};
+      double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+      if (r2 < k->R2) sum += vol[j] * sph_w_in(k, k->kind, r2);
+    }
+    S->rho_others[i] = S->P.rho0 * sum;
+  }
+  h->neighbors_release(pl->ctx, &nb);
+  free(x), free(vol);
+  S->fresh = 0; /* the density is taken again with these */
+  return rc;
+}
+
 static int view(ms_instance *inst, struct ms_view *out) {
   struct sph_plugin *pl = PL(inst);
   out->count = pl->S.n;
@@ -117,7 +182,13 @@ static int max_dt(ms_instance *inst, double *dt) {
 }
 
 static int begin_step(ms_instance *inst, const struct ms_step *st) {
-  sph_begin(&PL(inst)->S);
+  struct sph_plugin *pl = PL(inst);
+  (void)st;
+  if (pl->S.P.others_as_boundary) {
+    int rc = others_density(pl);
+    if (rc) return rc;
+  }
+  sph_begin(&pl->S);
   return MS_OK;
 }
 

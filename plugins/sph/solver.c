@@ -53,6 +53,7 @@ int sph_alloc(struct sph_solver *S, size_t n) {
 void sph_free(struct sph_solver *S) {
   free(S->x), free(S->v), free(S->a), free(S->m), free(S->r);
   free(S->rho), free(S->p), free(S->pr), free(S->x0), free(S->v0);
+  free(S->rho_others);
   free(S->walled), free(S->id), free(S->meta), free(S->box);
   free(S->xref), free(S->cstart), free(S->cend), free(S->cidx);
   free(S->wtab);

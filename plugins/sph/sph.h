@@ -140,6 +140,8 @@ struct sph_params {
   int kernel;        /* density kernel (enum sph_kernel_kind) */
   int grad_kernel;   /* gradient kernel */
   int clamp_pressure;/* negative pressure -> 0 */
+  int others_as_boundary; /* other systems' particles count in the
+                        density (boundary.c, sph_others_density) */
   int sort_every;    /* spatial reordering period [steps], 0: never
                         (renumbers the particles: `id` keeps identity) */
   double skin;       /* neighbour lists reach R (1 + skin), rebuilt only
@@ -176,6 +178,8 @@ struct sph_solver {
   double *v, *a;            /* 3n */
   double *m, *r;            /* n: uniform mass and radius (for the view) */
   double *rho, *p, *pr;     /* n: density, pressure, p / rho^2 */
+  double *rho_others;       /* n or NULL: what other systems' particles
+                               add to the density this step */
   uint8_t *walled;          /* n: a wall or obstacle is within reach */
   double *x0, *v0;          /* 3n: state at the start of the step */
   uint32_t *id;             /* n: particle identity (sampling order) */

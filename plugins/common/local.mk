@@ -16,3 +16,11 @@ plugins_common_libmsimplicit_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS) \
 	-D_POSIX_C_SOURCE=200809L $(CHOLMOD_CFLAGS)
 plugins_common_libmsimplicit_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 plugins_common_libmsimplicit_la_LIBADD = $(CHOLMOD_LIBS) -lm
+
+# libmsbodies: the keys of a body sampled from a shape, read alike by the
+# solid plugins (plugins/common/bodies.h).
+noinst_LTLIBRARIES += plugins/common/libmsbodies.la
+plugins_common_libmsbodies_la_SOURCES = plugins/common/bodies.h \
+	plugins/common/bodies.c
+plugins_common_libmsbodies_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
+plugins_common_libmsbodies_la_CFLAGS = $(MS_PLUGIN_CFLAGS)

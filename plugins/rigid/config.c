@@ -6,7 +6,8 @@
  *                     the system (and a body on a kinematic one), >= 0,
  *                     0.5
  *   bodies            a list of body groups; without it the section is one
- * and of a body (a group of `bodies`, or the section):
+ * and of a body (a group of `bodies`, or the section; read as every solid
+ * plugin reads them, plugins/common/bodies.c):
  *   shape             group, required (box, sphere, cylinder, torus, shell,
  *                     points)
  *   spacing           lattice spacing [m]; required unless shape is points
@@ -26,87 +27,17 @@
 
 #include <mergesplit/plugin_util.h>
 
+#include "../common/bodies.h"
 #include "rigid.h"
 
-struct body_keys {
-  const ms_config *group, *shape;
-  double spacing, radius, density, mass, vel[3], omega[3];
-  int motion, points;
-};
-
-static int pick(const struct ms_host *h, ms_ctx *c, const ms_config *g,
-                const char *key, const char *const *names, int n, int def,
-                int *out) {
-  const char *v = NULL;
-  int rc = h->cfg_string(c, g, key, NULL, &v);
-  if (rc || !v) return *out = def, rc;
-  for (int i = 0; i < n; i++)
-    if (!strcmp(v, names[i])) return *out = i, MS_OK;
-  return h->cfg_error(c, g, key, "unknown value \"%s\" (expected \"%s\", "
-                      "\"%s\" or \"%s\")", v, names[0], names[1], names[2]);
-}
-
-/* The keys of body group g; d holds the section's defaults. */
-static int read_body(struct state *s, const ms_config *g,
-                     const struct body_keys *d, struct body_keys *k) {
-  static const char *const motions[3] = {"dynamic", "fixed", "scripted"};
-  static const double zero[3] = {0.0, 0.0, 0.0};
-  const struct ms_host *h = s->host;
-  ms_ctx *c = s->ctx;
-  const char *type = NULL;
-  int rc;
-  *k = *d;
-  k->group = g;
-  if ((rc = h->cfg_child(c, g, "shape", &k->shape)) == MS_ENOENT)
-    return h->cfg_error(c, g, "shape", "is required (a group: type = "
-                        "\"box\" | \"sphere\" | \"points\" | ...)");
-  if (rc || (rc = ms_cfg_positive(h, c, g, "spacing", d->spacing,
-                                  &k->spacing)) ||
-      (rc = ms_cfg_positive(h, c, g, "radius", d->radius, &k->radius)) ||
-      (rc = ms_cfg_positive(h, c, g, "density", NAN, &k->density)) ||
-      (rc = ms_cfg_positive(h, c, g, "mass", NAN, &k->mass)) ||
-      (rc = h->cfg_vec3(c, g, "velocity", zero, k->vel)) ||
-      (rc = h->cfg_vec3(c, g, "angular_velocity", zero, k->omega)) ||
-      (rc = pick(h, c, g, "motion", motions, 3, RIGID_DYNAMIC, &k->motion)))
-    return rc;
-  k->points = h->cfg_string(c, k->shape, "type", NULL, &type) == MS_OK &&
-              type && !strcmp(type, "points");
-  if (isnan(k->spacing) && !(k->points && !isnan(k->radius)))
-    return h->cfg_error(c, g, "spacing", "is required (or a points shape "
-                        "and a radius)");
-  if (isnan(k->radius)) k->radius = 0.5 * k->spacing;
-  if (!isnan(k->mass) && !isnan(k->density))
-    return h->cfg_error(c, g, "mass", "give either mass or density, not "
-                        "both");
-  if (isnan(k->density)) k->density = d->density;
-  const struct ms_scene_info *info = h->scene(c);
-  double scale = MS_SCENE_HAS(info, scale) ? info->scale : 1.0;
-  if (scale != 1.0 && !k->points) {
-    double f = cbrt(scale);
-    k->spacing /= f, k->radius /= f;
-  }
-  return MS_OK;
-}
-
-/* Sample body k into pts; mass of the whole body into *mass. */
-static int sample(struct state *s, const struct body_keys *k,
-                  struct ms_points *pts, double *mass) {
-  const struct ms_host *h = s->host;
-  double lattice = isnan(k->spacing) ? 2.0 * k->radius : k->spacing;
-  int rc = h->sample_shape(s->ctx, k->shape, lattice, pts);
-  if (rc) return rc;
-  if (pts->count < 1)
-    return h->cfg_error(s->ctx, k->group, "shape", "holds no particle at "
-                        "spacing %g: a body needs at least one", lattice);
-  double rho = isnan(k->density) ? 1000.0 : k->density;
-  *mass = isnan(k->mass) ? rho * lattice * lattice * lattice *
-                               (double)pts->count
-                         : k->mass;
-  return MS_OK;
-}
+/* The rigid plugin's motions are the shared ones (bodies.h). */
+_Static_assert((int)RIGID_DYNAMIC == (int)MSC_DYNAMIC &&
+                   (int)RIGID_FIXED == (int)MSC_FIXED &&
+                   (int)RIGID_SCRIPTED == (int)MSC_SCRIPTED,
+               "enum rigid_motion is enum msc_motion");
 
 /* Append body k (its sampled points) to the state. */
-static int add_body(struct state *s, const struct body_keys *k,
+static int add_body(struct state *s, const struct msc_body *k,
                     const struct ms_points *pts, double mass) {
   struct rigid_body *b = &s->body[s->nbody];
   size_t n0 = s->n, n = pts->count;
@@ -172,8 +103,8 @@ static int system_keys(struct state *s, const ms_config *sec) {
                                        "rk4"};
   const struct ms_host *h = s->host;
   int rc;
-  if ((rc = pick(h, s->ctx, sec, "integrator", names, 3,
-                 RIGID_SYMPLECTIC_EULER, &s->integrator)) ||
+  if ((rc = msc_pick3(h, s->ctx, sec, "integrator", names,
+                      RIGID_SYMPLECTIC_EULER, &s->integrator)) ||
       (rc = ms_cfg_unit(h, s->ctx, sec, "wall_restitution", 0.2,
                         &s->restitution)) ||
       (rc = ms_cfg_non_negative(h, s->ctx, sec, "wall_friction", 0.5,
@@ -187,18 +118,13 @@ static int system_keys(struct state *s, const ms_config *sec) {
 int rigid_configure(struct state *s, const ms_config *sec) {
   const ms_config *list;
   uint32_t nb;
-  struct body_keys def = {.spacing = NAN, .radius = NAN, .density = NAN};
+  struct msc_body def = {.spacing = NAN, .radius = NAN, .density = NAN};
   int rc;
   if ((rc = system_keys(s, sec)) || (rc = groups(s, sec, &list, &nb)))
     return rc;
-  if (list && ((rc = ms_cfg_positive(s->host, s->ctx, sec, "spacing", NAN,
-                                     &def.spacing)) ||
-               (rc = ms_cfg_positive(s->host, s->ctx, sec, "radius", NAN,
-                                     &def.radius)) ||
-               (rc = ms_cfg_positive(s->host, s->ctx, sec, "density", NAN,
-                                     &def.density))))
+  if (list && (rc = msc_body_defaults(s->host, s->ctx, sec, &def)))
     return rc;
-  struct body_keys *keys = calloc(nb, sizeof *keys);
+  struct msc_body *keys = calloc(nb, sizeof *keys);
   struct ms_points *pts = calloc(nb, sizeof *pts);
   double *mass = calloc(nb, sizeof *mass);
   size_t total = 0;
@@ -206,8 +132,9 @@ int rigid_configure(struct state *s, const ms_config *sec) {
   for (uint32_t b = 0; !rc && b < nb; b++) {
     const ms_config *g = sec;
     if (list && (rc = s->host->cfg_index(s->ctx, list, b, &g))) break;
-    if (!(rc = read_body(s, g, &def, &keys[b])) &&
-        !(rc = sample(s, &keys[b], &pts[b], &mass[b])))
+    if (!(rc = msc_body_read(s->host, s->ctx, g, &def, &keys[b])) &&
+        !(rc = msc_body_sample(s->host, s->ctx, &keys[b], 1, "a body",
+                               &pts[b], &mass[b])))
       total += pts[b].count;
   }
   if (!rc) rc = alloc(s, total, nb);

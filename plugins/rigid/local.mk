@@ -13,7 +13,8 @@ plugins_rigid_la_SOURCES = plugins/rigid/plugin.c plugins/rigid/config.c \
 plugins_rigid_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
 plugins_rigid_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 plugins_rigid_la_LDFLAGS = $(MS_PLUGIN_LDFLAGS)
-plugins_rigid_la_LIBADD = plugins/rigid/librigid.la -lm
+plugins_rigid_la_LIBADD = plugins/rigid/librigid.la \
+	plugins/common/libmsbodies.la -lm
 
 EXTRA_DIST += plugins/rigid/README.md
 dist_man7_MANS += plugins/rigid/mergesplit-rigid.7

@@ -8,17 +8,9 @@
  *   wall_restitution  normal restitution at the domain walls, [0, 1], 0.2
  *   wall_friction     Coulomb friction coefficient at the walls, >= 0, 0.5
  *   bodies            a list of body groups; without it the section is one
- * and of a body (a group of `bodies`, or the section; in a list the
- * section's values of these keys are the bodies' defaults):
- *   shape             group, required (box, sphere, cylinder, torus, shell,
- *                     points)
- *   spacing           lattice spacing [m]; required unless shape is points
- *   radius            collision radius [m]; default spacing / 2
- *   density           [kg/m^3] of the lattice, default 1000; or
- *   mass              the body's mass [kg]
- *   velocity          [m/s], default [0, 0, 0]
- *   angular_velocity  [rad/s] about the body's centre, default [0, 0, 0]
- *   motion            "dynamic" (default) | "fixed" | "scripted"
+ * and of a body (a group of `bodies`, or the section): the keys every solid
+ * plugin reads alike (plugins/common/bodies.h: shape, spacing, radius,
+ * density or mass, velocity, angular_velocity, motion) and
  *   mode              "rigid" | "linear" (default) | "quadratic"
  *   alpha             stiffness, (0, 1], default 1 (Gao's "stiffness")
  *   beta              share of the linear/quadratic fit in the goal,
@@ -29,50 +21,36 @@
  *   plastic_max       largest plastic strain |Sp - I|, > 0, default 1
  *   regions           [nx, ny, nz] overlapping clusters over the body's
  *                     bounding box (a soft, wobbly body), default [1, 1, 1]
- * scene.scale = s refines every lattice: spacing and radius / s^(1/3), the
- * body's mass unchanged. */
+ * In a `bodies` list the section's spacing, radius, density and the keys
+ * above from mode on are the bodies' defaults. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mergesplit/plugin_util.h>
 
+#include "../common/bodies.h"
 #include "shape_matching.h"
 
 struct body_keys {
-  const ms_config *group, *shape;
-  double spacing, radius, density, mass, vel[3], omega[3];
+  struct msc_body b;
   double alpha, beta, yield, creep, cmax, regions[3];
-  int motion, mode, points;
+  int mode;
 };
 
-static int pick(const struct ms_host *h, ms_ctx *c, const ms_config *g,
-                const char *key, const char *const *names, int def,
-                int *out) {
-  const char *v = NULL;
-  int rc = h->cfg_string(c, g, key, NULL, &v);
-  if (rc || !v) return *out = def, rc;
-  for (int i = 0; i < 3; i++)
-    if (!strcmp(v, names[i])) return *out = i, MS_OK;
-  return h->cfg_error(c, g, key, "unknown value \"%s\" (expected \"%s\", "
-                      "\"%s\" or \"%s\")", v, names[0], names[1], names[2]);
-}
+_Static_assert((int)SM_DYNAMIC == (int)MSC_DYNAMIC &&
+                   (int)SM_FIXED == (int)MSC_FIXED &&
+                   (int)SM_SCRIPTED == (int)MSC_SCRIPTED,
+               "enum sm_motion is enum msc_motion");
 
-/* The material and motion keys of group g, defaults from d. */
+/* The shape-matching keys of group g, defaults from d. */
 static int read_material(struct state *s, const ms_config *g,
                          const struct body_keys *d, struct body_keys *k) {
-  static const char *const motions[3] = {"dynamic", "fixed", "scripted"};
   static const char *const modes[3] = {"rigid", "linear", "quadratic"};
   const struct ms_host *h = s->host;
   ms_ctx *c = s->ctx;
   int rc;
-  if ((rc = ms_cfg_positive(h, c, g, "spacing", d->spacing, &k->spacing)) ||
-      (rc = ms_cfg_positive(h, c, g, "radius", d->radius, &k->radius)) ||
-      (rc = ms_cfg_positive(h, c, g, "density", d->density, &k->density)) ||
-      (rc = h->cfg_vec3(c, g, "velocity", d->vel, k->vel)) ||
-      (rc = h->cfg_vec3(c, g, "angular_velocity", d->omega, k->omega)) ||
-      (rc = pick(h, c, g, "motion", motions, d->motion, &k->motion)) ||
-      (rc = pick(h, c, g, "mode", modes, d->mode, &k->mode)) ||
+  if ((rc = msc_pick3(h, c, g, "mode", modes, d->mode, &k->mode)) ||
       (rc = h->cfg_double(c, g, "alpha", d->alpha, &k->alpha)) ||
       (rc = ms_cfg_unit(h, c, g, "beta", d->beta, &k->beta)) ||
       (rc = ms_cfg_non_negative(h, c, g, "plastic_yield", d->yield,
@@ -98,52 +76,11 @@ static int read_material(struct state *s, const ms_config *g,
 
 static int read_body(struct state *s, const ms_config *g,
                      const struct body_keys *d, struct body_keys *k) {
-  const struct ms_host *h = s->host;
-  ms_ctx *c = s->ctx;
-  const char *type = NULL;
   int rc;
   *k = *d;
-  k->group = g;
-  if ((rc = h->cfg_child(c, g, "shape", &k->shape)) == MS_ENOENT)
-    return h->cfg_error(c, g, "shape", "is required (a group: type = "
-                        "\"box\" | \"sphere\" | \"points\" | ...)");
-  if (rc || (rc = read_material(s, g, d, k)) ||
-      (rc = ms_cfg_positive(h, c, g, "mass", NAN, &k->mass)))
+  if ((rc = msc_body_read(s->host, s->ctx, g, &d->b, &k->b)) ||
+      (rc = read_material(s, g, d, k)))
     return rc;
-  k->points = h->cfg_string(c, k->shape, "type", NULL, &type) == MS_OK &&
-              type && !strcmp(type, "points");
-  if (isnan(k->spacing) && !(k->points && !isnan(k->radius)))
-    return h->cfg_error(c, g, "spacing", "is required (or a points shape "
-                        "and a radius)");
-  if (isnan(k->radius)) k->radius = 0.5 * k->spacing;
-  if (!isnan(k->mass) && h->cfg_double(c, g, "density", NAN, &k->density) ==
-                             MS_OK && !isnan(k->density))
-    return h->cfg_error(c, g, "mass", "give either mass or density, not "
-                        "both");
-  if (isnan(k->density)) k->density = d->density;
-  const struct ms_scene_info *info = h->scene(c);
-  double scale = MS_SCENE_HAS(info, scale) ? info->scale : 1.0;
-  if (scale != 1.0 && !k->points) {
-    double f = cbrt(scale);
-    k->spacing /= f, k->radius /= f;
-  }
-  return MS_OK;
-}
-
-static int sample(struct state *s, const struct body_keys *k,
-                  struct ms_points *pts, double *mass) {
-  const struct ms_host *h = s->host;
-  double lattice = isnan(k->spacing) ? 2.0 * k->radius : k->spacing;
-  int rc = h->sample_shape(s->ctx, k->shape, lattice, pts);
-  if (rc) return rc;
-  if (pts->count < 4)
-    return h->cfg_error(s->ctx, k->group, "shape", "holds %zu particle(s) "
-                        "at spacing %g: a shape-matching body needs at "
-                        "least 4", pts->count, lattice);
-  double rho = isnan(k->density) ? 1000.0 : k->density;
-  *mass = isnan(k->mass) ? rho * lattice * lattice * lattice *
-                               (double)pts->count
-                         : k->mass;
   return MS_OK;
 }
 
@@ -240,7 +177,7 @@ static int build_clusters(struct state *s, const struct body_keys *keys) {
     B->ccount = s->nclusters - B->cfirst;
     for (size_t i = B->first; i < B->first + B->count; i++)
       if (!s->nclus[i])
-        return s->host->cfg_error(s->ctx, keys[b].group, "regions", "too "
+        return s->host->cfg_error(s->ctx, keys[b].b.group, "regions", "too "
                                   "fine: a particle is in no region of 4 "
                                   "or more particles");
   }
@@ -254,7 +191,7 @@ static int build_clusters(struct state *s, const struct body_keys *keys) {
       continue;
     const char *key = C->cnt < s->body[C->body].count ? "regions" : "shape";
     return s->host->cfg_error(
-        s->ctx, k->group, key, mode == SM_LINEAR
+        s->ctx, k->b.group, key, mode == SM_LINEAR
             ? "its particles lie in a plane: the linear mode needs a solid "
               "rest shape"
             : "too few layers of particles: the quadratic mode needs at "
@@ -268,7 +205,7 @@ static void add_body(struct state *s, const struct body_keys *k,
   struct sm_body *b = &s->body[s->nbody];
   size_t n0 = s->n, n = pts->count;
   memset(b, 0, sizeof *b);
-  b->first = n0, b->count = n, b->motion = k->motion, b->mode = k->mode;
+  b->first = n0, b->count = n, b->motion = k->b.motion, b->mode = k->mode;
   b->alpha = k->alpha, b->beta = k->beta, b->mass = mass;
   b->yield = isnan(k->yield) ? INFINITY : k->yield;
   b->creep = k->creep, b->cmax = k->cmax;
@@ -276,19 +213,20 @@ static void add_body(struct state *s, const struct body_keys *k,
   for (size_t i = 0; i < n; i++)
     for (int a = 0; a < 3; a++) c[a] += pts->xyz[3 * i + a] / (double)n;
   memcpy(b->c0, c, sizeof c);
-  memcpy(b->V, k->vel, sizeof b->V);
-  memcpy(b->w, k->omega, sizeof b->w);
+  memcpy(b->V, k->b.vel, sizeof b->V);
+  memcpy(b->w, k->b.omega, sizeof b->w);
   for (size_t i = 0; i < n; i++) {
     size_t p = n0 + i;
-    s->m[p] = mass / (double)n, s->r[p] = k->radius, s->body_of[p] = s->nbody;
+    s->m[p] = mass / (double)n, s->r[p] = k->b.radius, s->body_of[p] = s->nbody;
     s->nclus[p] = 0;
     const double *x = pts->xyz + 3 * i;
     double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
     for (int a = 0; a < 3; a++) s->x[3 * p + a] = x[a];
-    s->v[3 * p + 0] = k->vel[0] + k->omega[1] * d[2] - k->omega[2] * d[1];
-    s->v[3 * p + 1] = k->vel[1] + k->omega[2] * d[0] - k->omega[0] * d[2];
-    s->v[3 * p + 2] = k->vel[2] + k->omega[0] * d[1] - k->omega[1] * d[0];
-    if (k->motion == SM_FIXED)
+    const double *V = k->b.vel, *w = k->b.omega;
+    s->v[3 * p + 0] = V[0] + w[1] * d[2] - w[2] * d[1];
+    s->v[3 * p + 1] = V[1] + w[2] * d[0] - w[0] * d[2];
+    s->v[3 * p + 2] = V[2] + w[0] * d[1] - w[1] * d[0];
+    if (k->b.motion == SM_FIXED)
       s->v[3 * p] = s->v[3 * p + 1] = s->v[3 * p + 2] = 0.0;
   }
   s->n += n;
@@ -353,14 +291,17 @@ static int system_keys(struct state *s, const ms_config *sec) {
 int sm_configure(struct state *s, const ms_config *sec) {
   const ms_config *list;
   uint32_t nb;
-  struct body_keys def = {.spacing = NAN, .radius = NAN, .density = NAN,
+  struct body_keys def = {.b = {.spacing = NAN, .radius = NAN,
+                                .density = NAN},
                           .mode = SM_LINEAR, .alpha = 1.0, .beta = 0.0,
                           .yield = NAN, .creep = 20.0, .cmax = 1.0,
                           .regions = {1, 1, 1}};
   int rc;
   if ((rc = system_keys(s, sec)) || (rc = groups(s, sec, &list, &nb)))
     return rc;
-  if (list && (rc = read_material(s, sec, &def, &def))) return rc;
+  if (list && ((rc = msc_body_defaults(s->host, s->ctx, sec, &def.b)) ||
+               (rc = read_material(s, sec, &def, &def))))
+    return rc;
   struct body_keys *keys = calloc(nb, sizeof *keys);
   struct ms_points *pts = calloc(nb, sizeof *pts);
   double *mass = calloc(nb, sizeof *mass);
@@ -370,7 +311,8 @@ int sm_configure(struct state *s, const ms_config *sec) {
     const ms_config *g = sec;
     if (list && (rc = s->host->cfg_index(s->ctx, list, b, &g))) break;
     if (!(rc = read_body(s, g, &def, &keys[b])) &&
-        !(rc = sample(s, &keys[b], &pts[b], &mass[b])))
+        !(rc = msc_body_sample(s->host, s->ctx, &keys[b].b, 4,
+                               "a shape-matching body", &pts[b], &mass[b])))
       total += pts[b].count;
   }
   if (!rc) rc = alloc(s, total, nb);

@@ -15,7 +15,8 @@ plugins_shape_matching_la_SOURCES = plugins/shape_matching/plugin.c \
 plugins_shape_matching_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
 plugins_shape_matching_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 plugins_shape_matching_la_LDFLAGS = $(MS_PLUGIN_LDFLAGS)
-plugins_shape_matching_la_LIBADD = plugins/shape_matching/libshape_matching.la -lm
+plugins_shape_matching_la_LIBADD = plugins/shape_matching/libshape_matching.la \
+	plugins/common/libmsbodies.la -lm
 
 EXTRA_DIST += plugins/shape_matching/README.md
 dist_man7_MANS += plugins/shape_matching/mergesplit-shape_matching.7

@@ -1,0 +1,84 @@
+/* Bodies sampled from a shape: the keys (bodies.h). */
+#include <math.h>
+#include <string.h>
+
+#include <mergesplit/plugin_util.h>
+
+#include "bodies.h"
+
+int msc_pick3(const struct ms_host *h, ms_ctx *c, const ms_config *g,
+              const char *key, const char *const *names, int def, int *out) {
+  const char *v = NULL;
+  int rc = h->cfg_string(c, g, key, NULL, &v);
+  if (rc || !v) return *out = def, rc;
+  for (int i = 0; i < 3; i++)
+    if (!strcmp(v, names[i])) return *out = i, MS_OK;
+  return h->cfg_error(c, g, key, "unknown value \"%s\" (expected \"%s\", "
+                      "\"%s\" or \"%s\")", v, names[0], names[1], names[2]);
+}
+
+int msc_body_defaults(const struct ms_host *h, ms_ctx *c,
+                      const ms_config *sec, struct msc_body *d) {
+  int rc;
+  if ((rc = ms_cfg_positive(h, c, sec, "spacing", NAN, &d->spacing)) ||
+      (rc = ms_cfg_positive(h, c, sec, "radius", NAN, &d->radius)) ||
+      (rc = ms_cfg_positive(h, c, sec, "density", NAN, &d->density)))
+    return rc;
+  return MS_OK;
+}
+
+int msc_body_read(const struct ms_host *h, ms_ctx *c, const ms_config *g,
+                  const struct msc_body *d, struct msc_body *k) {
+  static const char *const motions[3] = {"dynamic", "fixed", "scripted"};
+  static const double zero[3] = {0.0, 0.0, 0.0};
+  const char *type = NULL;
+  int rc;
+  *k = *d;
+  k->group = g;
+  if ((rc = h->cfg_child(c, g, "shape", &k->shape)) == MS_ENOENT)
+    return h->cfg_error(c, g, "shape", "is required (a group: type = "
+                        "\"box\" | \"sphere\" | \"points\" | ...)");
+  if (rc || (rc = ms_cfg_positive(h, c, g, "spacing", d->spacing,
+                                  &k->spacing)) ||
+      (rc = ms_cfg_positive(h, c, g, "radius", d->radius, &k->radius)) ||
+      (rc = ms_cfg_positive(h, c, g, "density", NAN, &k->density)) ||
+      (rc = ms_cfg_positive(h, c, g, "mass", NAN, &k->mass)) ||
+      (rc = h->cfg_vec3(c, g, "velocity", zero, k->vel)) ||
+      (rc = h->cfg_vec3(c, g, "angular_velocity", zero, k->omega)) ||
+      (rc = msc_pick3(h, c, g, "motion", motions, MSC_DYNAMIC, &k->motion)))
+    return rc;
+  k->points = h->cfg_string(c, k->shape, "type", NULL, &type) == MS_OK &&
+              type && !strcmp(type, "points");
+  if (isnan(k->spacing) && !(k->points && !isnan(k->radius)))
+    return h->cfg_error(c, g, "spacing", "is required (or a points shape "
+                        "and a radius)");
+  if (isnan(k->radius)) k->radius = 0.5 * k->spacing;
+  if (!isnan(k->mass) && !isnan(k->density))
+    return h->cfg_error(c, g, "mass", "give either mass or density, not "
+                        "both");
+  if (isnan(k->density)) k->density = d->density;
+  const struct ms_scene_info *info = h->scene(c);
+  double scale = MS_SCENE_HAS(info, scale) ? info->scale : 1.0;
+  if (scale != 1.0 && !k->points) {
+    double f = cbrt(scale);
+    k->spacing /= f, k->radius /= f;
+  }
+  return MS_OK;
+}
+
+int msc_body_sample(const struct ms_host *h, ms_ctx *c,
+                    const struct msc_body *k, size_t least, const char *what,
+                    struct ms_points *pts, double *mass) {
+  double lattice = isnan(k->spacing) ? 2.0 * k->radius : k->spacing;
+  int rc = h->sample_shape(c, k->shape, lattice, pts);
+  if (rc) return rc;
+  if (pts->count < least)
+    return h->cfg_error(c, k->group, "shape", "holds %zu particle(s) at "
+                        "spacing %g: %s needs at least %zu", pts->count,
+                        lattice, what, least);
+  double rho = isnan(k->density) ? 1000.0 : k->density;
+  *mass = isnan(k->mass) ? rho * lattice * lattice * lattice *
+                               (double)pts->count
+                         : k->mass;
+  return MS_OK;
+}

@@ -1,0 +1,53 @@
+/* Bodies sampled from a shape: the scene keys every solid plugin of the
+ * tree reads the same way (rigid, shape_matching), in one home.
+ *
+ * A body's group holds
+ *   shape             group, required (box, sphere, cylinder, torus,
+ *                     shell, points)
+ *   spacing           lattice spacing [m]; required unless the shape is
+ *                     points and a radius is given
+ *   radius            collision radius [m]; default spacing / 2
+ *   density           [kg/m^3] of the lattice, default 1000; or
+ *   mass              the body's mass [kg] (not both)
+ *   velocity          [m/s], default [0, 0, 0]
+ *   angular_velocity  [rad/s], default [0, 0, 0]
+ *   motion            "dynamic" (default) | "fixed" | "scripted"
+ * and scene.scale = s refines every lattice: spacing and radius divided by
+ * s^(1/3), the body's mass unchanged (a points shape is left as it is). */
+#ifndef MS_PLUGINS_COMMON_BODIES_H
+#define MS_PLUGINS_COMMON_BODIES_H
+
+#include <stddef.h>
+
+#include <mergesplit/plugin.h>
+
+enum msc_motion { MSC_DYNAMIC = 0, MSC_FIXED = 1, MSC_SCRIPTED = 2 };
+
+struct msc_body {
+  const ms_config *group, *shape;
+  double spacing, radius, density, mass; /* NAN: not given */
+  double vel[3], omega[3];
+  int motion; /* enum msc_motion */
+  int points; /* the shape is a points list */
+};
+
+/* The defaults of a `bodies` list's members: spacing, radius and density
+ * read from the system section (NAN where absent). */
+int msc_body_defaults(const struct ms_host *h, ms_ctx *c,
+                      const ms_config *sec, struct msc_body *d);
+/* Read body group g, defaults from d, the scene's scale applied; one
+ * cfg_error line for a bad or missing key. */
+int msc_body_read(const struct ms_host *h, ms_ctx *c, const ms_config *g,
+                  const struct msc_body *d, struct msc_body *k);
+/* Sample body k into pts (free with h->free) and its whole mass into
+ * *mass; a shape of fewer than `least` particles is refused ("... needs
+ * at least `least`", `what` naming the solver's body). */
+int msc_body_sample(const struct ms_host *h, ms_ctx *c,
+                    const struct msc_body *k, size_t least, const char *what,
+                    struct ms_points *pts, double *mass);
+/* The value of key `key` of group g among three names (def when absent);
+ * an unknown value is refused naming the three. */
+int msc_pick3(const struct ms_host *h, ms_ctx *c, const ms_config *g,
+              const char *key, const char *const *names, int def, int *out);
+
+#endif

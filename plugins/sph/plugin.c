@@ -38,6 +38,8 @@ static void destroy(ms_instance *inst) {
   if (!pl) return;
   pl->host->neighbors_release(pl->ctx, &pl->S.nbl);
   sph_free(&pl->S);
+  pl->host->neighbors_release(pl->ctx, &pl->ob_nb);
+  free(pl->ob_x), free(pl->ob_vol);
   free(pl);
 }
 
@@ -129,11 +131,15 @@ static int others_density(struct sph_plugin *pl) {
     return h->set_error(pl->ctx, MS_ENOMEM, "out of memory");
   memset(S->rho_others, 0, S->n * sizeof(double));
   if (total == S->n) return MS_OK;
-  double *x = malloc(3 * total * sizeof *x), *vol = malloc(total * sizeof *vol);
-  if (!x || !vol) {
-    free(x), free(vol);
-    return h->set_error(pl->ctx, MS_ENOMEM, "out of memory");
+  if (total > pl->ob_cap) {
+    double *nx = realloc(pl->ob_x, 3 * total * sizeof *nx);
+    if (nx) pl->ob_x = nx;
+    double *nv = realloc(pl->ob_vol, total * sizeof *nv);
+    if (nv) pl->ob_vol = nv;
+    if (!nx || !nv) return h->set_error(pl->ctx, MS_ENOMEM, "out of memory");
+    pl->ob_cap = total;
   }
+  double *x = pl->ob_x, *vol = pl->ob_vol;
   for (size_t i = 0; i < S->n; i++)
     memcpy(x + 3 * i, S->x + SPH_XS * i, 3 * sizeof *x);
   size_t at = S->n;
@@ -146,9 +152,10 @@ static int others_density(struct sph_plugin *pl) {
     for (size_t j = 0; j < cnt; j++) vol[at + j] = 8.0 * r[j] * r[j] * r[j];
     at += cnt;
   }
-  struct ms_neighbors nb = {0};
+  struct ms_neighbors *nbp = &pl->ob_nb, nb;
   const struct sph_kernel *k = &S->kw;
-  int rc = h->neighbors(pl->ctx, x, 3 * sizeof *x, total, k->R, &nb);
+  int rc = h->neighbors(pl->ctx, x, 3 * sizeof *x, total, k->R, nbp);
+  nb = *nbp;
   for (size_t i = 0; !rc && i < S->n; i++) {
     double sum = 0.0;
     for (uint32_t q = nb.offset[i]; q < nb.offset[i + 1]; q++) {
@@ -161,8 +168,6 @@ static int others_density(struct sph_plugin *pl) {
     }
     S->rho_others[i] = S->P.rho0 * sum;
   }
-  h->neighbors_release(pl->ctx, &nb);
-  free(x), free(vol);
   S->fresh = 0; /* the density is taken again with these */
   return rc;
 }

@@ -322,6 +322,11 @@ struct sph_plugin {
   const struct ms_host *host;
   ms_ctx *ctx;
   struct sph_solver S;
+  /* others_as_boundary: this fluid's and the other systems' positions,
+   * and the others' volumes, kept from step to step */
+  double *ob_x, *ob_vol;
+  size_t ob_cap;
+  struct ms_neighbors ob_nb;
   struct ms_field fields[SPH_NFIELDS];
   double reported[SPH_T_COUNT]; /* timers already reported */
   uint64_t reported_clamps;

@@ -17,6 +17,18 @@ int msc_pick3(const struct ms_host *h, ms_ctx *c, const ms_config *g,
                       "\"%s\" or \"%s\")", v, names[0], names[1], names[2]);
 }
 
+int msc_body_list(const struct ms_host *h, ms_ctx *c, const ms_config *sec,
+                  const ms_config **list, uint32_t *count) {
+  int rc = h->cfg_child(c, sec, "bodies", list);
+  if (rc == MS_ENOENT) return *list = NULL, *count = 1, MS_OK;
+  if (rc) return rc;
+  *count = h->cfg_length(c, *list);
+  if (*count < 1)
+    return h->cfg_error(c, sec, "bodies", "holds no body (a list of "
+                        "groups, each with a shape)");
+  return MS_OK;
+}
+
 int msc_body_defaults(const struct ms_host *h, ms_ctx *c,
                       const ms_config *sec, struct msc_body *d) {
   int rc;

@@ -18,6 +18,7 @@
 #define MS_PLUGINS_COMMON_BODIES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <mergesplit/plugin.h>
 
@@ -31,6 +32,11 @@ struct msc_body {
   int points; /* the shape is a points list */
 };
 
+/* The system's bodies: the groups of its list `bodies` (*list, *count),
+ * or, without one, the section itself as the one body (*list NULL,
+ * *count 1).  An empty list is refused. */
+int msc_body_list(const struct ms_host *h, ms_ctx *c, const ms_config *sec,
+                  const ms_config **list, uint32_t *count);
 /* The defaults of a `bodies` list's members: spacing, radius and density
  * read from the system section (NAN where absent). */
 int msc_body_defaults(const struct ms_host *h, ms_ctx *c,

@@ -85,19 +85,6 @@ static int alloc(struct state *s, size_t n, uint32_t nbody) {
 }
 
 /* The bodies' groups: the list `bodies`, or the section itself. */
-static int groups(struct state *s, const ms_config *sec,
-                  const ms_config **list, uint32_t *count) {
-  const struct ms_host *h = s->host;
-  int rc = h->cfg_child(s->ctx, sec, "bodies", list);
-  if (rc == MS_ENOENT) return *list = NULL, *count = 1, MS_OK;
-  if (rc) return rc;
-  *count = h->cfg_length(s->ctx, *list);
-  if (*count < 1)
-    return h->cfg_error(s->ctx, sec, "bodies", "holds no body (a list of "
-                        "groups, each with a shape)");
-  return MS_OK;
-}
-
 static int system_keys(struct state *s, const ms_config *sec) {
   static const char *const names[3] = {"symplectic_euler", "midpoint",
                                        "rk4"};
@@ -120,7 +107,7 @@ int rigid_configure(struct state *s, const ms_config *sec) {
   uint32_t nb;
   struct msc_body def = {.spacing = NAN, .radius = NAN, .density = NAN};
   int rc;
-  if ((rc = system_keys(s, sec)) || (rc = groups(s, sec, &list, &nb)))
+  if ((rc = system_keys(s, sec)) || (rc = msc_body_list(s->host, s->ctx, sec, &list, &nb)))
     return rc;
   if (list && (rc = msc_body_defaults(s->host, s->ctx, sec, &def)))
     return rc;

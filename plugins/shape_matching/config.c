@@ -250,19 +250,6 @@ static int alloc(struct state *s, size_t n, uint32_t nbody) {
              : MS_ENOMEM;
 }
 
-static int groups(struct state *s, const ms_config *sec,
-                  const ms_config **list, uint32_t *count) {
-  const struct ms_host *h = s->host;
-  int rc = h->cfg_child(s->ctx, sec, "bodies", list);
-  if (rc == MS_ENOENT) return *list = NULL, *count = 1, MS_OK;
-  if (rc) return rc;
-  *count = h->cfg_length(s->ctx, *list);
-  if (*count < 1)
-    return h->cfg_error(s->ctx, sec, "bodies", "holds no body (a list of "
-                        "groups, each with a shape)");
-  return MS_OK;
-}
-
 static int system_keys(struct state *s, const ms_config *sec) {
   const struct ms_host *h = s->host;
   int rc;
@@ -297,7 +284,7 @@ int sm_configure(struct state *s, const ms_config *sec) {
                           .yield = NAN, .creep = 20.0, .cmax = 1.0,
                           .regions = {1, 1, 1}};
   int rc;
-  if ((rc = system_keys(s, sec)) || (rc = groups(s, sec, &list, &nb)))
+  if ((rc = system_keys(s, sec)) || (rc = msc_body_list(s->host, s->ctx, sec, &list, &nb)))
     return rc;
   if (list && ((rc = msc_body_defaults(s->host, s->ctx, sec, &def.b)) ||
                (rc = read_material(s, sec, &def, &def))))

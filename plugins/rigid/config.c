@@ -107,7 +107,8 @@ int rigid_configure(struct state *s, const ms_config *sec) {
   uint32_t nb;
   struct msc_body def = {.spacing = NAN, .radius = NAN, .density = NAN};
   int rc;
-  if ((rc = system_keys(s, sec)) || (rc = msc_body_list(s->host, s->ctx, sec, &list, &nb)))
+  if ((rc = system_keys(s, sec)) ||
+      (rc = msc_body_list(s->host, s->ctx, sec, &list, &nb)))
     return rc;
   if (list && (rc = msc_body_defaults(s->host, s->ctx, sec, &def)))
     return rc;

@@ -244,8 +244,9 @@ static int alloc(struct state *s, size_t n, uint32_t nbody) {
   s->nclus = calloc(k, sizeof(uint32_t));
   s->body = calloc(nbody, sizeof *s->body);
   s->dL = calloc(3 * (size_t)nbody, sizeof *s->dL);
-  return s->dL && s->dd && s->x && s->v && s->x0 && s->v0 && s->xs && s->dx && s->m && s->r &&
-                 s->meta && s->body_of && s->nclus && s->body
+  return s->dL && s->dd && s->x && s->v && s->x0 && s->v0 && s->xs &&
+                 s->dx && s->m && s->r && s->meta && s->body_of &&
+                 s->nclus && s->body
              ? MS_OK
              : MS_ENOMEM;
 }
@@ -284,7 +285,8 @@ int sm_configure(struct state *s, const ms_config *sec) {
                           .yield = NAN, .creep = 20.0, .cmax = 1.0,
                           .regions = {1, 1, 1}};
   int rc;
-  if ((rc = system_keys(s, sec)) || (rc = msc_body_list(s->host, s->ctx, sec, &list, &nb)))
+  if ((rc = system_keys(s, sec)) ||
+      (rc = msc_body_list(s->host, s->ctx, sec, &list, &nb)))
     return rc;
   if (list && ((rc = msc_body_defaults(s->host, s->ctx, sec, &def.b)) ||
                (rc = read_material(s, sec, &def, &def))))

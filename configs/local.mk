@@ -31,6 +31,10 @@ dist_paper_DATA = \
 	configs/paper/fig11_nmin_nmax_8_64.cfg \
 	configs/paper/fig11_nmin_nmax_4_8.cfg
 
+# Heat between systems and from the scene (doc/heat.md).
+heatdir = $(configsdir)/heat
+dist_heat_DATA = configs/heat/hot_box_in_water.cfg
+
 # Coupled runs in zero gravity with nothing in reach: what they show is
 # whether the coupling conserves momentum (doc/sync.md).
 zerogdir = $(configsdir)/zero_g

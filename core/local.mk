@@ -25,6 +25,7 @@ core_libmscore_la_SOURCES = \
 	core/coupling/baselines.c \
 	core/step/step.h core/step/system.c core/step/metrics.c \
 	core/step/step.c core/step/couple.c core/step/handover.c \
+	core/step/heat.c \
 	core/preview/preview.h core/preview/preview.c core/preview/render.c \
 	core/preview/render_dir.c core/preview/render_png.c \
 	core/run/run.h core/run/sim.c core/run/host.c core/run/systems.c \

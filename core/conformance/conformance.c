@@ -179,6 +179,7 @@ static const struct {
     {"bad_config", ms__kit_check_bad_config},
     {"write_w1", ms__kit_check_write_w1},
     {"write_w2", ms__kit_check_write_w2},
+    {"write_w3", ms__kit_check_write_w3},
     {"coupled_contact", ms__kit_check_coupled},
     {"silent", ms__kit_check_silent},
 };

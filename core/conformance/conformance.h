@@ -73,6 +73,7 @@ int ms__kit_check_meta_rigid(struct ms__kit *K, struct ms__verdict *v);
 int ms__kit_check_meta_momentum(struct ms__kit *K, struct ms__verdict *v);
 int ms__kit_check_write_w1(struct ms__kit *K, struct ms__verdict *v);
 int ms__kit_check_write_w2(struct ms__kit *K, struct ms__verdict *v);
+int ms__kit_check_write_w3(struct ms__kit *K, struct ms__verdict *v);
 int ms__kit_check_bad_config(struct ms__kit *K, struct ms__verdict *v);
 int ms__kit_check_silent(struct ms__kit *K, struct ms__verdict *v);
 int ms__kit_check_coupled(struct ms__kit *K, struct ms__verdict *v);

@@ -111,11 +111,11 @@ static int counts_io(struct io *io, struct ms__counts *c, int w) {
                    &c->ledger.merges, &c->ledger.splits, &c->ledger.ortho,
                    &c->pen.crossings, &c->pen.through, &c->pen.inside,
                    &c->pen.max_pen, &c->ledger.contacts, &c->handed,
-                   &c->passes, &c->unconverged};
+                   &c->passes, &c->unconverged, &c->heat_pairs};
   double *d[] = {&c->ledger.stored, &c->ledger.restored, &c->pen.max_speed,
                  &c->ledger.contact, &c->ledger.pdefect[0],
                  &c->ledger.pdefect[1], &c->ledger.pdefect[2],
-                 &c->ledger.pexch};
+                 &c->ledger.pexch, &c->heat_moved, &c->heat_injected};
   int rc = MS_OK;
   for (size_t i = 0; !rc && i < sizeof u / sizeof *u; i++)
     rc = f(io, u[i], sizeof *u[i]);

@@ -159,6 +159,11 @@ static void counts(FILE *f, const struct ms__counts *c) {
           (unsigned long long)c->meta_max, (unsigned long long)c->handed,
           (unsigned long long)c->passes, (unsigned long long)c->unconverged);
   ledger(f, &c->ledger);
+  fprintf(f, ", \"heat_pairs\": %llu, \"heat_moved\": ",
+          (unsigned long long)c->heat_pairs);
+  num(f, c->heat_moved);
+  fprintf(f, ", \"heat_injected\": ");
+  num(f, c->heat_injected);
   fprintf(f, ", \"penetration\": {\"through_sheet\": %llu, "
              "\"inside_solid\": %llu, \"max\": %llu, \"crossings\": %llu}, "
              "\"max_speed\": ",
@@ -176,6 +181,8 @@ int ms__report_frame(struct ms__report *r, const struct ms_sim *S) {
   fprintf(f, ", ");
   counts(f, &S->stepper.frame_counts);
   fprintf(f, ",\n \"systems\": [");
+  double heat = 0.0;
+  int heated = 0;
   for (uint32_t s = 0; s < S->nsys; s++) {
     const struct ms__system *y = &S->sys[s];
     double p[3], ke;
@@ -192,6 +199,12 @@ int ms__report_frame(struct ms__report *r, const struct ms_sim *S) {
     num(f, ke);
     fprintf(f, ", \"energy\": ");
     energy(f, &y->energy, 0);
+    if (y->heat) {
+      fprintf(f, ", \"heat\": ");
+      num(f, ms__heat_of(y));
+      heat += ms__heat_of(y);
+      heated = 1;
+    }
     fprintf(f, ", \"stats\": {");
     for (size_t k = 0; k < y->ctx.nstats; k++) {
       fprintf(f, "%s", k ? ", " : "");
@@ -205,6 +218,10 @@ int ms__report_frame(struct ms__report *r, const struct ms_sim *S) {
   ms__energy_total(S, &t);
   fprintf(f, "],\n \"energy\": ");
   energy(f, &t, 1);
+  if (heated) {
+    fprintf(f, ", \"heat\": ");
+    num(f, heat);
+  }
   fprintf(f, "}");
   r->nframes++;
   fflush(f);

@@ -30,6 +30,9 @@ static void counts_add(struct ms__counts *a, const struct ms__counts *b) {
   a->members += b->members;
   a->members_sq += b->members_sq;
   a->handed += b->handed;
+  a->heat_pairs += b->heat_pairs;
+  a->heat_moved += b->heat_moved;
+  a->heat_injected += b->heat_injected;
   a->passes += b->passes;
   a->unconverged += b->unconverged;
   if (b->meta_max > a->meta_max) a->meta_max = b->meta_max;

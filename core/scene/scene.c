@@ -15,6 +15,50 @@
     if (rc_) return rc_;   \
   } while (0)
 
+/* One heat source: a group { min; max; temperature; rate; }. */
+static int parse_heat_source(struct ms__heat_source *h, config_setting_t *e,
+                             struct ms__err *err) {
+  if (!config_setting_is_group(e))
+    return ms__cfg_fail(err, e, NULL, "must be a group { min = [...]; max = "
+                        "[...]; temperature = T; }");
+  ms__cfg_mark(e);
+  static const char *const req[3] = {"min", "max", "temperature"};
+  for (int k = 0; k < 3; k++)
+    if (!ms__cfg_get(e, req[k]))
+      return ms__cfg_fail(err, e, req[k], "is required");
+  TRY(ms__cfg_vec3(e, "min", NULL, h->lo, err));
+  TRY(ms__cfg_vec3(e, "max", NULL, h->hi, err));
+  TRY(ms__cfg_double(e, "temperature", 0.0, &h->temperature, err));
+  TRY(ms__cfg_double(e, "rate", INFINITY, &h->rate, err));
+  for (int a = 0; a < 3; a++)
+    if (!(h->lo[a] < h->hi[a]))
+      return ms__cfg_fail(err, e, "max", "must exceed min on every axis");
+  if (!isfinite(h->temperature))
+    return ms__cfg_fail(err, e, "temperature", "must be finite");
+  if (!(h->rate > 0.0))
+    return ms__cfg_fail(err, e, "rate", "must be > 0 [1/s] (got %g; leave "
+                        "it out to hold the temperature)", h->rate);
+  return ms__cfg_check_unknown(e, err);
+}
+
+/* scene.heat_sources = ( { ... }, ... ). */
+static int parse_heat_sources(struct ms__scene *sc, config_setting_t *g,
+                              struct ms__err *err) {
+  config_setting_t *l = ms__cfg_get(g, "heat_sources");
+  if (!l) return MS_OK;
+  if (!config_setting_is_list(l))
+    return ms__cfg_fail(err, l, NULL, "must be a list ( { min = [...]; max "
+                        "= [...]; temperature = T; rate = R; }, ... )");
+  int n = config_setting_length(l);
+  sc->heat_src = calloc(n > 0 ? (size_t)n : 1, sizeof *sc->heat_src);
+  if (!sc->heat_src) return ms__errf(err, MS_ENOMEM, "out of memory");
+  for (int i = 0; i < n; i++)
+    TRY(parse_heat_source(&sc->heat_src[i],
+                          config_setting_get_elem(l, (unsigned)i), err));
+  sc->nheat_src = (uint32_t)n;
+  return MS_OK;
+}
+
 static int parse_scene(struct ms__scene *sc, config_setting_t *root,
                        struct ms__err *err) {
   config_setting_t *g = ms__cfg_get(root, "scene");
@@ -57,6 +101,7 @@ static int parse_scene(struct ms__scene *sc, config_setting_t *root,
       if (!(sc->domain_min[a] < sc->domain_max[a]))
         return ms__cfg_fail(err, d, "max", "must exceed min on every axis");
   }
+  TRY(parse_heat_sources(sc, g, err));
   return g ? ms__cfg_check_unknown(g, err) : MS_OK;
 }
 
@@ -127,6 +172,10 @@ static int parse_coupling(struct ms__scene *sc, config_setting_t *root,
     return ms__cfg_fail(err, g, "unmerged_pairs", "must be \"impulse\" or "
                         "\"ignore\" (got \"%s\")", unmerged);
   sc->unmerged_impulses = !strcmp(unmerged, "impulse");
+  TRY(ms__cfg_double(g, "conductance", 0.0, &sc->conductance, err));
+  if (!(sc->conductance >= 0.0 && isfinite(sc->conductance)))
+    return ms__cfg_fail(err, g, "conductance", "must be >= 0 and finite (got "
+                        "%g) [W/K]", sc->conductance);
   TRY(ms__cfg_double(g, "cfl", 0.5, &sc->cfl, err));
   TRY(ms__cfg_double(g, "max_dt", INFINITY, &sc->max_dt, err));
   TRY(ms__cfg_double(g, "min_dt", 1e-9, &sc->min_dt, err));
@@ -372,6 +421,7 @@ int ms__scene_load(struct ms__scene *sc, const char *path,
 void ms__scene_free(struct ms__scene *sc) {
   if (sc->loaded) config_destroy(&sc->cfg);
   free(sc->sys);
+  free(sc->heat_src);
   free(sc->path);
   memset(sc, 0, sizeof *sc);
 }

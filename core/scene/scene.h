@@ -122,6 +122,14 @@ struct ms__sysdesc {
   config_setting_t *section;
 };
 
+/* A box where heat-carrying particles relax toward a temperature
+ * (scene.heat_sources; step/heat.c). */
+struct ms__heat_source {
+  double lo[3], hi[3];
+  double temperature; /* [K] */
+  double rate;        /* [1/s]; INFINITY: held at the temperature */
+};
+
 struct ms__scene {
   char *path;
   config_t cfg;
@@ -131,6 +139,8 @@ struct ms__scene {
   int64_t frames;
   uint64_t seed;
   double gravity[3], domain_min[3], domain_max[3];
+  struct ms__heat_source *heat_src; /* scene.heat_sources */
+  uint32_t nheat_src;
   /* coupling */
   int method;
   int sync; /* enum ms__sync_rule */
@@ -144,6 +154,7 @@ struct ms__scene {
   int two_stage;
   int unmerged_impulses; /* unmerged_pairs = "impulse" (contacts.h) */
   double contact_restitution;
+  double conductance;       /* [W/K] per touching pair of heat systems */
   /* output */
   const char *out_dir;
   int64_t out_every;

@@ -502,6 +502,7 @@ int ms__step(struct ms__stepper *S, double t_end) {
   S->fext = NULL;
   TRY(detect(S, m, dt, vmax, rmin, &c));
   ms__lap(&c, MS__PH_METRICS);
+  TRY(ms__heat_exchange(S, dt));
   TRY(filter(S));
   TRY(classify(S, m));
   if (m->act) TRY(m->act(S));

@@ -66,6 +66,8 @@ struct ms__system {
   int self_collision;
   struct ms_view view;
   struct ms__fref x, v, m, r;
+  int heat;                  /* MS_PLUGIN_HEAT: T and c below resolved */
+  struct ms__fref T, c;      /* "temperature", "specific_heat" */
   size_t offset; /* first global particle index */
   struct ms__sysmetas sm;
   struct ms__energy energy; /* at the last measurement */
@@ -167,6 +169,9 @@ struct ms__counts {
   uint64_t metas, members, meta_max;   /* final stage of each step */
   uint64_t members_sq;                 /* sum of squared meta sizes */
   uint64_t handed;                     /* particles handed over (handover.c) */
+  uint64_t heat_pairs;                 /* pairs heat flowed over (heat.c) */
+  double heat_moved;                   /* |Q| summed over them [J] */
+  double heat_injected;                /* by scene.heat_sources [J] */
   uint64_t passes;      /* coupling iterations: integrations again */
   uint64_t unconverged; /* steps whose iterations did not converge */
   struct ms__ledger ledger;
@@ -251,5 +256,14 @@ int ms__synchronise(struct ms__stepper *S, struct ms_step *st);
  * their receivers (plugin.h, PARTICLE HAND-OVER); start of a step. */
 int ms__handover(struct ms__stepper *S);
 void ms__handover_free(struct ms__handover_ws *W);
+
+/* ---- heat.c --------------------------------------------------------------*/
+/* The scene's heat sources, then heat between touching particles of
+ * different heat-carrying systems (plugin.h, HEAT; doc/heat.md), on the
+ * step's contact pairs, before begin_step (W3).  No exchange without
+ * coupling.conductance or with fewer than two such systems. */
+int ms__heat_exchange(struct ms__stepper *S, double dt);
+/* The heat sum of C T = m c T of system s [J]; 0 when it carries none. */
+double ms__heat_of(const struct ms__system *y);
 
 #endif

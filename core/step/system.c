@@ -79,6 +79,21 @@ int ms__system_view(struct ms__system *y, struct ms__err *err) {
     ref->base = fd->data;
     ref->stride = fd->stride;
   }
+  y->heat = 0;
+  if (y->plugin->desc.flags & MS_PLUGIN_HEAT) {
+    static const char *const hf[2] = {"temperature", "specific_heat"};
+    struct ms__fref *ref[2] = {&y->T, &y->c};
+    for (int k = 0; k < 2; k++) {
+      const struct ms_field *fd = find_field(&v, hf[k]);
+      if (!fd || fd->type != MS_TYPE_F64 || fd->components != 1)
+        return view_error(y, err, "the solver carries heat (MS_PLUGIN_HEAT) "
+                          "but field '%s' is missing or not one double",
+                          hf[k]);
+      ref[k]->base = fd->data;
+      ref[k]->stride = fd->stride;
+    }
+    y->heat = 1;
+  }
   y->view = v;
   return MS_OK;
 }

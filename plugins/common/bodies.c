@@ -34,9 +34,38 @@ int msc_body_defaults(const struct ms_host *h, ms_ctx *c,
   int rc;
   if ((rc = ms_cfg_positive(h, c, sec, "spacing", NAN, &d->spacing)) ||
       (rc = ms_cfg_positive(h, c, sec, "radius", NAN, &d->radius)) ||
-      (rc = ms_cfg_positive(h, c, sec, "density", NAN, &d->density)))
+      (rc = ms_cfg_positive(h, c, sec, "density", NAN, &d->density)) ||
+      (rc = h->cfg_double(c, sec, "temperature", NAN, &d->temperature)) ||
+      (rc = ms_cfg_positive(h, c, sec, "specific_heat", NAN,
+                            &d->specific_heat)))
     return rc;
   return MS_OK;
+}
+
+static int heat_keys(const struct ms_host *h, ms_ctx *c, const ms_config *g,
+                     const struct msc_body *d, struct msc_body *k) {
+  double t0 = isnan(d->temperature) ? MSC_DEFAULT_TEMPERATURE
+                                    : d->temperature;
+  double c0 = isnan(d->specific_heat) ? MSC_DEFAULT_SPECIFIC_HEAT
+                                      : d->specific_heat;
+  int rc = h->cfg_double(c, g, "temperature", t0, &k->temperature);
+  if (!rc && !isfinite(k->temperature))
+    rc = h->cfg_error(c, g, "temperature", "must be finite (got %g)",
+                      k->temperature);
+  if (!rc)
+    rc = ms_cfg_positive(h, c, g, "specific_heat", c0, &k->specific_heat);
+  return rc;
+}
+
+void msc_body_lump_heat(size_t first, size_t count, const double *m,
+                        const double *c, double *T) {
+  double C = 0.0, Q = 0.0;
+  for (size_t i = first; i < first + count; i++) {
+    C += m[i] * c[i];
+    Q += m[i] * c[i] * T[i];
+  }
+  if (!(C > 0.0)) return;
+  for (size_t i = first; i < first + count; i++) T[i] = Q / C;
 }
 
 int msc_body_read(const struct ms_host *h, ms_ctx *c, const ms_config *g,
@@ -59,6 +88,7 @@ int msc_body_read(const struct ms_host *h, ms_ctx *c, const ms_config *g,
       (rc = h->cfg_vec3(c, g, "angular_velocity", zero, k->omega)) ||
       (rc = msc_pick3(h, c, g, "motion", motions, MSC_DYNAMIC, &k->motion)))
     return rc;
+  if ((rc = heat_keys(h, c, g, d, k))) return rc;
   k->points = h->cfg_string(c, k->shape, "type", NULL, &type) == MS_OK &&
               type && !strcmp(type, "points");
   if (isnan(k->spacing) && !(k->points && !isnan(k->radius)))

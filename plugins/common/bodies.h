@@ -12,6 +12,8 @@
  *   velocity          [m/s], default [0, 0, 0]
  *   angular_velocity  [rad/s], default [0, 0, 0]
  *   motion            "dynamic" (default) | "fixed" | "scripted"
+ *   temperature       [K], default 293.15 (heat: plugin.h, HEAT)
+ *   specific_heat     [J/(kg K)], > 0, default 1000
  * and scene.scale = s refines every lattice: spacing and radius divided by
  * s^(1/3), the body's mass unchanged (a points shape is left as it is). */
 #ifndef MS_PLUGINS_COMMON_BODIES_H
@@ -24,9 +26,13 @@
 
 enum msc_motion { MSC_DYNAMIC = 0, MSC_FIXED = 1, MSC_SCRIPTED = 2 };
 
+#define MSC_DEFAULT_TEMPERATURE 293.15 /* [K] */
+#define MSC_DEFAULT_SPECIFIC_HEAT 1000.0 /* [J/(kg K)] */
+
 struct msc_body {
   const ms_config *group, *shape;
   double spacing, radius, density, mass; /* NAN: not given */
+  double temperature, specific_heat;     /* NAN: not given */
   double vel[3], omega[3];
   int motion; /* enum msc_motion */
   int points; /* the shape is a points list */
@@ -37,8 +43,13 @@ struct msc_body {
  * *count 1).  An empty list is refused. */
 int msc_body_list(const struct ms_host *h, ms_ctx *c, const ms_config *sec,
                   const ms_config **list, uint32_t *count);
-/* The defaults of a `bodies` list's members: spacing, radius and density
- * read from the system section (NAN where absent). */
+/* Body defaults before any key is read: every value "not given". */
+#define MSC_BODY_UNSET                                                   \
+  {.spacing = NAN, .radius = NAN, .density = NAN, .mass = NAN,          \
+   .temperature = NAN, .specific_heat = NAN}
+/* The defaults of a `bodies` list's members: spacing, radius, density,
+ * temperature and specific heat read from the system section (NAN where
+ * absent). */
 int msc_body_defaults(const struct ms_host *h, ms_ctx *c,
                       const ms_config *sec, struct msc_body *d);
 /* Read body group g, defaults from d, the scene's scale applied; one
@@ -51,6 +62,11 @@ int msc_body_read(const struct ms_host *h, ms_ctx *c, const ms_config *g,
 int msc_body_sample(const struct ms_host *h, ms_ctx *c,
                     const struct msc_body *k, size_t least, const char *what,
                     struct ms_points *pts, double *mass);
+/* Lumped heat: the particles [first, first + count) take their C-weighted
+ * mean temperature (C = m c), which keeps the sum of m c T to rounding: a
+ * body that conducts much faster than its contacts (small Biot number). */
+void msc_body_lump_heat(size_t first, size_t count, const double *m,
+                        const double *c, double *T);
 /* The value of key `key` of group g among three names (def when absent);
  * an unknown value is refused naming the three. */
 int msc_pick3(const struct ms_host *h, ms_ctx *c, const ms_config *g,

@@ -143,10 +143,17 @@ static int read_shapes(const struct ms_host *h, ms_ctx *c,
     for (uint32_t i = 0; i < n; i++)
       if ((rc = h->cfg_index(c, s, i, &p->shape[p->nshapes++]))) return rc;
   }
+  double T;
+  if ((rc = h->cfg_double(c, sec, "temperature", 293.15, &T))) return rc;
   for (int i = 0; i < p->nshapes; i++) {
     double j;
-    if ((rc = h->cfg_double(c, p->shape[i], "jitter", NAN, &j))) return rc;
+    if ((rc = h->cfg_double(c, p->shape[i], "jitter", NAN, &j)) ||
+        (rc = h->cfg_double(c, p->shape[i], "temperature", T,
+                            &p->temperature[i])))
+      return rc;
     p->jitter[i] = isnan(j) ? FLIP_DEFAULT_JITTER : NAN;
+    if (!isfinite(p->temperature[i]))
+      return h->cfg_error(c, p->shape[i], "temperature", "must be finite");
   }
   return MS_OK;
 }
@@ -219,12 +226,25 @@ int flip_read_params(const struct ms_host *h, ms_ctx *c, const ms_config *sec,
       (rc = read_advect(h, c, sec, p)) ||
       (rc = h->cfg_double(c, sec, "cfl", 1.0, &p->cfl)) ||
       (rc = h->cfg_bool(c, sec, "couple_cells", 1, &p->couple_cells)) ||
+      (rc = h->cfg_double(c, sec, "specific_heat", 4186.0,
+                          &p->specific_heat)) ||
+      (rc = h->cfg_double(c, sec, "conductivity", 0.6, &p->conductivity)) ||
       (rc = read_solver(h, c, sec, p)) || (rc = read_tank(h, c, sec, p)) ||
       (rc = read_obstacles(h, c, sec, p)))
     goto fail;
   if (!(p->flip_ratio >= 0.0 && p->flip_ratio <= 1.0)) {
     rc = h->cfg_error(c, sec, "flip_ratio", "must be in [0, 1] (got %g)",
                       p->flip_ratio);
+    goto fail;
+  }
+  if (!(p->specific_heat > 0.0 && isfinite(p->specific_heat))) {
+    rc = h->cfg_error(c, sec, "specific_heat", "must be > 0 (got %g) "
+                      "[J/(kg K)]", p->specific_heat);
+    goto fail;
+  }
+  if (!(p->conductivity >= 0.0 && isfinite(p->conductivity))) {
+    rc = h->cfg_error(c, sec, "conductivity", "must be >= 0 (got %g) "
+                      "[W/(m K)]", p->conductivity);
     goto fail;
   }
   if (!(p->cfl > 0.0 && p->cfl <= 5.0)) {

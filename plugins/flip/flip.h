@@ -253,6 +253,16 @@ int flip_cholmod_solve(struct flip_poisson *p, const struct flip_grid *g,
                        struct flip_solve_stats *st);
 void flip_cholmod_free(struct flip_poisson *p);
 
+/* ---- heat (heat.c) ---------------------------------------------- */
+/* Conduction with conductivity k [W/(m K)] between the lumps of face-
+ * adjacent occupied cells, each pair exact over dt; a particle takes its
+ * cell's change of temperature.  Needs the bins of flip_sim_to_grid();
+ * Cc, Tc, T0c: ncell each of work space.  Keeps sum m c T to rounding. */
+void flip_heat_conduct(const struct flip_grid *g, const struct flip_bins *b,
+                       const double *m, const double *c, double *T,
+                       double k, double dt, double *Cc, double *Tc,
+                       double *T0c);
+
 /* ---- one step, phase by phase (sim.c) ---------------------------- */
 struct flip_sim {
   struct flip_grid g;
@@ -428,6 +438,10 @@ struct flip_params {
   const ms_config *shape[FLIP_MAX_SHAPES]; /* one group, or a list's */
   double jitter[FLIP_MAX_SHAPES]; /* applied by the plugin; NAN when the
                                      shape jitters itself */
+  double temperature[FLIP_MAX_SHAPES]; /* [K]: the shape's, or the
+                                          system's */
+  double specific_heat;  /* [J/(kg K)] */
+  double conductivity;   /* [W/(m K)] */
   int nshapes;
   double spacing, cell_size, radius, density, velocity[3];
   int refine;           /* scene.scale: spacing and cells this much finer */

@@ -7,7 +7,7 @@ plugins_flip_libflip_la_SOURCES = plugins/flip/flip.h \
 	plugins/flip/grid.c plugins/flip/bins.c \
 	plugins/flip/transfer.c plugins/flip/advect.c \
 	plugins/flip/poisson.c plugins/flip/pcg.c \
-	plugins/flip/cholmod.c plugins/flip/sim.c
+	plugins/flip/cholmod.c plugins/flip/sim.c plugins/flip/heat.c
 plugins_flip_libflip_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS) $(CHOLMOD_CFLAGS)
 plugins_flip_libflip_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 plugins_flip_libflip_la_LIBADD = $(CHOLMOD_LIBS) -lm
@@ -26,7 +26,7 @@ tests_flip_run_flip_SOURCES = tests/runner.c tests/flip/suites.h \
 	tests/flip/flip_fixture.c tests/flip/flip_fixture.h \
 	tests/flip/test_flip_transfer.c tests/flip/test_flip_pressure.c \
 	tests/flip/test_flip_scenes.c tests/flip/test_flip_config.c \
-	tests/flip/test_flip_advect.c
+	tests/flip/test_flip_advect.c tests/flip/test_flip_heat.c
 tests_flip_run_flip_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE -I$(srcdir)/tests/flip \
 	-I$(top_srcdir)/plugins/flip $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_flip_run_flip_LDADD = plugins/flip/libflip.la \

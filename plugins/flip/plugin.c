@@ -35,12 +35,20 @@
  *   pressure_warm_start   PCG starts from the last step's pressure, true
  *   cfl                   grid cells a particle may cross per step, 1
  *   couple_cells          other systems' particles fill cells, true
+ *   temperature           [K], 293.15; a shape group may give its own
+ *   specific_heat         [J/(kg K)], > 0, 4186 (water)
+ *   conductivity          [W/(m K)], >= 0, 0.6 (water): conduction
+ *                         between the cells' lumps (heat.c)
  *
  * scene.scale (the scene's resolution knob) makes spacing, cell size and
  * radius k times finer, k the whole number nearest to scale^(1/3).
  *
  * Output fields: position, velocity, mass, radius, pressure [Pa] (grid
- * pressure interpolated at the particle's start-of-step position). */
+ * pressure interpolated at the particle's start-of-step position),
+ * temperature, specific_heat (the core exchanges heat with other systems:
+ * MS_PLUGIN_HEAT).  Particles handed over by another system (accept) join
+ * the water with their mass, position, velocity, temperature and specific
+ * heat. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,11 +64,15 @@ struct state {
   size_t n;
   double *x, *v, *m, *r, *pres; /* the view */
   double *x0, *v0, *pres0;      /* start of step, for rewind */
+  double *T, *c, *T0;           /* temperature, specific heat; T0 for
+                                   rewind */
+  double *Cc, *Tc, *T0c;        /* per cell: conduction's work space */
+  double conductivity, temperature, specific_heat, radius;
   double *phi0, dt0;            /* ... and the solver's warm start */
   int32_t *meta;                /* meta-particle of each particle, or -1 */
   double gravity[3], flip_ratio, density, cfl;
   int couple_cells, advect;
-  struct ms_field fields[5];
+  struct ms_field fields[7];
 };
 
 #define S(inst) ((struct state *)(void *)(inst))
@@ -72,6 +84,7 @@ static void destroy(ms_instance *inst) {
   free(s->x), free(s->v), free(s->m), free(s->r), free(s->pres);
   free(s->x0), free(s->v0), free(s->pres0), free(s->meta);
   free(s->phi0);
+  free(s->T), free(s->c), free(s->T0), free(s->Cc), free(s->Tc), free(s->T0c);
   free(s);
 }
 
@@ -87,8 +100,11 @@ static int alloc_arrays(struct state *s, size_t n) {
   s->pres = calloc(k, sizeof(double));
   s->pres0 = calloc(k, sizeof(double));
   s->meta = malloc(k * sizeof(int32_t));
+  s->T = malloc(k * sizeof(double));
+  s->c = malloc(k * sizeof(double));
+  s->T0 = malloc(k * sizeof(double));
   return s->x && s->v && s->x0 && s->v0 && s->m && s->r && s->pres &&
-                 s->pres0 && s->meta
+                 s->pres0 && s->meta && s->T && s->c && s->T0
              ? MS_OK
              : MS_ENOMEM;
 }
@@ -112,7 +128,7 @@ static int inside_obstacle(const struct flip_params *p, const double *x) {
 /* Append shape i's particles to *buf: the shape's lattice, jittered
  * unless the shape jitters itself. */
 static int seed_shape(struct state *s, const struct flip_params *p, int i,
-                      double **buf, size_t *n) {
+                      double **buf, double **tbuf, size_t *n) {
   const struct ms_host *h = s->host;
   struct ms_points pts = {NULL, 0};
   int rc = h->sample_shape(s->ctx, p->shape[i], p->spacing, &pts);
@@ -122,13 +138,16 @@ static int seed_shape(struct state *s, const struct flip_params *p, int i,
       pts.xyz[q] += p->spacing * p->jitter[i] *
                     (2.0 * h->rng_uniform(s->ctx) - 1.0);
   double *b = realloc(*buf, 3 * (*n + pts.count) * sizeof(double));
-  if (b) {
-    *buf = b;
+  if (b) *buf = b;
+  double *t = b ? realloc(*tbuf, (*n + pts.count + 1) * sizeof(double)) : 0;
+  if (t) {
+    *tbuf = t;
     memcpy(b + 3 * *n, pts.xyz, 3 * pts.count * sizeof(double));
+    for (size_t q = 0; q < pts.count; q++) t[*n + q] = p->temperature[i];
     *n += pts.count;
   }
   h->free(pts.xyz);
-  return b ? MS_OK : MS_ENOMEM;
+  return t ? MS_OK : MS_ENOMEM;
 }
 
 /* No domain and no tank: the tank is the water's bounding box on the
@@ -163,11 +182,11 @@ static int fit_tank(struct state *s, const ms_config *sec,
 static int seed(struct state *s, const ms_config *sec,
                 struct flip_params *p) {
   const struct ms_host *h = s->host;
-  double *xyz = NULL;
+  double *xyz = NULL, *temp = NULL;
   size_t n = 0, keep = 0;
   int rc = MS_OK;
   for (int i = 0; i < p->nshapes && !rc; i++)
-    rc = seed_shape(s, p, i, &xyz, &n);
+    rc = seed_shape(s, p, i, &xyz, &temp, &n);
   if (!rc && p->auto_tank) rc = fit_tank(s, sec, p, xyz, n);
   if (!rc && flip_sim_init(&s->sim, p->lo, p->n, p->cell_size, p->obst,
                            p->nobst))
@@ -175,8 +194,10 @@ static int seed(struct state *s, const ms_config *sec,
                       "grid", p->n[0], p->n[1], p->n[2]);
   for (size_t i = 0; !rc && i < n; i++) {
     const double *x = xyz + 3 * i;
-    if (inside_tank(&s->sim.g, x) && !inside_obstacle(p, x))
+    if (inside_tank(&s->sim.g, x) && !inside_obstacle(p, x)) {
+      temp[keep] = temp[i];
       memmove(xyz + 3 * keep++, x, 3 * sizeof(double));
+    }
   }
   if (!rc && keep == 0)
     rc = h->cfg_error(s->ctx, sec, "shape", "holds no particle inside the "
@@ -185,17 +206,19 @@ static int seed(struct state *s, const ms_config *sec,
     h->log(s->ctx, MS_LOG_INFO, "%zu seeded particles lie outside the tank "
            "or inside an obstacle and were dropped", n - keep);
   if (!rc) rc = alloc_arrays(s, keep);
-  if (rc) {
-    free(xyz);
-    return rc;
+  if (!rc) {
+    memcpy(s->x, xyz, 3 * keep * sizeof(double));
+    memcpy(s->T, temp, keep * sizeof(double));
   }
-  memcpy(s->x, xyz, 3 * keep * sizeof(double));
   free(xyz);
+  free(temp);
+  if (rc) return rc;
   const double mass = p->density * p->spacing * p->spacing * p->spacing;
   for (size_t i = 0; i < keep; i++) {
     memcpy(s->v + 3 * i, p->velocity, 3 * sizeof(double));
     s->m[i] = mass;
     s->r[i] = p->radius;
+    s->c[i] = p->specific_heat;
   }
   return MS_OK;
 }
@@ -207,6 +230,9 @@ static void set_fields(struct state *s) {
   s->fields[2] = (struct ms_field){"mass", MS_TYPE_F64, 1, v1, s->m};
   s->fields[3] = (struct ms_field){"radius", MS_TYPE_F64, 1, v1, s->r};
   s->fields[4] = (struct ms_field){"pressure", MS_TYPE_F64, 1, v1, s->pres};
+  s->fields[5] = (struct ms_field){"temperature", MS_TYPE_F64, 1, v1, s->T};
+  s->fields[6] = (struct ms_field){"specific_heat", MS_TYPE_F64, 1, v1,
+                                   s->c};
 }
 
 static int create(const struct ms_host *host, ms_ctx *ctx,
@@ -228,7 +254,10 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   s->sim.solve.max_iterations = (int)p.max_iterations;
   s->sim.warm_start = p.warm_start;
   s->phi0 = malloc(s->sim.g.ncell * sizeof *s->phi0);
-  if (!s->phi0) {
+  s->Cc = malloc(s->sim.g.ncell * sizeof *s->Cc);
+  s->Tc = malloc(s->sim.g.ncell * sizeof *s->Tc);
+  s->T0c = malloc(s->sim.g.ncell * sizeof *s->T0c);
+  if (!s->phi0 || !s->Cc || !s->Tc || !s->T0c) {
     rc = host->set_error(ctx, MS_ENOMEM, "out of memory");
     goto fail;
   }
@@ -236,6 +265,10 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   s->density = p.density;
   s->cfl = p.cfl;
   s->couple_cells = p.couple_cells;
+  s->conductivity = p.conductivity;
+  s->temperature = p.temperature[0];
+  s->specific_heat = p.specific_heat;
+  s->radius = p.radius;
   s->advect = p.advect;
   set_fields(s);
   flip_params_free(&p);
@@ -250,7 +283,7 @@ fail:
 static int view(ms_instance *inst, struct ms_view *out) {
   struct state *s = S(inst);
   out->count = s->n;
-  out->field_count = 5;
+  out->field_count = 7;
   out->fields = s->fields;
   return MS_OK;
 }
@@ -260,6 +293,7 @@ static int begin_step(ms_instance *inst, const struct ms_step *st) {
   memcpy(s->x0, s->x, 3 * s->n * sizeof(double));
   memcpy(s->v0, s->v, 3 * s->n * sizeof(double));
   memcpy(s->pres0, s->pres, s->n * sizeof(double));
+  memcpy(s->T0, s->T, s->n * sizeof(double));
   memcpy(s->phi0, s->sim.phi_prev, s->sim.g.ncell * sizeof(double));
   s->dt0 = s->sim.dt_prev;
   return MS_OK;
@@ -270,6 +304,7 @@ static int rewind_step(ms_instance *inst) {
   memcpy(s->x, s->x0, 3 * s->n * sizeof(double));
   memcpy(s->v, s->v0, 3 * s->n * sizeof(double));
   memcpy(s->pres, s->pres0, s->n * sizeof(double));
+  memcpy(s->T, s->T0, s->n * sizeof(double));
   memcpy(s->sim.phi_prev, s->phi0, s->sim.g.ncell * sizeof(double));
   s->sim.dt_prev = s->dt0;
   return MS_OK;
@@ -356,6 +391,9 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   if (flip_sim_to_grid(F, s->x, s->v, s->m, tags, s->n))
     return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory (binning "
                               "%zu particles)", s->n);
+  /* heat within the water, on the cells the particles were binned to */
+  flip_heat_conduct(&F->g, &F->bins, s->m, s->c, s->T, s->conductivity, dt,
+                    s->Cc, s->Tc, s->T0c);
   /* cells holding other systems' particles count as fluid (Sec. 6.2) */
   if (s->couple_cells && (rc = mark_others(s, flip_mark_points))) return rc;
   rc = flip_sim_project(F, s->gravity, dt, &ss);
@@ -428,6 +466,78 @@ static int max_dt(ms_instance *inst, double *dt) {
   return MS_OK;
 }
 
+/* Particle arrays for n particles (accepted ones join at the end); the
+ * first min(n, count) keep their values. */
+static int resize(struct state *s, size_t n) {
+  size_t k = n ? n : 1;
+  double **d3[] = {&s->x, &s->v, &s->x0, &s->v0};
+  double **d1[] = {&s->m, &s->r, &s->pres, &s->pres0, &s->T, &s->c, &s->T0};
+  for (size_t q = 0; q < sizeof d3 / sizeof *d3; q++) {
+    double *p = realloc(*d3[q], 3 * k * sizeof(double));
+    if (!p) return MS_ENOMEM;
+    *d3[q] = p;
+  }
+  for (size_t q = 0; q < sizeof d1 / sizeof *d1; q++) {
+    double *p = realloc(*d1[q], k * sizeof(double));
+    if (!p) return MS_ENOMEM;
+    *d1[q] = p;
+  }
+  int32_t *mt = realloc(s->meta, k * sizeof(int32_t));
+  if (!mt) return MS_ENOMEM;
+  s->meta = mt;
+  for (size_t i = s->n; i < n; i++) s->pres[i] = s->pres0[i] = 0.0;
+  s->n = n;
+  set_fields(s);
+  return MS_OK;
+}
+
+/* A field of a handed-over view, by name (double, `comps` components). */
+static const struct ms_field *given(const struct ms_view *in,
+                                    const char *name, uint32_t comps) {
+  for (uint32_t f = 0; f < in->field_count; f++)
+    if (!strcmp(in->fields[f].name, name) &&
+        in->fields[f].type == MS_TYPE_F64 &&
+        in->fields[f].components == comps)
+      return &in->fields[f];
+  return NULL;
+}
+
+#define GIVEN(f, i, a) \
+  (((const double *)((const char *)(f)->data + (i) * (f)->stride))[a])
+
+/* Particles another system hands over (a melting solid's) become water
+ * with their mass, position and velocity bit for bit, their temperature
+ * and specific heat when they carry them (else the water's defaults). */
+static int accept(ms_instance *inst, const struct ms_view *in,
+                  const char *from) {
+  struct state *s = S(inst);
+  const struct ms_field *x = given(in, "position", 3);
+  const struct ms_field *v = given(in, "velocity", 3);
+  const struct ms_field *m = given(in, "mass", 1);
+  const struct ms_field *T = given(in, "temperature", 1);
+  const struct ms_field *c = given(in, "specific_heat", 1);
+  if (!x || !v || !m)
+    return s->host->set_error(s->ctx, MS_EINVAL, "particles handed over by "
+                              "'%s' lack position, velocity or mass", from);
+  size_t n0 = s->n;
+  if (resize(s, n0 + in->count))
+    return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory");
+  for (size_t i = 0; i < in->count; i++) {
+    size_t p = n0 + i;
+    for (int a = 0; a < 3; a++) {
+      s->x[3 * p + a] = GIVEN(x, i, a);
+      s->v[3 * p + a] = GIVEN(v, i, a);
+    }
+    s->m[p] = GIVEN(m, i, 0);
+    s->r[p] = s->radius;
+    s->T[p] = T ? GIVEN(T, i, 0) : s->temperature;
+    s->c[p] = c && GIVEN(c, i, 0) > 0.0 ? GIVEN(c, i, 0) : s->specific_heat;
+  }
+  return MS_OK;
+}
+
+/* The particles (count first: handed-over ones change it) with their
+ * masses and heat, and the pressure solve's warm start. */
 static int save(ms_instance *inst, const struct ms_stream *out) {
   struct state *s = S(inst);
   uint64_t n[2] = {s->n, s->sim.g.ncell};
@@ -435,6 +545,10 @@ static int save(ms_instance *inst, const struct ms_stream *out) {
   if ((rc = out->write(out->opaque, n, sizeof n)) ||
       (rc = out->write(out->opaque, s->x, 3 * s->n * sizeof(double))) ||
       (rc = out->write(out->opaque, s->v, 3 * s->n * sizeof(double))) ||
+      (rc = out->write(out->opaque, s->m, s->n * sizeof(double))) ||
+      (rc = out->write(out->opaque, s->r, s->n * sizeof(double))) ||
+      (rc = out->write(out->opaque, s->T, s->n * sizeof(double))) ||
+      (rc = out->write(out->opaque, s->c, s->n * sizeof(double))) ||
       (rc = out->write(out->opaque, s->pres, s->n * sizeof(double))) ||
       (rc = out->write(out->opaque, &s->sim.dt_prev, sizeof(double))) ||
       (rc = out->write(out->opaque, s->sim.phi_prev,
@@ -448,14 +562,19 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
   uint64_t n[2];
   int rc = in->read(in->opaque, n, sizeof n);
   if (rc) return rc;
-  if (n[0] != s->n || n[1] != s->sim.g.ncell)
+  if (n[1] != s->sim.g.ncell || n[0] > ((size_t)1 << 40))
     return s->host->set_error(s->ctx, MS_ESTATE, "saved state holds %llu "
-                              "particles and %llu cells, the scene %zu and "
-                              "%zu", (unsigned long long)n[0],
-                              (unsigned long long)n[1], s->n,
-                              s->sim.g.ncell);
+                              "particles and %llu cells, the scene %zu "
+                              "cells", (unsigned long long)n[0],
+                              (unsigned long long)n[1], s->sim.g.ncell);
+  if (n[0] != s->n && resize(s, (size_t)n[0]))
+    return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory");
   if ((rc = in->read(in->opaque, s->x, 3 * s->n * sizeof(double))) ||
       (rc = in->read(in->opaque, s->v, 3 * s->n * sizeof(double))) ||
+      (rc = in->read(in->opaque, s->m, s->n * sizeof(double))) ||
+      (rc = in->read(in->opaque, s->r, s->n * sizeof(double))) ||
+      (rc = in->read(in->opaque, s->T, s->n * sizeof(double))) ||
+      (rc = in->read(in->opaque, s->c, s->n * sizeof(double))) ||
       (rc = in->read(in->opaque, s->pres, s->n * sizeof(double))) ||
       (rc = in->read(in->opaque, &s->sim.dt_prev, sizeof(double))) ||
       (rc = in->read(in->opaque, s->sim.phi_prev,
@@ -469,7 +588,7 @@ static const struct ms_plugin flip = {
     MS_PLUGIN_METHODS,
     /* fluid: particles interact through the grid, which weighs meta-
      * particle members with their own masses (prepare()) */
-    .flags = MS_PLUGIN_META_OWN_MASS,
+    .flags = MS_PLUGIN_META_OWN_MASS | MS_PLUGIN_HEAT,
     .id = "flip",
     .name = "FLIP fluid",
     .version = PACKAGE_VERSION,
@@ -477,6 +596,7 @@ static const struct ms_plugin flip = {
     .description = "FLIP/PIC on a MAC grid, MIC(0)-PCG pressure projection",
     .max_dt = max_dt,
     .energy = energy,
+    .accept = accept,
 };
 
 MS_PLUGIN_EXPORT_ONE(flip)

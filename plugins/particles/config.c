@@ -9,6 +9,10 @@
  *   drag             linear drag rate [1/s], default 0
  *   wall_restitution normal restitution at the domain walls, [0, 1], 0.5
  *   wall_friction    fraction of tangential speed lost at a wall hit, 0
+ *   temperature      [K], default 293.15 (heat with other systems through
+ *                    the core; grains of one system do not conduct among
+ *                    themselves)
+ *   specific_heat    [J/(kg K)], > 0, default 1000
  * scene.scale = s refines the lattice: spacing and radius / s^(1/3), an
  * explicit per-particle mass / s (same volume, same total mass). */
 #include <math.h>
@@ -44,8 +48,14 @@ int particles_read_params(struct state *s, const ms_config *sec,
       (rc = ms_cfg_non_negative(h, c, sec, "drag", 0.0, &s->drag)) ||
       (rc = ms_cfg_unit(h, c, sec, "wall_restitution", 0.5,
                         &s->restitution)) ||
-      (rc = ms_cfg_unit(h, c, sec, "wall_friction", 0.0, &s->friction)))
+      (rc = ms_cfg_unit(h, c, sec, "wall_friction", 0.0, &s->friction)) ||
+      (rc = h->cfg_double(c, sec, "temperature", 293.15, &p->temperature)) ||
+      (rc = ms_cfg_positive(h, c, sec, "specific_heat", 1000.0,
+                            &p->specific_heat)))
     return rc;
+  if (!isfinite(p->temperature))
+    return h->cfg_error(c, sec, "temperature", "must be finite (got %g)",
+                        p->temperature);
   if (isnan(p->radius) && isnan(p->spacing))
     return h->cfg_error(c, sec, "radius", "is required when no spacing is "
                         "given");

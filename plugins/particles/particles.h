@@ -16,15 +16,17 @@ struct state {
   size_t n;
   double *x, *v, *m, *r; /* x, v: 3 per particle */
   double *x0, *v0;       /* start of step, for rewind */
+  double *T, *c;         /* temperature [K], specific heat [J/(kg K)] */
   int32_t *meta;         /* meta-particle of each particle during integrate */
   double gravity[3], lo[3], hi[3];
   double drag, restitution, friction;
-  struct ms_field fields[4];
+  struct ms_field fields[6];
 };
 
 /* The keys that set the particles up (the rest go to struct state). */
 struct params {
   double spacing, radius, density, mass, vel[3];
+  double temperature, specific_heat;
   const ms_config *shape;
 };
 

@@ -15,6 +15,7 @@ static void destroy(ms_instance *inst) {
   if (!s) return;
   free(s->x), free(s->v), free(s->m), free(s->r);
   free(s->x0), free(s->v0), free(s->meta);
+  free(s->T), free(s->c);
   free(s);
 }
 
@@ -28,7 +29,10 @@ static int alloc_arrays(struct state *s, size_t n) {
   s->x0 = malloc(3 * k * sizeof(double));
   s->v0 = malloc(3 * k * sizeof(double));
   s->meta = malloc(k * sizeof(int32_t));
-  return s->x && s->v && s->m && s->r && s->x0 && s->v0 && s->meta
+  s->T = malloc(k * sizeof(double));
+  s->c = malloc(k * sizeof(double));
+  return s->x && s->v && s->m && s->r && s->x0 && s->v0 && s->meta &&
+                 s->T && s->c
              ? MS_OK
              : MS_ENOMEM;
 }
@@ -39,6 +43,9 @@ static void set_fields(struct state *s) {
   s->fields[1] = (struct ms_field){"velocity", MS_TYPE_F64, 3, v3, s->v};
   s->fields[2] = (struct ms_field){"mass", MS_TYPE_F64, 1, v1, s->m};
   s->fields[3] = (struct ms_field){"radius", MS_TYPE_F64, 1, v1, s->r};
+  s->fields[4] = (struct ms_field){"temperature", MS_TYPE_F64, 1, v1, s->T};
+  s->fields[5] = (struct ms_field){"specific_heat", MS_TYPE_F64, 1, v1,
+                                   s->c};
 }
 
 static int create(const struct ms_host *host, ms_ctx *ctx,
@@ -65,6 +72,7 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
     memcpy(s->v + 3 * i, p.vel, sizeof p.vel);
     s->m[i] = p.mass;
     s->r[i] = p.radius;
+    s->T[i] = p.temperature, s->c[i] = p.specific_heat;
   }
   host->free(pts.xyz);
   set_fields(s);
@@ -79,7 +87,7 @@ fail:
 static int view(ms_instance *inst, struct ms_view *out) {
   struct state *s = S(inst);
   out->count = s->n;
-  out->field_count = 4;
+  out->field_count = 6;
   out->fields = s->fields;
   return MS_OK;
 }
@@ -167,7 +175,8 @@ static int save(ms_instance *inst, const struct ms_stream *out) {
       (rc = out->write(out->opaque, s->x, 3 * s->n * sizeof(double))) ||
       (rc = out->write(out->opaque, s->v, 3 * s->n * sizeof(double))) ||
       (rc = out->write(out->opaque, s->m, s->n * sizeof(double))) ||
-      (rc = out->write(out->opaque, s->r, s->n * sizeof(double))))
+      (rc = out->write(out->opaque, s->r, s->n * sizeof(double))) ||
+      (rc = out->write(out->opaque, s->T, s->n * sizeof(double))))
     return rc;
   return MS_OK;
 }
@@ -184,7 +193,8 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
   if ((rc = in->read(in->opaque, s->x, 3 * s->n * sizeof(double))) ||
       (rc = in->read(in->opaque, s->v, 3 * s->n * sizeof(double))) ||
       (rc = in->read(in->opaque, s->m, s->n * sizeof(double))) ||
-      (rc = in->read(in->opaque, s->r, s->n * sizeof(double))))
+      (rc = in->read(in->opaque, s->r, s->n * sizeof(double))) ||
+      (rc = in->read(in->opaque, s->T, s->n * sizeof(double))))
     return rc;
   return MS_OK;
 }
@@ -192,7 +202,8 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
 static const struct ms_plugin particles = {
     MS_PLUGIN_HEADER_INIT,
     MS_PLUGIN_METHODS,
-    .flags = MS_PLUGIN_SELF_COLLISION,
+    /* grains carry heat (ABI 1.3): a 1.2 core ignores the flag */
+    .flags = MS_PLUGIN_SELF_COLLISION | MS_PLUGIN_HEAT,
     .id = "particles",
     .name = "Free spherical particles (granular)",
     .version = PACKAGE_VERSION,

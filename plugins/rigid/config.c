@@ -18,8 +18,11 @@
  *   angular_velocity  [rad/s], default [0, 0, 0]
  *   motion            "dynamic" (default) | "fixed" | "scripted" (moves
  *                     with velocity and angular_velocity whatever hits it)
- * In a `bodies` list, spacing, radius and density of the section are the
- * bodies' defaults.  scene.scale = s refines every lattice: spacing and
+ *   temperature       [K], default 293.15; one per body (lumped: the body
+ *                     conducts much faster than its contacts)
+ *   specific_heat     [J/(kg K)], > 0, default 1000
+ * In a `bodies` list, spacing, radius, density, temperature and specific
+ * heat of the section are the bodies' defaults.  scene.scale = s refines every lattice: spacing and
  * radius / s^(1/3), the body's mass unchanged. */
 #include <math.h>
 #include <stdlib.h>
@@ -45,6 +48,7 @@ static int add_body(struct state *s, const struct msc_body *k,
   b->first = n0, b->count = n, b->motion = k->motion;
   for (size_t i = 0; i < n; i++) {
     s->m[n0 + i] = mass / (double)n, s->r[n0 + i] = k->radius;
+    s->T[n0 + i] = k->temperature, s->c[n0 + i] = k->specific_heat;
     s->body_of[n0 + i] = s->nbody;
   }
   int solid = rigid_mass_properties(n, pts->xyz, s->m + n0, &b->mass,
@@ -72,12 +76,14 @@ static int alloc(struct state *s, size_t n, uint32_t nbody) {
   s->v0 = malloc(3 * k * sizeof(double));
   s->off = malloc(3 * k * sizeof(double)), s->m = malloc(k * sizeof(double));
   s->r = malloc(k * sizeof(double)), s->meta = malloc(k * sizeof(int32_t));
+  s->T = malloc(k * sizeof(double)), s->c = malloc(k * sizeof(double));
   s->body_of = malloc(k * sizeof(uint32_t));
   s->body = calloc(nbody, sizeof *s->body);
   s->hoff = calloc(nbody + 1, sizeof *s->hoff);
   s->boff = calloc(nbody + 1, sizeof *s->boff);
   s->blist = calloc(nbody, sizeof *s->blist);
   return s->x && s->v && s->x0 && s->v0 && s->off && s->m && s->r &&
+                 s->T && s->c &&
                  s->meta && s->body_of && s->body && s->hoff && s->boff &&
                  s->blist
              ? MS_OK
@@ -105,7 +111,7 @@ static int system_keys(struct state *s, const ms_config *sec) {
 int rigid_configure(struct state *s, const ms_config *sec) {
   const ms_config *list;
   uint32_t nb;
-  struct msc_body def = {.spacing = NAN, .radius = NAN, .density = NAN};
+  struct msc_body def = MSC_BODY_UNSET;
   int rc;
   if ((rc = system_keys(s, sec)) ||
       (rc = msc_body_list(s->host, s->ctx, sec, &list, &nb)))

@@ -23,7 +23,7 @@ dist_man7_MANS += plugins/rigid/mergesplit-rigid.7
 check_PROGRAMS += tests/rigid/run-rigid
 tests_rigid_run_rigid_SOURCES = tests/runner.c tests/rigid/suites.h \
 	tests/rigid/test_body.c tests/rigid/test_scenes.c \
-	tests/rigid/test_cloth.c
+	tests/rigid/test_cloth.c tests/rigid/test_heat.c
 tests_rigid_run_rigid_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE \
 	-I$(srcdir)/tests/rigid $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_rigid_run_rigid_LDADD = plugins/rigid/librigid.la \

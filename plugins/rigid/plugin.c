@@ -7,6 +7,7 @@
 
 #include <mergesplit/plugin_util.h>
 
+#include "../common/bodies.h"
 #include "rigid.h"
 
 #define S(inst) ((struct state *)(void *)(inst))
@@ -15,6 +16,7 @@ static void destroy(ms_instance *inst) {
   struct state *s = S(inst);
   if (!s) return;
   free(s->x), free(s->v), free(s->m), free(s->r), free(s->off);
+  free(s->T), free(s->c);
   free(s->x0), free(s->v0), free(s->body_of), free(s->body);
   free(s->meta), free(s->host_of), free(s->pin_of);
   free(s->hoff), free(s->hlist), free(s->boff), free(s->blist);
@@ -54,6 +56,9 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   s->fields[1] = (struct ms_field){"velocity", MS_TYPE_F64, 3, v3, s->v};
   s->fields[2] = (struct ms_field){"mass", MS_TYPE_F64, 1, v1, s->m};
   s->fields[3] = (struct ms_field){"radius", MS_TYPE_F64, 1, v1, s->r};
+  s->fields[4] = (struct ms_field){"temperature", MS_TYPE_F64, 1, v1, s->T};
+  s->fields[5] = (struct ms_field){"specific_heat", MS_TYPE_F64, 1, v1,
+                                   s->c};
   *out = (ms_instance *)(void *)s;
   return MS_OK;
 }
@@ -61,7 +66,7 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
 static int view(ms_instance *inst, struct ms_view *out) {
   struct state *s = S(inst);
   out->count = s->n;
-  out->field_count = 4;
+  out->field_count = 6;
   out->fields = s->fields;
   return MS_OK;
 }
@@ -70,6 +75,8 @@ static int begin_step(ms_instance *inst, const struct ms_step *st) {
   struct state *s = S(inst);
   (void)st;
   for (uint32_t b = 0; b < s->nbody; b++) {
+    /* the heat the core moved into some of its particles (W3) spreads */
+    msc_body_lump_heat(s->body[b].first, s->body[b].count, s->m, s->c, s->T);
     rigid_absorb(s, b);
     s->body[b].s0 = s->body[b].s;
   }
@@ -189,6 +196,7 @@ static int save(ms_instance *inst, const struct ms_stream *out) {
   if (!rc) rc = out->write(out->opaque, s->v, v3);
   if (!rc) rc = out->write(out->opaque, s->x0, v3);
   if (!rc) rc = out->write(out->opaque, s->v0, v3);
+  if (!rc) rc = out->write(out->opaque, s->T, s->n * sizeof(double));
   return rc;
 }
 
@@ -210,13 +218,15 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
   if (!rc) rc = in->read(in->opaque, s->v, v3);
   if (!rc) rc = in->read(in->opaque, s->x0, v3);
   if (!rc) rc = in->read(in->opaque, s->v0, v3);
+  if (!rc) rc = in->read(in->opaque, s->T, s->n * sizeof(double));
   return rc;
 }
 
 static const struct ms_plugin rigid = {
     MS_PLUGIN_HEADER_INIT_NEEDS(1),
     MS_PLUGIN_METHODS,
-    .flags = MS_PLUGIN_SELF_COLLISION,
+    /* heat: one temperature per body; a 1.2 core ignores the flag */
+    .flags = MS_PLUGIN_SELF_COLLISION | MS_PLUGIN_HEAT,
     .id = "rigid",
     .name = "Rigid bodies of particles",
     .version = PACKAGE_VERSION,

@@ -172,6 +172,8 @@ struct state {
   ms_ctx *ctx;
   size_t n;                /* particles of all bodies, body after body */
   double *x, *v, *m, *r;   /* x, v: 3 per particle */
+  double *T, *c;           /* temperature [K], specific heat [J/(kg K)]:
+                              one temperature per body (lumped) */
   double *off;             /* 3 per particle: offset in the body frame */
   double *x0, *v0;         /* as placed after a step; at begin_step, for
                               rewind */
@@ -195,7 +197,7 @@ struct state {
   uint32_t nmeta, cap_meta; /* meta-particles of the last integrate */
   struct rigid_follow *follow;
   uint32_t nfollow, cap_follow;
-  struct ms_field fields[4];
+  struct ms_field fields[6];
 };
 
 /* ---- config.c: the scene keys ---------------------------------------- */

@@ -10,7 +10,8 @@
  *   bodies            a list of body groups; without it the section is one
  * and of a body (a group of `bodies`, or the section): the keys every solid
  * plugin reads alike (plugins/common/bodies.h: shape, spacing, radius,
- * density or mass, velocity, angular_velocity, motion) and
+ * density or mass, velocity, angular_velocity, motion, temperature,
+ * specific_heat) and
  *   mode              "rigid" | "linear" (default) | "quadratic"
  *   alpha             stiffness, (0, 1], default 1 (Gao's "stiffness")
  *   beta              share of the linear/quadratic fit in the goal,
@@ -21,8 +22,11 @@
  *   plastic_max       largest plastic strain |Sp - I|, > 0, default 1
  *   regions           [nx, ny, nz] overlapping clusters over the body's
  *                     bounding box (a soft, wobbly body), default [1, 1, 1]
- * In a `bodies` list the section's spacing, radius, density and the keys
- * above from mode on are the bodies' defaults. */
+ *   conductivity      [W/(m K)], >= 0: heat conducts between lattice
+ *                     neighbours (k s each); absent: one temperature for
+ *                     the body (lumped)
+ * In a `bodies` list the section's spacing, radius, density, temperature,
+ * specific heat and the keys above from mode on are the bodies' defaults. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +39,7 @@
 struct body_keys {
   struct msc_body b;
   double alpha, beta, yield, creep, cmax, regions[3];
+  double conductivity; /* NAN: lumped */
   int mode;
 };
 
@@ -58,7 +63,9 @@ static int read_material(struct state *s, const ms_config *g,
       (rc = ms_cfg_non_negative(h, c, g, "plastic_creep", d->creep,
                                 &k->creep)) ||
       (rc = ms_cfg_positive(h, c, g, "plastic_max", d->cmax, &k->cmax)) ||
-      (rc = h->cfg_vec3(c, g, "regions", d->regions, k->regions)))
+      (rc = h->cfg_vec3(c, g, "regions", d->regions, k->regions)) ||
+      (rc = ms_cfg_non_negative(h, c, g, "conductivity", d->conductivity,
+                                &k->conductivity)))
     return rc;
   if (!(k->alpha > 0.0 && k->alpha <= 1.0))
     return h->cfg_error(c, g, "alpha", "must be in (0, 1] (got %g)",
@@ -209,6 +216,7 @@ static void add_body(struct state *s, const struct body_keys *k,
   b->alpha = k->alpha, b->beta = k->beta, b->mass = mass;
   b->yield = isnan(k->yield) ? INFINITY : k->yield;
   b->creep = k->creep, b->cmax = k->cmax;
+  b->conductivity = k->conductivity;
   double c[3] = {0, 0, 0};
   for (size_t i = 0; i < n; i++)
     for (int a = 0; a < 3; a++) c[a] += pts->xyz[3 * i + a] / (double)n;
@@ -218,6 +226,7 @@ static void add_body(struct state *s, const struct body_keys *k,
   for (size_t i = 0; i < n; i++) {
     size_t p = n0 + i;
     s->m[p] = mass / (double)n, s->r[p] = k->b.radius, s->body_of[p] = s->nbody;
+    s->T[p] = k->b.temperature, s->c[p] = k->b.specific_heat;
     s->nclus[p] = 0;
     const double *x = pts->xyz + 3 * i;
     double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
@@ -233,19 +242,55 @@ static void add_body(struct state *s, const struct body_keys *k,
   s->nbody++;
 }
 
+/* Conduction inside body b: its lattice neighbours (rest distance within
+ * 1.01 spacings: the six faces of a particle's cube) conduct through
+ * k s, a face of area s^2 across a distance s. */
+static int heat_pairs(struct state *s, uint32_t b, double spacing,
+                      double k) {
+  const struct sm_body *B = &s->body[b];
+  struct ms_neighbors nb = {0};
+  int rc = s->host->neighbors(s->ctx, s->x + 3 * B->first, 3 * sizeof(double),
+                              B->count, 1.01 * spacing, &nb);
+  if (rc) return rc;
+  size_t add = 0;
+  for (size_t i = 0; i < B->count; i++)
+    for (uint32_t q = nb.offset[i]; q < nb.offset[i + 1]; q++)
+      add += nb.index[q] > i;
+  uint32_t *hp = realloc(s->hp, 2 * (s->nhp + add + 1) * sizeof *hp);
+  double *hG = hp ? realloc(s->hG, (s->nhp + add + 1) * sizeof *hG) : NULL;
+  if (hp) s->hp = hp;
+  if (hG) s->hG = hG;
+  if (!hp || !hG) {
+    s->host->neighbors_release(s->ctx, &nb);
+    return MS_ENOMEM;
+  }
+  for (size_t i = 0; i < B->count; i++)
+    for (uint32_t q = nb.offset[i]; q < nb.offset[i + 1]; q++) {
+      uint32_t j = nb.index[q];
+      if (j <= i) continue;
+      s->hp[2 * s->nhp] = (uint32_t)(B->first + i);
+      s->hp[2 * s->nhp + 1] = (uint32_t)(B->first + j);
+      s->hG[s->nhp++] = k * spacing;
+    }
+  s->host->neighbors_release(s->ctx, &nb);
+  return MS_OK;
+}
+
 static int alloc(struct state *s, size_t n, uint32_t nbody) {
   size_t k = n ? n : 1, d3 = 3 * k * sizeof(double);
   s->x = malloc(d3), s->v = malloc(d3), s->x0 = malloc(d3);
   s->v0 = malloc(d3), s->xs = malloc(d3), s->dx = malloc(d3);
   s->dd = malloc(d3);
   s->m = malloc(k * sizeof(double)), s->r = malloc(k * sizeof(double));
+  s->T = malloc(k * sizeof(double)), s->c = malloc(k * sizeof(double));
   s->meta = malloc(k * sizeof(int32_t));
   s->body_of = malloc(k * sizeof(uint32_t));
   s->nclus = calloc(k, sizeof(uint32_t));
   s->body = calloc(nbody, sizeof *s->body);
   s->dL = calloc(3 * (size_t)nbody, sizeof *s->dL);
   return s->dL && s->dd && s->x && s->v && s->x0 && s->v0 && s->xs &&
-                 s->dx && s->m && s->r && s->meta && s->body_of &&
+                 s->dx && s->m && s->r && s->T && s->c && s->meta &&
+                 s->body_of &&
                  s->nclus && s->body
              ? MS_OK
              : MS_ENOMEM;
@@ -279,10 +324,10 @@ static int system_keys(struct state *s, const ms_config *sec) {
 int sm_configure(struct state *s, const ms_config *sec) {
   const ms_config *list;
   uint32_t nb;
-  struct body_keys def = {.b = {.spacing = NAN, .radius = NAN,
-                                .density = NAN},
+  struct body_keys def = {.b = MSC_BODY_UNSET,
                           .mode = SM_LINEAR, .alpha = 1.0, .beta = 0.0,
                           .yield = NAN, .creep = 20.0, .cmax = 1.0,
+                          .conductivity = NAN,
                           .regions = {1, 1, 1}};
   int rc;
   if ((rc = system_keys(s, sec)) ||
@@ -308,6 +353,11 @@ int sm_configure(struct state *s, const ms_config *sec) {
   for (uint32_t b = 0; !rc && b < nb; b++) add_body(s, &keys[b], &pts[b],
                                                     mass[b]);
   if (!rc) rc = build_clusters(s, keys);
+  for (uint32_t b = 0; !rc && b < nb; b++)
+    if (!isnan(keys[b].conductivity))
+      rc = heat_pairs(s, b, isnan(keys[b].b.spacing) ? 2.0 * keys[b].b.radius
+                                                     : keys[b].b.spacing,
+                      keys[b].conductivity);
   for (uint32_t b = 0; pts && b < nb; b++) s->host->free(pts[b].xyz);
   free(keys), free(pts), free(mass);
   return rc;

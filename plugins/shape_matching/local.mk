@@ -25,7 +25,7 @@ dist_man7_MANS += plugins/shape_matching/mergesplit-shape_matching.7
 check_PROGRAMS += tests/shape_matching/run-shape-matching
 tests_shape_matching_run_shape_matching_SOURCES = tests/runner.c \
 	tests/shape_matching/suites.h tests/shape_matching/test_match.c \
-	tests/shape_matching/test_scenes.c
+	tests/shape_matching/test_scenes.c tests/shape_matching/test_heat.c
 tests_shape_matching_run_shape_matching_CPPFLAGS = $(AM_CPPFLAGS) \
 	-D_GNU_SOURCE -I$(srcdir)/tests/shape_matching -I$(srcdir)/sdk/include \
 	$(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)

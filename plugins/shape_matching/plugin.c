@@ -7,6 +7,7 @@
 
 #include <mergesplit/plugin_util.h>
 
+#include "../common/bodies.h"
 #include "shape_matching.h"
 
 #define S(inst) ((struct state *)(void *)(inst))
@@ -15,6 +16,7 @@ static void destroy(ms_instance *inst) {
   struct state *s = S(inst);
   if (!s) return;
   free(s->x), free(s->v), free(s->m), free(s->r), free(s->x0), free(s->v0);
+  free(s->T), free(s->c), free(s->hp), free(s->hG);
   free(s->xs), free(s->dx), free(s->body_of), free(s->nclus), free(s->body);
   free(s->clus), free(s->ep), free(s->ew), free(s->eq0), free(s->eq);
   free(s->ep3), free(s->eg), free(s->aqq9), free(s->clus0), free(s->meta);
@@ -53,6 +55,9 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   s->fields[1] = (struct ms_field){"velocity", MS_TYPE_F64, 3, v3, s->v};
   s->fields[2] = (struct ms_field){"mass", MS_TYPE_F64, 1, v1, s->m};
   s->fields[3] = (struct ms_field){"radius", MS_TYPE_F64, 1, v1, s->r};
+  s->fields[4] = (struct ms_field){"temperature", MS_TYPE_F64, 1, v1, s->T};
+  s->fields[5] = (struct ms_field){"specific_heat", MS_TYPE_F64, 1, v1,
+                                   s->c};
   *out = (ms_instance *)(void *)s;
   return MS_OK;
 }
@@ -60,7 +65,7 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
 static int view(ms_instance *inst, struct ms_view *out) {
   struct state *s = S(inst);
   out->count = s->n;
-  out->field_count = 4;
+  out->field_count = 6;
   out->fields = s->fields;
   return MS_OK;
 }
@@ -92,7 +97,18 @@ static int max_dt(ms_instance *inst, double *dt) {
 
 static int begin_step(ms_instance *inst, const struct ms_step *st) {
   struct state *s = S(inst);
-  (void)st;
+  /* the heat the core moved into some of its particles (W3) spreads: at
+   * once through a lumped body, over its lattice pairs through one that
+   * conducts (each pair exact over the step, in a fixed order) */
+  for (uint32_t b = 0; b < s->nbody; b++)
+    if (isnan(s->body[b].conductivity))
+      msc_body_lump_heat(s->body[b].first, s->body[b].count, s->m, s->c,
+                         s->T);
+  for (size_t q = 0; q < s->nhp; q++) {
+    uint32_t i = s->hp[2 * q], j = s->hp[2 * q + 1];
+    ms_heat_pair(&s->T[i], s->m[i] * s->c[i], &s->T[j], s->m[j] * s->c[j],
+                 s->hG[q], st->dt);
+  }
   memcpy(s->x0, s->x, 3 * s->n * sizeof(double));
   memcpy(s->v0, s->v, 3 * s->n * sizeof(double));
   keep_clusters(s);
@@ -173,6 +189,7 @@ static int save(ms_instance *inst, const struct ms_stream *out) {
   if (!rc) rc = out->write(out->opaque, &s->h, sizeof s->h);
   if (!rc) rc = out->write(out->opaque, s->x, v3);
   if (!rc) rc = out->write(out->opaque, s->v, v3);
+  if (!rc) rc = out->write(out->opaque, s->T, s->n * sizeof(double));
   for (uint32_t c = 0; !rc && c < s->nclusters; c++) {
     rc = out->write(out->opaque, s->clus[c].Sp, sizeof s->clus[c].Sp);
     if (!rc) rc = out->write(out->opaque, s->clus[c].qr, sizeof s->clus[c].qr);
@@ -196,6 +213,7 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
                               (unsigned long long)nc, s->n, s->nclusters);
   if (!rc) rc = in->read(in->opaque, s->x, v3);
   if (!rc) rc = in->read(in->opaque, s->v, v3);
+  if (!rc) rc = in->read(in->opaque, s->T, s->n * sizeof(double));
   for (uint32_t c = 0; !rc && c < s->nclusters; c++) {
     rc = in->read(in->opaque, s->clus[c].Sp, sizeof s->clus[c].Sp);
     if (!rc) rc = in->read(in->opaque, s->clus[c].qr, sizeof s->clus[c].qr);
@@ -207,7 +225,8 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
 static const struct ms_plugin shape_matching = {
     MS_PLUGIN_HEADER_INIT_NEEDS(1),
     MS_PLUGIN_METHODS,
-    .flags = MS_PLUGIN_SELF_COLLISION,
+    /* heat: one temperature per body; a 1.2 core ignores the flag */
+    .flags = MS_PLUGIN_SELF_COLLISION | MS_PLUGIN_HEAT,
     .id = "shape_matching",
     .name = "Meshless shape matching",
     .version = PACKAGE_VERSION,

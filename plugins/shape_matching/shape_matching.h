@@ -54,6 +54,7 @@ struct sm_body {
   double yield, creep, cmax; /* plasticity; yield = INFINITY: none */
   double mass;
   double V[3], w[3], c0[3]; /* scripted motion about the start centre c0 */
+  double conductivity;  /* [W/(m K)]; NAN: one temperature (lumped) */
 };
 
 /* ---- match.c: the math, free of the host ------------------------------ */
@@ -108,6 +109,11 @@ struct state {
   ms_ctx *ctx;
   size_t n;                 /* particles */
   double *x, *v, *m, *r;    /* x, v: 3 per particle */
+  double *T, *c;            /* temperature [K], specific heat [J/(kg K)] */
+  uint32_t *hp;             /* 2 per pair: lattice neighbours of a body
+                               that conducts (conductivity given) */
+  double *hG;               /* per pair: its conductance k s [W/K] */
+  size_t nhp;
   double *x0, *v0;          /* at begin_step, for rewind */
   double *xs;               /* 3 per particle: the predicted positions */
   double *dx;               /* 3 per particle: a pass's correction */
@@ -149,7 +155,7 @@ struct state {
   uint32_t cap_contacts;
   double *dL;               /* 3 per body: this substep's lag torque (step.c,
                                angular_lag) */
-  struct ms_field fields[4];
+  struct ms_field fields[6];
 };
 
 #define SM_NONE UINT32_MAX

@@ -179,6 +179,7 @@ int sph_integrate(struct sph_solver *S, double t, double dt,
   S->fresh0 = rc == MS_OK;
   sph_gravity(&S->P, t, S->g_now);
   if (rc == MS_OK) {
+    sph_heat(S, dt); /* on the lists of the step's start */
     sph_forces(S);
     sph_advance(S, t, dt, ext, metas, res);
     S->fresh = 0; /* the particles moved */

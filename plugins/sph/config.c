@@ -49,6 +49,9 @@ static int read_scalars(struct sph_plugin *pl, const ms_config *sec,
                         &P->others_as_boundary)) ||
       (rc = H->cfg_int(C, sec, "sort_every", 0, &sort_every)) ||
       (rc = H->cfg_double(C, sec, "gravity_ramp", 0.0, &P->gravity_ramp)) ||
+      (rc = H->cfg_double(C, sec, "specific_heat", 4186.0,
+                          &P->specific_heat)) ||
+      (rc = H->cfg_double(C, sec, "conductivity", 0.6, &P->conductivity)) ||
       (rc = H->cfg_double(C, sec, "neighbor_skin", 0.2, &P->skin)))
     return rc;
   if ((rc = kernel_key(pl, sec, "kernel", "cubic_spline", &P->kernel)))
@@ -92,6 +95,12 @@ static int read_scalars(struct sph_plugin *pl, const ms_config *sec,
                         P->xsph);
   if (!(P->cfl > 0.0 && P->cfl <= 1.0))
     return H->cfg_error(C, sec, "cfl", "must be in (0, 1] (got %g)", P->cfl);
+  if (!(P->specific_heat > 0.0 && isfinite(P->specific_heat)))
+    return H->cfg_error(C, sec, "specific_heat", "must be > 0 (got %g) "
+                        "[J/(kg K)]", P->specific_heat);
+  if (!(P->conductivity >= 0.0 && isfinite(P->conductivity)))
+    return H->cfg_error(C, sec, "conductivity", "must be >= 0 (got %g) "
+                        "[W/(m K)]", P->conductivity);
   if (sort_every < 0 || sort_every > 1000000)
     return H->cfg_error(C, sec, "sort_every", "must be in [0, 1000000] "
                         "(got %lld)", (long long)sort_every);
@@ -108,7 +117,7 @@ static int read_scalars(struct sph_plugin *pl, const ms_config *sec,
 }
 
 static int add_points(struct sph_setup *su, const double *xyz, size_t n,
-                      const double *vel) {
+                      const double *vel, double temp) {
   if (su->n + n > su->cap) {
     size_t cap = 2 * (su->n + n);
     double *a = realloc(su->xyz, 3 * cap * sizeof(double));
@@ -117,23 +126,31 @@ static int add_points(struct sph_setup *su, const double *xyz, size_t n,
     double *b = realloc(su->vel, 3 * cap * sizeof(double));
     if (!b) return MS_ENOMEM;
     su->vel = b;
+    double *t = realloc(su->temp, cap * sizeof(double));
+    if (!t) return MS_ENOMEM;
+    su->temp = t;
     su->cap = cap;
   }
   memcpy(su->xyz + 3 * su->n, xyz, 3 * n * sizeof(double));
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
     memcpy(su->vel + 3 * (su->n + i), vel, 3 * sizeof(double));
+    su->temp[su->n + i] = temp;
+  }
   su->n += n;
   return MS_OK;
 }
 
-/* One shape group: sampled at the spacing, its own `velocity` or the
- * section's. */
+/* One shape group: sampled at the spacing, its own `velocity` and
+ * `temperature` or the section's. */
 static int sample_one(struct sph_plugin *pl, const ms_config *shape,
-                      const double *vdef, struct sph_setup *su) {
-  double vel[3];
+                      const double *vdef, double tdef, struct sph_setup *su) {
+  double vel[3], temp;
   struct ms_points pts = {NULL, 0};
   int rc = H->cfg_vec3(C, shape, "velocity", vdef, vel);
+  if (!rc) rc = H->cfg_double(C, shape, "temperature", tdef, &temp);
   if (rc) return rc;
+  if (!isfinite(temp))
+    return H->cfg_error(C, shape, "temperature", "must be finite");
   if (!(isfinite(vel[0]) && isfinite(vel[1]) && isfinite(vel[2])))
     return H->cfg_error(C, shape, "velocity", "must be finite");
   if ((rc = H->sample_shape(C, shape, su->P.spacing, &pts))) return rc;
@@ -142,7 +159,7 @@ static int sample_one(struct sph_plugin *pl, const ms_config *shape,
     return H->cfg_error(C, shape, NULL, "too many particles (raise the "
                         "spacing)");
   }
-  rc = add_points(su, pts.xyz, pts.count, vel);
+  rc = add_points(su, pts.xyz, pts.count, vel, temp);
   H->free(pts.xyz);
   if (rc) return H->set_error(C, rc, "out of memory sampling the shapes");
   return MS_OK;
@@ -152,7 +169,7 @@ static int read_shapes(struct sph_plugin *pl, const ms_config *sec,
                        struct sph_setup *su) {
   static const double zero[3] = {0.0, 0.0, 0.0};
   const ms_config *one, *list;
-  double vdef[3];
+  double vdef[3], tdef;
   int rc;
   if ((rc = H->cfg_vec3(C, sec, "velocity", zero, vdef))) return rc;
   int r1 = H->cfg_child(C, sec, "shape", &one);
@@ -166,14 +183,15 @@ static int read_shapes(struct sph_plugin *pl, const ms_config *sec,
     return H->cfg_error(C, sec, "shape", "is required (a group: type = "
                         "\"box\" | \"cylinder\" | \"sphere\" | ...), or "
                         "shapes = ( { ... }, ... )");
-  if (one) return sample_one(pl, one, vdef, su);
+  if ((rc = H->cfg_double(C, sec, "temperature", 293.15, &tdef))) return rc;
+  if (one) return sample_one(pl, one, vdef, tdef, su);
   uint32_t cnt = H->cfg_length(C, list);
   if (cnt == 0)
     return H->cfg_error(C, sec, "shapes", "must hold at least one shape");
   for (uint32_t i = 0; i < cnt; i++) {
     const ms_config *e;
     if ((rc = H->cfg_index(C, list, i, &e)) ||
-        (rc = sample_one(pl, e, vdef, su)))
+        (rc = sample_one(pl, e, vdef, tdef, su)))
       return rc;
   }
   return MS_OK;
@@ -287,7 +305,8 @@ int sphp_read_setup(struct sph_plugin *pl, const ms_config *sec,
 void sphp_setup_free(struct sph_setup *su) {
   free(su->xyz);
   free(su->vel);
+  free(su->temp);
   free(su->box);
-  su->xyz = su->vel = NULL;
+  su->xyz = su->vel = su->temp = NULL;
   su->box = NULL;
 }

@@ -6,7 +6,8 @@ noinst_LTLIBRARIES += plugins/sph/libsphsolver.la
 plugins_sph_libsphsolver_la_SOURCES = plugins/sph/kernel.c \
 	plugins/sph/solver.c plugins/sph/sph.h \
 	plugins/sph/density.c plugins/sph/forces.c plugins/sph/advance.c \
-	plugins/sph/boundary.c plugins/sph/reorder.c plugins/sph/wsum.c
+	plugins/sph/boundary.c plugins/sph/reorder.c plugins/sph/wsum.c \
+	plugins/sph/heat.c
 plugins_sph_libsphsolver_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
 # sqrt without errno: the pair loops stay free of branches
 plugins_sph_libsphsolver_la_CFLAGS = $(MS_PLUGIN_CFLAGS) -fno-math-errno
@@ -23,7 +24,7 @@ plugins_sph_la_LIBADD = plugins/sph/libsphsolver.la -lm
 check_PROGRAMS += tests/sph/run-sph
 tests_sph_run_sph_SOURCES = tests/runner.c tests/sph/suites.h \
 	tests/sph/test_kernel.c tests/sph/test_solver.c \
-	tests/sph/test_config.c tests/sph/test_fluid.c
+	tests/sph/test_config.c tests/sph/test_fluid.c tests/sph/test_heat.c
 tests_sph_run_sph_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE -I$(srcdir)/tests/sph \
 	$(CHECK_CFLAGS) \
 	$(LIBCONFIG_CFLAGS)

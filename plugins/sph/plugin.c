@@ -10,7 +10,8 @@
  *   kernel             cubic_spline | poly6 | spiky;  gradient_kernel
  *   speed_of_sound | stiffness, exponent (7), viscosity (0.1), xsph (0),
  *   cfl (0.4), clamp_pressure (true), radius (spacing/2), gravity_ramp (0),
- *   others_as_boundary (false),
+ *   others_as_boundary (false), temperature (293.15 K; a shape may give
+ *   its own), specific_heat (4186 J/(kg K)), conductivity (0.6 W/(m K)),
  *   neighbor_skin (0.2), sort_every (0)
  *   obstacles          ( { min = [...]; max = [...]; }, ... ) static boxes
  *
@@ -55,6 +56,8 @@ static void set_fields(struct sph_plugin *pl) {
   f[4] = (struct ms_field){"density", MS_TYPE_F64, 1, d1, S->rho};
   f[5] = (struct ms_field){"pressure", MS_TYPE_F64, 1, d1, S->p};
   f[6] = (struct ms_field){"id", MS_TYPE_U32, 1, sizeof(uint32_t), S->id};
+  f[7] = (struct ms_field){"temperature", MS_TYPE_F64, 1, d1, S->T};
+  f[8] = (struct ms_field){"specific_heat", MS_TYPE_F64, 1, d1, S->c};
 }
 
 /* Solver arrays from the setup. */
@@ -75,6 +78,7 @@ static int build(struct sph_plugin *pl, struct sph_setup *su) {
     for (int a = 0; a < 3; a++) {
       S->x[SPH_XS * i + a] = su->xyz[3 * i + a];
       S->v[3 * i + a] = su->vel[3 * i + a];
+      S->T[i] = su->temp[i];
     }
   /* Cell order (reorder.c) from the start: neighbours close in memory,
    * and the particles' indices stay what the core sees in frame 0
@@ -285,6 +289,7 @@ static int save(ms_instance *inst, const struct ms_stream *out) {
       (rc = out->write(out->opaque, S->p, S->n * sizeof(double))) ||
       (rc = out->write(out->opaque, S->pr, S->n * sizeof(double))) ||
       (rc = out->write(out->opaque, S->id, S->n * sizeof(uint32_t))) ||
+      (rc = out->write(out->opaque, S->T, S->n * sizeof(double))) ||
       (rc = out->write(out->opaque, S->xref, 3 * S->n * sizeof(double))))
     return rc;
   return MS_OK;
@@ -308,6 +313,7 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
       (rc = in->read(in->opaque, S->p, S->n * sizeof(double))) ||
       (rc = in->read(in->opaque, S->pr, S->n * sizeof(double))) ||
       (rc = in->read(in->opaque, S->id, S->n * sizeof(uint32_t))) ||
+      (rc = in->read(in->opaque, S->T, S->n * sizeof(double))) ||
       (rc = in->read(in->opaque, S->xref, 3 * S->n * sizeof(double))))
     return rc;
   S->steps = hd.steps;
@@ -327,7 +333,8 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
 static const struct ms_plugin sph = {
     MS_PLUGIN_HEADER_INIT,
     MS_PLUGIN_METHODS,
-    .flags = 0, /* fluid: SPH pressure, no self-collision */
+    /* fluid: SPH pressure, no self-collision; carries heat (ABI 1.3) */
+    .flags = MS_PLUGIN_HEAT,
     .id = "sph",
     .name = "Weakly compressible SPH fluid",
     .version = PACKAGE_VERSION,

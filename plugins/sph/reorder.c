@@ -126,6 +126,8 @@ int sph_sort(struct sph_solver *S) {
   permute(S, S->rho, 1);
   permute(S, S->p, 1);
   permute(S, S->pr, 1);
+  permute(S, S->T, 1);
+  permute(S, S->c, 1);
   uint32_t *tid = (uint32_t *)(void *)S->scratch;
   for (size_t i = 0; i < S->n; i++) tid[i] = S->id[S->perm[i]];
   memcpy(S->id, tid, S->n * sizeof *tid);

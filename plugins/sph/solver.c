@@ -35,9 +35,13 @@ int sph_alloc(struct sph_solver *S, size_t n) {
   S->cend = alloc0(n, sizeof(uint32_t));
   S->id = alloc0(n, sizeof(uint32_t));
   S->meta = alloc0(n, sizeof(int32_t));
+  S->T = alloc0(n, sizeof(double));
+  S->c = alloc0(n, sizeof(double));
+  S->T0 = alloc0(n, sizeof(double));
+  S->dT = alloc0(n, sizeof(double));
   if (!(S->x && S->v && S->a && S->m && S->r && S->rho && S->p && S->pr &&
         S->x0 && S->v0 && S->walled && S->xref && S->cstart && S->cend &&
-        S->id && S->meta))
+        S->id && S->meta && S->T && S->c && S->T0 && S->dT))
     return MS_ENOMEM;
   if (sph_wall_tables(S)) return MS_ENOMEM;
   for (size_t i = 0; i < n; i++) {
@@ -46,6 +50,7 @@ int sph_alloc(struct sph_solver *S, size_t n) {
     S->rho[i] = S->P.rho0;
     S->id[i] = (uint32_t)i;
     S->meta[i] = -1;
+    S->c[i] = S->P.specific_heat;
   }
   return MS_OK;
 }
@@ -55,6 +60,7 @@ void sph_free(struct sph_solver *S) {
   free(S->rho), free(S->p), free(S->pr), free(S->x0), free(S->v0);
   free(S->rho_others);
   free(S->walled), free(S->id), free(S->meta), free(S->box);
+  free(S->T), free(S->c), free(S->T0), free(S->dT);
   free(S->xref), free(S->cstart), free(S->cend), free(S->cidx);
   free(S->wtab);
   S->wtab = NULL;
@@ -114,7 +120,7 @@ double sph_max_dt(const struct sph_solver *S) {
   double dt = P->cfl * P->h / (P->c * (1.0 + 0.6 * P->alpha));
   if (v2 > 0.0) dt = fmin(dt, P->cfl * P->h / sqrt(v2));
   if (amax > 0.0) dt = fmin(dt, P->force_cfl * sqrt(P->h / amax));
-  return dt;
+  return fmin(dt, sph_heat_dt(S));
 }
 
 void sph_begin(struct sph_solver *S) {
@@ -122,6 +128,7 @@ void sph_begin(struct sph_solver *S) {
   S->amax0 = S->amax;
   S->clamps0 = S->clamps;
   S->fresh0 = S->fresh;
+  memcpy(S->T0, S->T, n * sizeof *S->T0);
 #pragma omp parallel for schedule(static) \
     num_threads(sph_team(S, n, SPH_FLAT_MIN))
   for (size_t i = 0; i < n; i++)
@@ -142,6 +149,7 @@ void sph_rewind(struct sph_solver *S) {
     }
   S->amax = S->amax0;
   S->clamps = S->clamps0;
+  memcpy(S->T, S->T0, n * sizeof *S->T);
   /* positions are those of the step start: so are lists and density if
    * integrate computed them */
   S->fresh = S->fresh0;

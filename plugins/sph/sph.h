@@ -147,6 +147,8 @@ struct sph_params {
   double skin;       /* neighbour lists reach R (1 + skin), rebuilt only
                         when a particle has moved skin R / 2 */
   double gravity_ramp; /* gravity grows smoothly from 0 over this [s] */
+  double specific_heat; /* [J/(kg K)] */
+  double conductivity;  /* [W/(m K)]; 0: no conduction (heat.c) */
   double gravity[3];
   double lo[3], hi[3]; /* domain walls (infinite: no wall) */
 };
@@ -183,6 +185,8 @@ struct sph_solver {
   uint8_t *walled;          /* n: a wall or obstacle is within reach */
   double *x0, *v0;          /* 3n: state at the start of the step */
   uint32_t *id;             /* n: particle identity (sampling order) */
+  double *T, *c;            /* n: temperature [K], specific heat */
+  double *T0, *dT;          /* n: T at begin (rewind); the pass's rates */
   int32_t *meta;            /* n: meta-particle of a particle, or -1 */
   struct sph_box *box;      /* obstacles */
   size_t nbox;
@@ -310,13 +314,19 @@ void sph_boundary_force(const struct sph_solver *S, const double *x,
 int sph_guard(const struct sph_solver *S, const uint32_t *idx, uint32_t cnt,
               double *d, double *v);
 
+/* heat.c: conduction between neighbours (Cleary and Monaghan 1999) over
+ * dt, explicit; needs sph_prepare's lists.  Keeps sum m c T to rounding.
+ * The step it allows: sph_heat_dt. */
+void sph_heat(struct sph_solver *S, double dt);
+double sph_heat_dt(const struct sph_solver *S);
+
 /* reorder.c: sort the fluid particles in row-major order of cells of
  * size h (neighbours close in memory).  MS_OK or MS_ENOMEM. */
 int sph_sort(struct sph_solver *S);
 
 /* ---- the glue between the host and the solver (plugin.c, config.c) ---- */
 
-#define SPH_NFIELDS 7
+#define SPH_NFIELDS 9
 
 struct sph_plugin {
   const struct ms_host *host;
@@ -336,6 +346,7 @@ struct sph_plugin {
 struct sph_setup {
   struct sph_params P;
   double *xyz, *vel;       /* n sampled points and their velocities */
+  double *temp;            /* n: their temperatures */
   size_t n, cap;
   struct sph_box *box;     /* obstacles (moved into the solver) */
   size_t nbox;

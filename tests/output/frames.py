@@ -15,7 +15,9 @@ t = Tap()
 r = json.load(open(report))
 names = [s["name"] for s in r["systems"]]
 frames = r["frames"]
-CORE = {"velocity", "mass", "radius", "system", "meta"}
+# the particles solver's fields (positions are the points) and the core's
+CORE = {"velocity", "mass", "radius", "temperature", "specific_heat",
+        "system", "meta"}
 
 
 def pvd_lists_every_frame():
@@ -111,7 +113,8 @@ def ply_matches():
                                            (n, f["frame"])))
             assert len(v) == f["systems"][s]["particles"]
             want = ["x", "y", "z", "velocity_x", "velocity_y", "velocity_z",
-                    "mass", "radius", "system", "meta"]
+                    "mass", "radius", "temperature", "specific_heat",
+                    "system", "meta"]
             assert list(v.dtype.names) == want, v.dtype.names
             assert any("frame %d " % f["frame"] in c for c in com), com
             pts, a = vtp[f["frame"], s]
@@ -120,7 +123,8 @@ def ply_matches():
                             v["velocity_z"]], axis=1)
             assert np.array_equal(xyz, pts)
             assert np.array_equal(vel, a["velocity"])
-            for k in ("mass", "radius", "system", "meta"):
+            for k in ("mass", "radius", "temperature", "specific_heat",
+                      "system", "meta"):
                 assert np.array_equal(v[k], a[k]), k
 
 

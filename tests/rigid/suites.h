@@ -5,7 +5,8 @@
 #define MS_SUITES(X) \
   X(body)           \
   X(scenes)         \
-  X(cloth)
+  X(cloth)          \
+  X(heat)
 
 #define MS__DECLARE_SUITE(name) Suite *suite_##name(void);
 MS_SUITES(MS__DECLARE_SUITE)

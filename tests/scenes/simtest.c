@@ -65,6 +65,21 @@ int st_try_text(const char *text, char *err, size_t len, ms_sim **out) {
   return rc;
 }
 
+int st_try_fixture_text(const char *text, ms_sim **out, char *err,
+                        size_t len) {
+  char path[] = "/tmp/ms-scene-XXXXXX";
+  write_temp(text, path);
+  const char *dirs[] = {getenv("MS_FIXTURES"), NULL};
+  struct ms_sim_options o = {.struct_size = sizeof o, .threads = 1,
+                             .no_output = 1, .plugin_paths = dirs,
+                             .log = silent_log};
+  err[0] = 0;
+  *out = NULL;
+  int rc = ms_sim_open(path, &o, out, err, len);
+  unlink(path);
+  return rc;
+}
+
 ms_sim *st_open_file(const char *name, int threads, int64_t frames) {
   char path[4096];
   const char *dir = getenv("MS_CONFIGS");

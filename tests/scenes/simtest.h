@@ -18,6 +18,11 @@ ms_sim *st_open_text(const char *text, int threads);
  * status, the error line in err (len bytes); *out the simulation if it
  * opened and out is given (the caller closes it), else it is closed. */
 int st_try_text(const char *text, char *err, size_t len, ms_sim **out);
+/* Open scene text with the test fixtures ($MS_FIXTURES) on the plugin
+ * path, silently: the status, the error line in err (len bytes), the
+ * simulation in *out (NULL on failure; the caller closes it). */
+int st_try_fixture_text(const char *text, ms_sim **out, char *err,
+                        size_t len);
 /* Open a scene file; relative names are looked up in $MS_CONFIGS. */
 ms_sim *st_open_file(const char *path, int threads, int64_t frames);
 /* The system called `name` (fails the test if absent). */

@@ -3,7 +3,8 @@
 #include <check.h>
 
 #define MS_SUITES(X) \
-  X(core_scenes) X(baselines) X(metrics) X(scale) X(sync_scenes) X(handover)
+  X(core_scenes) X(baselines) X(metrics) X(scale) X(sync_scenes) X(handover) \
+  X(heat)
 /* The paper's experiments: a program of their own (tests/scenes/run-paper,
  * MS_RUN_SUITES=MS_PAPER_SUITES), so that they run beside the others under
  * make -j. */

@@ -118,6 +118,9 @@ END_TEST
 START_TEST(good_fixture_conforms) {
   struct tally t;
   ck_assert_msg(run_kit("fixture_good", &t) == 0, "failed: %s", t.failures);
+  /* and the same carrying heat (ABI 1.3: write_w3 checks it) */
+  ck_assert_msg(run_kit("fixture_heat", &t) == 0, "heat: failed: %s",
+                t.failures);
 }
 END_TEST
 
@@ -138,6 +141,7 @@ static const struct {
     {"fixture_chatty", "silent", NULL},
     {"fixture_now1", "write_w1", "coupled_contact"}, /* momentum drifts */
     {"fixture_now2", "write_w2", NULL},
+    {"fixture_heatreset", "write_w3", NULL},
 };
 
 /* Whether the tally's failure list names `check` as a whole entry. */

@@ -4,7 +4,8 @@
 
 #define MS_SUITES(X) \
   X(match)          \
-  X(scenes)
+  X(scenes)         \
+  X(heat)
 
 #define MS__DECLARE_SUITE(name) Suite *suite_##name(void);
 MS_SUITES(MS__DECLARE_SUITE)

@@ -6,7 +6,8 @@
   X(sph_kernel)      \
   X(sph_solver)      \
   X(sph_config)      \
-  X(sph_scenes)
+  X(sph_scenes)      \
+  X(sph_heat)
 
 #define MS__DECLARE_SUITE(name) Suite *suite_##name(void);
 MS_SUITES(MS__DECLARE_SUITE)

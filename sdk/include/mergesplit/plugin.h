@@ -31,6 +31,8 @@
  *        particle hand-over (hand_over, release, accept).
  *   1.2  the members' spin a merge and split take, handed back to the
  *        systems that answer for the meta-particle (host->meta_spin).
+ *   1.3  heat: temperature exchanged between touching particles of
+ *        different systems (MS_PLUGIN_HEAT, write point W3).
  *
  * LIFECYCLE AND THE STEP PROTOCOL
  *   create -> { max_dt -> filter_pairs -> begin_step -> integrate(stage 1)
@@ -53,8 +55,11 @@
  *         position and velocity of every member of a meta-particle;
  *     W2  between end_step and the next begin_step: velocities (impulse-based
  *         collision response and similar).
- *   A plugin MUST take the view's position and velocity as the truth at
- *   begin_step and at end_step.
+ *   and, for a plugin with MS_PLUGIN_HEAT (ABI 1.3), at a third, and only
+ *   the "temperature" field:
+ *     W3  between end_step and the next begin_step (HEAT below).
+ *   A plugin MUST take the view's position and velocity (and temperature)
+ *   as the truth at begin_step and at end_step.
  *
  * META-PARTICLES
  *   Colliding particles are merged into meta-particles for one step.  Inside
@@ -178,6 +183,38 @@
  *   steps) is resumed bit-identically.  A descriptor with hand_over MUST
  *   have release.
  *
+ * HEAT (ABI 1.3)
+ *   A system whose particles carry heat sets MS_PLUGIN_HEAT and shows two
+ *   more fields in its view:
+ *     "temperature"    MS_TYPE_F64, 1  [K] (any scale, the same for every
+ *                                      system of the scene)
+ *     "specific_heat"  MS_TYPE_F64, 1  [J/(kg K)], > 0 and finite
+ *   A particle holds the heat C T, C = m c (mass times specific heat).  At
+ *   the start of every step, after the hand-over and before begin_step
+ *   (W3), the core lets heat flow between touching particles of different
+ *   such systems: every pair in contact (closer than the sum of their radii,
+ *   at the positions the step starts from), one pair after the other in the
+ *   canonical order of the contact search, with the conductance G [W/K] the
+ *   scene gives (coupling.conductance), moves
+ *       Q = (T_i - T_j) (1 - exp(-G dt (1/C_i + 1/C_j))) / (1/C_i + 1/C_j)
+ *   from i to j: T_i -= Q / C_i, T_j += Q / C_j.  That is the exact
+ *   solution of the pair alone over dt: no temperature overshoots whatever
+ *   dt is, and the sum of C T is kept to rounding.  doc/heat.md derives it.
+ *   A plugin with MS_PLUGIN_HEAT
+ *     MUST show both fields whenever it sets the flag (the core refuses the
+ *          view otherwise), keep specific_heat > 0 and finite, and keep C
+ *          fixed over a step (the heat the core moved stays moved);
+ *     MUST take the temperature in the view as the truth at begin_step: a
+ *          rewind snapshot taken there holds the exchange;
+ *     SHOULD save and load the temperature with the rest of its state, and
+ *          give a particle it hands over its temperature and specific heat
+ *          (PARTICLE HAND-OVER: the receiver takes fields it knows by name),
+ *          so heat moves with the particle.
+ *   Conduction inside the system, heat sources and sinks are the plugin's.
+ *   energy() does not count heat: the core reports the sum of C T of every
+ *   heat-carrying system on its own.  The flag needs nothing past 1.0 to
+ *   load: a core older than 1.3 ignores it and exchanges no heat.
+ *
  * THREADING
  *   The core calls one instance from one thread at a time; different
  *   instances MAY be called concurrently.  A plugin MAY use OpenMP (or its
@@ -212,7 +249,7 @@ extern "C" {
 #endif
 
 #define MS_ABI_MAJOR 1
-#define MS_ABI_MINOR 2
+#define MS_ABI_MINOR 3
 
 /* Name of the exported entry function. */
 #define MS_PLUGIN_ENTRY_SYMBOL "mergesplit_plugin"
@@ -246,7 +283,10 @@ enum ms_plugin_flag {
    * mass (v^s - v - g dt); the core weighs it so.  Without the flag a
    * grid solver that does this creates momentum under the momentum
    * rule. */
-  MS_PLUGIN_META_OWN_MASS = 1u << 2
+  MS_PLUGIN_META_OWN_MASS = 1u << 2,
+  /* ABI 1.3: the view carries "temperature" and "specific_heat"; the core
+   * exchanges heat with the other systems' touching particles (HEAT). */
+  MS_PLUGIN_HEAT = 1u << 3
 };
 
 /* The step being taken.  Owned by the core, valid during the call. */

@@ -349,6 +349,22 @@ static inline size_t ms_release_compact(void *base, size_t elem, size_t n,
 
 #endif /* MS_ABI_MINOR >= 1 */
 
+/* ---- heat (ABI 1.3) ----------------------------------------------------
+ * Two lumps of heat capacities Ca, Cb [J/K] at temperatures *Ta, *Tb
+ * joined by a conductance G [W/K], alone over dt, solved exactly (the
+ * rule the core applies between systems; doc/heat.md): the difference
+ * decays by exp(-G (1/Ca + 1/Cb) dt), the heat moved leaves one and
+ * enters the other, neither passes the pair's mean whatever dt.  Returns
+ * the heat moved from a to b [J]. */
+static inline double ms_heat_pair(double *Ta, double Ca, double *Tb,
+                                  double Cb, double G, double dt) {
+  double a = 1.0 / Ca + 1.0 / Cb;
+  double Q = (*Ta - *Tb) * -expm1(-G * a * dt) / a;
+  *Ta -= Q / Ca;
+  *Tb += Q / Cb;
+  return Q;
+}
+
 #ifdef __cplusplus
 }
 #endif

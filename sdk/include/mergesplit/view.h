@@ -15,9 +15,12 @@
  * system is a sheet), "edge" (MS_TYPE_U8, 1: 1 on a sheet's border) and
  * "damage" (MS_TYPE_F64, 1: 0 intact .. 1 broken).
  *
+ * Two more feed the heat exchange of a plugin with MS_PLUGIN_HEAT
+ * (plugin.h, HEAT): "temperature" and "specific_heat" (MS_TYPE_F64, 1).
+ *
  * Ownership: the arrays belong to the plugin.  The core reads every field and
- * writes "position" and "velocity" only at the points the step protocol names
- * (see plugin.h).  A view is borrowed: its pointers and count stay valid
+ * writes "position" and "velocity" (and "temperature" of a heat-carrying
+ * system) only at the points the step protocol names (see plugin.h).  A view is borrowed: its pointers and count stay valid
  * from the moment the plugin returns it until the next call into the plugin
  * that is allowed to resize (end_step, load, destroy).
  */

@@ -24,3 +24,7 @@ plugins_common_libmsbodies_la_SOURCES = plugins/common/bodies.h \
 	plugins/common/bodies.c
 plugins_common_libmsbodies_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
 plugins_common_libmsbodies_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
+
+# heat.h: the heat keys and arrays of a plugin whose particles carry heat
+# without a conduction of their own (header only).
+EXTRA_DIST += plugins/common/heat.h

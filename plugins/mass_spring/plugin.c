@@ -43,6 +43,7 @@
 #include <mergesplit/plugin.h>
 #include <mergesplit/plugin_util.h>
 
+#include "../common/heat.h"
 #include "mass_spring.h"
 
 struct state {
@@ -51,8 +52,10 @@ struct state {
   struct mss_model M;
   struct mss_work W;
   double *x0, *v0; /* start of the step, for rewind */
+  double *T, *c;   /* heat: temperature, specific heat (insulated: no
+                      conduction along the springs yet) */
   struct msi_stats reported;
-  struct ms_field fields[8];
+  struct ms_field fields[10];
 };
 
 #define S(inst) ((struct state *)(void *)(inst))
@@ -63,6 +66,7 @@ static void destroy(ms_instance *inst) {
   mss_model_free(&s->M);
   mss_work_free(&s->W);
   free(s->x0), free(s->v0);
+  free(s->T), free(s->c);
   free(s);
 }
 
@@ -75,11 +79,14 @@ static void set_fields(struct state *s) {
   s->fields[3] = (struct ms_field){"radius", MS_TYPE_F64, 1, v1, M->r};
   s->fields[4] = (struct ms_field){"stretch", MS_TYPE_F64, 1, v1, M->stretch};
   s->fields[5] = (struct ms_field){"pinned", MS_TYPE_U8, 1, 1, M->pinned};
+  s->fields[6] = (struct ms_field){"temperature", MS_TYPE_F64, 1, v1, s->T};
+  s->fields[7] = (struct ms_field){"specific_heat", MS_TYPE_F64, 1, v1,
+                                   s->c};
   /* A cloth shows its surface normal: the core then treats it as a sheet
    * (penetration metrics). */
-  s->fields[6] = (struct ms_field){"normal", MS_TYPE_F64, 3, v3, M->normal};
+  s->fields[8] = (struct ms_field){"normal", MS_TYPE_F64, 3, v3, M->normal};
   /* and its border, where a particle may go around it */
-  s->fields[7] = (struct ms_field){"edge", MS_TYPE_U8, 1, 1, M->edge};
+  s->fields[9] = (struct ms_field){"edge", MS_TYPE_U8, 1, 1, M->edge};
 }
 
 static int create(const struct ms_host *host, ms_ctx *ctx,
@@ -91,6 +98,9 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   mss_work_init(&s->W);
   struct mss_reader R = {host, ctx, sec};
   int rc = mss_config_read(&R, &s->M);
+  if (!rc)
+    rc = msc_heat_setup(host, ctx, sec, s->M.n, 293.15, 1000.0, &s->T,
+                        &s->c);
   if (!rc) {
     size_t k = s->M.n ? s->M.n : 1;
     s->x0 = malloc(3 * k * sizeof(double));
@@ -112,7 +122,7 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
 static int view(ms_instance *inst, struct ms_view *out) {
   struct state *s = S(inst);
   out->count = s->M.n;
-  out->field_count = s->M.nu ? 8 : 6;
+  out->field_count = s->M.nu ? 10 : 8;
   out->fields = s->fields;
   return MS_OK;
 }
@@ -224,7 +234,8 @@ static int save(ms_instance *inst, const struct ms_stream *out) {
   if ((rc = out->write(out->opaque, magic, sizeof magic)) ||
       (rc = out->write(out->opaque, head, sizeof head)) ||
       (rc = out->write(out->opaque, s->M.x, b)) ||
-      (rc = out->write(out->opaque, s->M.v, b)))
+      (rc = out->write(out->opaque, s->M.v, b)) ||
+      (rc = out->write(out->opaque, s->T, s->M.n * sizeof(double))))
     return rc;
   return MS_OK;
 }
@@ -247,7 +258,8 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
                               (unsigned long long)head[1], s->M.n,
                               s->M.springs.count);
   if ((rc = in->read(in->opaque, s->M.x, b)) ||
-      (rc = in->read(in->opaque, s->M.v, b)))
+      (rc = in->read(in->opaque, s->M.v, b)) ||
+      (rc = in->read(in->opaque, s->T, s->M.n * sizeof(double))))
     return rc;
   mss_update_stretch(&s->M, 1);
   mss_cloth_normals(&s->M);
@@ -257,7 +269,8 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
 static const struct ms_plugin mass_spring = {
     MS_PLUGIN_HEADER_INIT,
     MS_PLUGIN_METHODS,
-    .flags = MS_PLUGIN_SELF_COLLISION,
+    /* carries heat (ABI 1.3; a 1.2 core ignores the flag) */
+    .flags = MS_PLUGIN_SELF_COLLISION | MS_PLUGIN_HEAT,
     .id = "mass_spring",
     .name = "Mass-spring cloth and soft bodies",
     .version = PACKAGE_VERSION,

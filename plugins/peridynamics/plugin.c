@@ -13,6 +13,7 @@
 
 #include <mergesplit/plugin_util.h>
 
+#include "../common/heat.h"
 #include "peridynamics.h"
 
 struct state {
@@ -24,7 +25,9 @@ struct state {
   size_t dead;           /* broken bonds still in the arrays */
   uint64_t newton;       /* Newton iterations since the last report */
   uint64_t at_limit;     /* integrations that hit the iteration limit */
-  struct ms_field fields[6];
+  double *T, *c;         /* heat: temperature, specific heat (insulated:
+                            no conduction along the bonds yet) */
+  struct ms_field fields[8];
 };
 
 #define S(inst) ((struct state *)(void *)(inst))
@@ -34,6 +37,7 @@ static void destroy(ms_instance *inst) {
   if (!s) return;
   pd_model_free(&s->M);
   pd_work_free(&s->W);
+  free(s->T), free(s->c);
   free(s);
 }
 
@@ -47,6 +51,9 @@ static void set_fields(struct state *s) {
   s->fields[4] = (struct ms_field){"damage", MS_TYPE_F64, 1, v1, M->damage};
   s->fields[5] = (struct ms_field){"bonds", MS_TYPE_U32, 1, sizeof(uint32_t),
                                    M->nbonds};
+  s->fields[6] = (struct ms_field){"temperature", MS_TYPE_F64, 1, v1, s->T};
+  s->fields[7] = (struct ms_field){"specific_heat", MS_TYPE_F64, 1, v1,
+                                   s->c};
 }
 
 static int create(const struct ms_host *host, ms_ctx *ctx,
@@ -57,6 +64,9 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   s->ctx = ctx;
   pd_work_init(&s->W);
   int rc = pd_config_read(host, ctx, sec, &s->M);
+  if (!rc)
+    rc = msc_heat_setup(host, ctx, sec, s->M.n, 293.15, 1000.0, &s->T,
+                        &s->c);
   if (rc) {
     if (rc == MS_ENOMEM) host->set_error(ctx, rc, "out of memory");
     destroy((ms_instance *)(void *)s);
@@ -70,7 +80,7 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
 static int view(ms_instance *inst, struct ms_view *out) {
   struct state *s = S(inst);
   out->count = s->M.n;
-  out->field_count = 6;
+  out->field_count = 8;
   out->fields = s->fields;
   return MS_OK;
 }
@@ -198,7 +208,8 @@ static int save(ms_instance *inst, const struct ms_stream *out) {
       (rc = put(out, &nb, sizeof nb)) ||
       (rc = put(out, M->bonds.pair, 2 * nb * sizeof(uint32_t))) ||
       (rc = put(out, M->bonds.rest, nb * sizeof(double))) ||
-      (rc = put(out, M->bonds.broken, nb)))
+      (rc = put(out, M->bonds.broken, nb)) ||
+      (rc = put(out, s->T, n * sizeof(double))))
     return s->host->set_error(s->ctx, rc, "cannot write the state");
   return MS_OK;
 }
@@ -249,7 +260,8 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
   M->bonds.count = (size_t)nb;
   if ((rc = get(in, M->bonds.pair, 2 * nb * sizeof(uint32_t))) ||
       (rc = get(in, M->bonds.rest, nb * sizeof(double))) ||
-      (rc = get(in, M->bonds.broken, nb)))
+      (rc = get(in, M->bonds.broken, nb)) ||
+      (rc = get(in, s->T, n * sizeof(double))))
     return s->host->set_error(s->ctx, rc, "saved state is truncated");
   if (!bonds_valid(M))
     return s->host->set_error(s->ctx, MS_ESTATE, "saved bonds are corrupt");
@@ -269,7 +281,8 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
 static const struct ms_plugin peridynamics = {
     MS_PLUGIN_HEADER_INIT,
     MS_PLUGIN_METHODS,
-    .flags = MS_PLUGIN_SELF_COLLISION,
+    /* carries heat (ABI 1.3; a 1.2 core ignores the flag) */
+    .flags = MS_PLUGIN_SELF_COLLISION | MS_PLUGIN_HEAT,
     .id = "peridynamics",
     .name = "Bond-based peridynamics (brittle fracture)",
     .version = PACKAGE_VERSION,

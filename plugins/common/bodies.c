@@ -48,13 +48,7 @@ static int heat_keys(const struct ms_host *h, ms_ctx *c, const ms_config *g,
                                     : d->temperature;
   double c0 = isnan(d->specific_heat) ? MSC_DEFAULT_SPECIFIC_HEAT
                                       : d->specific_heat;
-  int rc = h->cfg_double(c, g, "temperature", t0, &k->temperature);
-  if (!rc && !isfinite(k->temperature))
-    rc = h->cfg_error(c, g, "temperature", "must be finite (got %g)",
-                      k->temperature);
-  if (!rc)
-    rc = ms_cfg_positive(h, c, g, "specific_heat", c0, &k->specific_heat);
-  return rc;
+  return msc_heat_keys(h, c, g, t0, c0, &k->temperature, &k->specific_heat);
 }
 
 void msc_body_lump_heat(size_t first, size_t count, const double *m,

@@ -24,10 +24,10 @@
 
 #include <mergesplit/plugin.h>
 
+#include "heat.h"
+
 enum msc_motion { MSC_DYNAMIC = 0, MSC_FIXED = 1, MSC_SCRIPTED = 2 };
 
-#define MSC_DEFAULT_TEMPERATURE 293.15 /* [K] */
-#define MSC_DEFAULT_SPECIFIC_HEAT 1000.0 /* [J/(kg K)] */
 
 struct msc_body {
   const ms_config *group, *shape;

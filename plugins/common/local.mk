@@ -25,6 +25,6 @@ plugins_common_libmsbodies_la_SOURCES = plugins/common/bodies.h \
 plugins_common_libmsbodies_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
 plugins_common_libmsbodies_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 
-# heat.h: the heat keys and arrays of a plugin whose particles carry heat
-# without a conduction of their own (header only).
+# heat.h: the heat keys every plugin of the tree reads alike, and the
+# arrays of one whose particles carry heat without conducting (header only).
 EXTRA_DIST += plugins/common/heat.h

@@ -99,8 +99,8 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   struct mss_reader R = {host, ctx, sec};
   int rc = mss_config_read(&R, &s->M);
   if (!rc)
-    rc = msc_heat_setup(host, ctx, sec, s->M.n, 293.15, 1000.0, &s->T,
-                        &s->c);
+    rc = msc_heat_setup(host, ctx, sec, s->M.n, MSC_DEFAULT_TEMPERATURE,
+                        MSC_DEFAULT_SPECIFIC_HEAT, &s->T, &s->c);
   if (!rc) {
     size_t k = s->M.n ? s->M.n : 1;
     s->x0 = malloc(3 * k * sizeof(double));

@@ -20,6 +20,7 @@
 
 #include <mergesplit/plugin_util.h>
 
+#include "../common/heat.h"
 #include "particles.h"
 
 /* Is the shape an explicit point list (which scene.scale cannot refine)? */
@@ -49,13 +50,10 @@ int particles_read_params(struct state *s, const ms_config *sec,
       (rc = ms_cfg_unit(h, c, sec, "wall_restitution", 0.5,
                         &s->restitution)) ||
       (rc = ms_cfg_unit(h, c, sec, "wall_friction", 0.0, &s->friction)) ||
-      (rc = h->cfg_double(c, sec, "temperature", 293.15, &p->temperature)) ||
-      (rc = ms_cfg_positive(h, c, sec, "specific_heat", 1000.0,
-                            &p->specific_heat)))
+      (rc = msc_heat_keys(h, c, sec, MSC_DEFAULT_TEMPERATURE,
+                          MSC_DEFAULT_SPECIFIC_HEAT, &p->temperature,
+                          &p->specific_heat)))
     return rc;
-  if (!isfinite(p->temperature))
-    return h->cfg_error(c, sec, "temperature", "must be finite (got %g)",
-                        p->temperature);
   if (isnan(p->radius) && isnan(p->spacing))
     return h->cfg_error(c, sec, "radius", "is required when no spacing is "
                         "given");

@@ -65,8 +65,8 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   pd_work_init(&s->W);
   int rc = pd_config_read(host, ctx, sec, &s->M);
   if (!rc)
-    rc = msc_heat_setup(host, ctx, sec, s->M.n, 293.15, 1000.0, &s->T,
-                        &s->c);
+    rc = msc_heat_setup(host, ctx, sec, s->M.n, MSC_DEFAULT_TEMPERATURE,
+                        MSC_DEFAULT_SPECIFIC_HEAT, &s->T, &s->c);
   if (rc) {
     if (rc == MS_ENOMEM) host->set_error(ctx, rc, "out of memory");
     destroy((ms_instance *)(void *)s);

@@ -149,3 +149,49 @@ int flip_clamp_rigid(const struct flip_grid *g, const struct flip_box *obst,
   }
   return clamp_walls(g, x, r, idx, cnt, d, V) || hit;
 }
+
+/* Particle separation: every free particle (skip[i] < 0) closer than d0
+ * to another of the system moves away from it by k (d0 - r) / 2, all at
+ * once (Jacobi: the result does not depend on the order or the thread
+ * count).  In a flow FLIP's particles drift into clumps -- trilinear
+ * velocities are not divergence-free between the faces -- and a clump
+ * holds more particles than its cells' volume, so the liquid loses volume
+ * (configs/gao2018/oil_rises.cfg: the particles' mean height sinks 4.5 %
+ * over 8 s without separation, rises 0.9 % with k = 0.5).  Velocities are
+ * untouched, so momentum is too.  The bins are rebuilt on x. */
+int flip_separate(const struct flip_grid *g, struct flip_bins *b, double *x,
+                  double *dx, size_t n, double d0, double k,
+                  const int32_t *skip, int threads) {
+  if (flip_bins_sort(b, g, x, n, threads)) return -1;
+  const double d2 = d0 * d0;
+  threads = flip_team(threads, n);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (size_t i = 0; i < n; i++) {
+    double *d = dx + 3 * i;
+    const double *xi = x + 3 * i;
+    int c[3];
+    d[0] = d[1] = d[2] = 0.0;
+    if (skip && skip[i] >= 0) continue;
+    flip_cell_of(g, xi, c);
+    for (int kk = c[2] - 1; kk <= c[2] + 1; kk++)
+      for (int jj = c[1] - 1; jj <= c[1] + 1; jj++)
+        for (int ii = c[0] - 1; ii <= c[0] + 1; ii++) {
+          if (ii < 0 || jj < 0 || kk < 0 || ii >= g->n[0] || jj >= g->n[1] ||
+              kk >= g->n[2])
+            continue;
+          size_t cell = flip_cell(g, ii, jj, kk);
+          for (uint32_t q = b->start[cell]; q < b->start[cell + 1]; q++) {
+            size_t j = b->perm[q];
+            const double *xj = x + 3 * j;
+            double e[3] = {xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]};
+            double r2 = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
+            if (j == i || !(r2 < d2) || !(r2 > 0.0)) continue;
+            double r = sqrt(r2), f = 0.5 * k * (d0 - r) / r;
+            for (int a = 0; a < 3; a++) d[a] += f * e[a];
+          }
+        }
+  }
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (size_t i = 0; i < 3 * n; i++) x[i] += dx[i];
+  return 0;
+}

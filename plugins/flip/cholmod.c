@@ -60,10 +60,14 @@ static cholmod_sparse *assemble(struct flip_poisson *p, struct chol *ch) {
     uint8_t m = p->mask[c];
     if (!(m & FLIP_M_SELF)) continue;
     Ap[col++] = e;
-    Ai[e] = ch->idx[c], Ax[e++] = p->diag[c];
-    if (m & FLIP_M_XP) Ai[e] = ch->idx[c + 1], Ax[e++] = -1.0;
-    if (m & FLIP_M_YP) Ai[e] = ch->idx[c + sj], Ax[e++] = -1.0;
-    if (m & FLIP_M_ZP) Ai[e] = ch->idx[c + sk], Ax[e++] = -1.0;
+    const int w = p->weighted;
+    Ai[e] = ch->idx[c], Ax[e++] = w ? p->wd[c] : p->diag[c];
+    if (m & FLIP_M_XP)
+      Ai[e] = ch->idx[c + 1], Ax[e++] = w ? -p->wl[0][c] : -1.0;
+    if (m & FLIP_M_YP)
+      Ai[e] = ch->idx[c + sj], Ax[e++] = w ? -p->wl[1][c] : -1.0;
+    if (m & FLIP_M_ZP)
+      Ai[e] = ch->idx[c + sk], Ax[e++] = w ? -p->wl[2][c] : -1.0;
   }
   Ap[col] = e;
   return A;
@@ -78,12 +82,19 @@ static double residual(const struct flip_poisson *p) {
     uint8_t m = p->mask[c];
     if (!(m & FLIP_M_SELF)) continue;
     double t = p->diag[c] * x[c];
-    if (m & FLIP_M_XM) t -= x[c - 1];
-    if (m & FLIP_M_XP) t -= x[c + 1];
-    if (m & FLIP_M_YM) t -= x[c - sj];
-    if (m & FLIP_M_YP) t -= x[c + sj];
-    if (m & FLIP_M_ZM) t -= x[c - sk];
-    if (m & FLIP_M_ZP) t -= x[c + sk];
+    if (p->weighted) {
+      const double *lx = p->wl[0], *ly = p->wl[1], *lz = p->wl[2];
+      t = p->wd[c] * x[c] - (lx[c - 1] * x[c - 1] + lx[c] * x[c + 1]) -
+          (ly[c - sj] * x[c - sj] + ly[c] * x[c + sj]) -
+          (lz[c - sk] * x[c - sk] + lz[c] * x[c + sk]);
+    } else {
+      if (m & FLIP_M_XM) t -= x[c - 1];
+      if (m & FLIP_M_XP) t -= x[c + 1];
+      if (m & FLIP_M_YM) t -= x[c - sj];
+      if (m & FLIP_M_YP) t -= x[c + sj];
+      if (m & FLIP_M_ZM) t -= x[c - sk];
+      if (m & FLIP_M_ZP) t -= x[c + sk];
+    }
     rmax = fmax(rmax, fabs(p->b[c] - t));
   }
   return rmax;

@@ -143,14 +143,21 @@ static int read_shapes(const struct ms_host *h, ms_ctx *c,
     for (uint32_t i = 0; i < n; i++)
       if ((rc = h->cfg_index(c, s, i, &p->shape[p->nshapes++]))) return rc;
   }
-  double T;
-  if ((rc = h->cfg_double(c, sec, "temperature", 293.15, &T))) return rc;
+  double T, rho;
+  if ((rc = h->cfg_double(c, sec, "temperature", 293.15, &T)) ||
+      (rc = h->cfg_double(c, sec, "density", 1000.0, &rho)))
+    return rc;
   for (int i = 0; i < p->nshapes; i++) {
-    double j;
+    double j, *d = &p->shape_density[i];
     if ((rc = h->cfg_double(c, p->shape[i], "jitter", NAN, &j)) ||
         (rc = h->cfg_double(c, p->shape[i], "temperature", T,
-                            &p->temperature[i])))
+                            &p->temperature[i])) ||
+        (rc = h->cfg_double(c, p->shape[i], "density", rho, d)))
       return rc;
+    if (!(*d > 0.0 && isfinite(*d)))
+      return h->cfg_error(c, p->shape[i], "density", "must be > 0 (got %g) "
+                          "[kg/m^3]", *d);
+    p->phases |= *d != rho;
     p->jitter[i] = isnan(j) ? FLIP_DEFAULT_JITTER : NAN;
     if (!isfinite(p->temperature[i]))
       return h->cfg_error(c, p->shape[i], "temperature", "must be finite");
@@ -226,6 +233,7 @@ int flip_read_params(const struct ms_host *h, ms_ctx *c, const ms_config *sec,
       (rc = read_advect(h, c, sec, p)) ||
       (rc = h->cfg_double(c, sec, "cfl", 1.0, &p->cfl)) ||
       (rc = h->cfg_bool(c, sec, "couple_cells", 1, &p->couple_cells)) ||
+      (rc = h->cfg_double(c, sec, "separation", 0.0, &p->separation)) ||
       (rc = h->cfg_double(c, sec, "specific_heat", 4186.0,
                           &p->specific_heat)) ||
       (rc = h->cfg_double(c, sec, "conductivity", 0.6, &p->conductivity)) ||
@@ -235,6 +243,12 @@ int flip_read_params(const struct ms_host *h, ms_ctx *c, const ms_config *sec,
   if (!(p->flip_ratio >= 0.0 && p->flip_ratio <= 1.0)) {
     rc = h->cfg_error(c, sec, "flip_ratio", "must be in [0, 1] (got %g)",
                       p->flip_ratio);
+    goto fail;
+  }
+  if (!(p->separation >= 0.0 && p->separation <= 1.0)) {
+    rc = h->cfg_error(c, sec, "separation", "must be in [0, 1] (the share "
+                      "of two particles' overlap below the spacing removed "
+                      "per step; got %g)", p->separation);
     goto fail;
   }
   if (!(p->specific_heat > 0.0 && isfinite(p->specific_heat))) {

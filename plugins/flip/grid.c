@@ -53,6 +53,7 @@ void flip_grid_free(struct flip_grid *g) {
     free(g->wsum[a]);
     free(g->valid[a]);
     free(g->held[a]);
+    free(g->beta[a]);
   }
   memset(g, 0, sizeof *g);
 }

@@ -26,7 +26,8 @@ tests_flip_run_flip_SOURCES = tests/runner.c tests/flip/suites.h \
 	tests/flip/flip_fixture.c tests/flip/flip_fixture.h \
 	tests/flip/test_flip_transfer.c tests/flip/test_flip_pressure.c \
 	tests/flip/test_flip_scenes.c tests/flip/test_flip_config.c \
-	tests/flip/test_flip_advect.c tests/flip/test_flip_heat.c
+	tests/flip/test_flip_advect.c tests/flip/test_flip_heat.c \
+	tests/flip/test_flip_phases.c
 tests_flip_run_flip_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE -I$(srcdir)/tests/flip \
 	-I$(top_srcdir)/plugins/flip $(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_flip_run_flip_LDADD = plugins/flip/libflip.la \
@@ -47,3 +48,8 @@ EXTRA_DIST += plugins/flip/README.md
 
 # ---- scenes -----------------------------------------------------------------
 dist_configs_DATA += configs/flip_dam_break.cfg
+
+# ---- scenes -----------------------------------------------------------------
+# Gao et al. 2018's two-phase scenes (one flip system, several densities).
+gao2018flipdir = $(configsdir)/gao2018
+dist_gao2018flip_DATA = configs/gao2018/oil_rises.cfg

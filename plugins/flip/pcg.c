@@ -137,8 +137,27 @@ static double upper_row(const struct rowctx *x, uint32_t row, size_t e0) {
   return dot;
 }
 
+/* y = A x over one row, several densities (flip.h: wd, wl). */
+static inline double weighted_Ax(const struct flip_poisson *p, size_t c,
+                                 const double *x) {
+  const size_t sj = p->sj, sk = p->sk;
+  const double *lx = p->wl[0], *ly = p->wl[1], *lz = p->wl[2];
+  return p->wd[c] * x[c] - (lx[c - 1] * x[c - 1] + lx[c] * x[c + 1]) -
+         (ly[c - sj] * x[c - sj] + ly[c] * x[c + sj]) -
+         (lz[c - sk] * x[c - sk] + lz[c] * x[c + sk]);
+}
+
 /* q = A s and this row's share of s . q. */
 static double matvec_row(struct flip_poisson *p, uint32_t row, size_t e0) {
+  if (p->weighted) {
+    const size_t c0 = e0 + p->row_lo[row], c1 = e0 + p->row_hi[row];
+    double dot = 0.0;
+    for (size_t c = c0; c < c1; c++) {
+      p->q[c] = p->diag[c] ? weighted_Ax(p, c, p->s) : 0.0;
+      dot += p->s[c] * p->q[c];
+    }
+    return dot;
+  }
   const size_t sj = p->sj, sk = p->sk, c0 = e0 + p->row_lo[row];
   const size_t n = p->row_hi[row] - p->row_lo[row];
   const double *restrict s = p->s + c0;
@@ -161,6 +180,11 @@ static void residual_row(struct flip_poisson *p, uint32_t row, size_t e0) {
   const double *restrict x = p->phi + c0, *restrict b = p->b + c0;
   const uint8_t *restrict d = p->diag + c0;
   double *restrict r = p->r + c0;
+  if (p->weighted) {
+    for (size_t i = 0; i < n; i++)
+      r[i] = d[i] ? b[i] - weighted_Ax(p, c0 + i, p->phi) : 0.0;
+    return;
+  }
 #pragma omp simd
   for (size_t i = 0; i < n; i++) {
     double t = d[i] * x[i] - (x[i - 1] + x[i + 1]) - (x[i - sj] + x[i + sj]) -

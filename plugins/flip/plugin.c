@@ -18,7 +18,11 @@
  *   cell_size             grid cell [m], default 2 spacings (8 per cell);
  *                         the tank's extents must be multiples of it
  *   radius                collision radius [m], default spacing / 2
- *   density               [kg/m^3], default 1000
+ *   density               [kg/m^3], default 1000; a shape group may give
+ *                         its own: several densities make the pressure
+ *                         projection weigh each face by the density of the
+ *                         particles around it (immiscible phases of one
+ *                         system, MultiFLIP-style)
  *   velocity              initial velocity [m/s], default [0, 0, 0]
  *   flip_ratio            FLIP share of the PIC/FLIP blend, [0, 1], 0.97
  *   advect                "particle" (default): free particles move by
@@ -35,6 +39,10 @@
  *   pressure_warm_start   PCG starts from the last step's pressure, true
  *   cfl                   grid cells a particle may cross per step, 1
  *   couple_cells          other systems' particles fill cells, true
+ *   separation            [0, 1], 0: share of the overlap below 0.8
+ *                         spacing by which two particles are pushed apart
+ *                         each step (keeps the volume in flows that clump
+ *                         particles)
  *   temperature           [K], 293.15; a shape group may give its own
  *   specific_heat         [J/(kg K)], > 0, 4186 (water)
  *   conductivity          [W/(m K)], >= 0, 0.6 (water): conduction
@@ -66,6 +74,12 @@ struct state {
   double *x0, *v0, *pres0;      /* start of step, for rewind */
   double *T, *c, *T0;           /* temperature, specific heat; T0 for
                                    rewind */
+  double *rho, *pv;             /* each particle's density; pv: the
+                                   projection's volumes (phases only) */
+  double *dx;                   /* 3 n: separation's work space */
+  double separation, spacing;
+  int phases;                   /* densities differ: variable-density
+                                   projection */
   double *Cc, *Tc, *T0c;        /* per cell: conduction's work space */
   double conductivity, temperature, specific_heat, radius;
   double *phi0, dt0;            /* ... and the solver's warm start */
@@ -85,6 +99,7 @@ static void destroy(ms_instance *inst) {
   free(s->x0), free(s->v0), free(s->pres0), free(s->meta);
   free(s->phi0);
   free(s->T), free(s->c), free(s->T0), free(s->Cc), free(s->Tc), free(s->T0c);
+  free(s->rho), free(s->pv), free(s->dx);
   free(s);
 }
 
@@ -103,8 +118,12 @@ static int alloc_arrays(struct state *s, size_t n) {
   s->T = malloc(k * sizeof(double));
   s->c = malloc(k * sizeof(double));
   s->T0 = malloc(k * sizeof(double));
+  s->rho = malloc(k * sizeof(double));
+  s->pv = malloc(k * sizeof(double));
+  s->dx = malloc(3 * k * sizeof(double));
   return s->x && s->v && s->x0 && s->v0 && s->m && s->r && s->pres &&
-                 s->pres0 && s->meta && s->T && s->c && s->T0
+                 s->pres0 && s->meta && s->T && s->c && s->T0 && s->rho &&
+                 s->pv && s->dx
              ? MS_OK
              : MS_ENOMEM;
 }
@@ -125,8 +144,8 @@ static int inside_obstacle(const struct flip_params *p, const double *x) {
   return 0;
 }
 
-/* Append shape i's particles to *buf: the shape's lattice, jittered
- * unless the shape jitters itself. */
+/* Append shape i's particles to *buf (and i to *tbuf for each): the
+ * shape's lattice, jittered unless the shape jitters itself. */
 static int seed_shape(struct state *s, const struct flip_params *p, int i,
                       double **buf, double **tbuf, size_t *n) {
   const struct ms_host *h = s->host;
@@ -143,7 +162,7 @@ static int seed_shape(struct state *s, const struct flip_params *p, int i,
   if (t) {
     *tbuf = t;
     memcpy(b + 3 * *n, pts.xyz, 3 * pts.count * sizeof(double));
-    for (size_t q = 0; q < pts.count; q++) t[*n + q] = p->temperature[i];
+    for (size_t q = 0; q < pts.count; q++) t[*n + q] = i;
     *n += pts.count;
   }
   h->free(pts.xyz);
@@ -182,11 +201,11 @@ static int fit_tank(struct state *s, const ms_config *sec,
 static int seed(struct state *s, const ms_config *sec,
                 struct flip_params *p) {
   const struct ms_host *h = s->host;
-  double *xyz = NULL, *temp = NULL;
+  double *xyz = NULL, *from = NULL;
   size_t n = 0, keep = 0;
   int rc = MS_OK;
   for (int i = 0; i < p->nshapes && !rc; i++)
-    rc = seed_shape(s, p, i, &xyz, &temp, &n);
+    rc = seed_shape(s, p, i, &xyz, &from, &n);
   if (!rc && p->auto_tank) rc = fit_tank(s, sec, p, xyz, n);
   if (!rc && flip_sim_init(&s->sim, p->lo, p->n, p->cell_size, p->obst,
                            p->nobst))
@@ -195,7 +214,7 @@ static int seed(struct state *s, const ms_config *sec,
   for (size_t i = 0; !rc && i < n; i++) {
     const double *x = xyz + 3 * i;
     if (inside_tank(&s->sim.g, x) && !inside_obstacle(p, x)) {
-      temp[keep] = temp[i];
+      from[keep] = from[i];
       memmove(xyz + 3 * keep++, x, 3 * sizeof(double));
     }
   }
@@ -206,17 +225,18 @@ static int seed(struct state *s, const ms_config *sec,
     h->log(s->ctx, MS_LOG_INFO, "%zu seeded particles lie outside the tank "
            "or inside an obstacle and were dropped", n - keep);
   if (!rc) rc = alloc_arrays(s, keep);
-  if (!rc) {
-    memcpy(s->x, xyz, 3 * keep * sizeof(double));
-    memcpy(s->T, temp, keep * sizeof(double));
+  if (!rc) memcpy(s->x, xyz, 3 * keep * sizeof(double));
+  for (size_t i = 0; !rc && i < keep; i++) {
+    int sh = (int)from[i];
+    s->T[i] = p->temperature[sh];
+    s->rho[i] = p->shape_density[sh];
+    s->m[i] = s->rho[i] * p->spacing * p->spacing * p->spacing;
   }
   free(xyz);
-  free(temp);
+  free(from);
   if (rc) return rc;
-  const double mass = p->density * p->spacing * p->spacing * p->spacing;
   for (size_t i = 0; i < keep; i++) {
     memcpy(s->v + 3 * i, p->velocity, 3 * sizeof(double));
-    s->m[i] = mass;
     s->r[i] = p->radius;
     s->c[i] = p->specific_heat;
   }
@@ -253,6 +273,8 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   s->sim.solve.tolerance = p.tol;
   s->sim.solve.max_iterations = (int)p.max_iterations;
   s->sim.warm_start = p.warm_start;
+  s->separation = p.separation;
+  s->spacing = p.spacing;
   s->phi0 = malloc(s->sim.g.ncell * sizeof *s->phi0);
   s->Cc = malloc(s->sim.g.ncell * sizeof *s->Cc);
   s->Tc = malloc(s->sim.g.ncell * sizeof *s->Tc);
@@ -263,6 +285,7 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   }
   s->flip_ratio = p.flip_ratio;
   s->density = p.density;
+  s->phases = p.phases;
   s->cfl = p.cfl;
   s->couple_cells = p.couple_cells;
   s->conductivity = p.conductivity;
@@ -388,6 +411,13 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   prepare(s, st, metas);
   /* members' shares of the faces matter only when there are members */
   const int32_t *tags = metas->count ? s->meta : NULL;
+  /* several densities: each particle's volume in units of rho0 */
+  F->pv = NULL;
+  if (s->phases) {
+    for (size_t i = 0; i < s->n; i++)
+      s->pv[i] = s->m[i] * (s->density / s->rho[i]);
+    F->pv = s->pv;
+  }
   if (flip_sim_to_grid(F, s->x, s->v, s->m, tags, s->n))
     return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory (binning "
                               "%zu particles)", s->n);
@@ -422,6 +452,11 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
     if ((rc = mark_others(s, flip_mark_near))) return rc;
     flip_advect_interface(&F->g, s->x, s->v, s->n, dt, s->meta, F->threads);
   }
+  if (s->separation > 0.0 &&
+      flip_separate(&F->g, &F->bins, s->x, s->dx, s->n, FLIP_SEPARATION_DISTANCE * s->spacing,
+                    s->separation, s->meta, F->threads))
+    return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory (binning "
+                              "%zu particles)", s->n);
   flip_push_out(&F->g, F->obst, F->nobst, s->x, s->v, s->r, s->n, s->meta,
                 F->threads);
   finish_metas(s, dt, metas, res);
@@ -470,8 +505,9 @@ static int max_dt(ms_instance *inst, double *dt) {
  * first min(n, count) keep their values. */
 static int resize(struct state *s, size_t n) {
   size_t k = n ? n : 1;
-  double **d3[] = {&s->x, &s->v, &s->x0, &s->v0};
-  double **d1[] = {&s->m, &s->r, &s->pres, &s->pres0, &s->T, &s->c, &s->T0};
+  double **d3[] = {&s->x, &s->v, &s->x0, &s->v0, &s->dx};
+  double **d1[] = {&s->m, &s->r, &s->pres, &s->pres0, &s->T, &s->c, &s->T0,
+                   &s->rho, &s->pv};
   for (size_t q = 0; q < sizeof d3 / sizeof *d3; q++) {
     double *p = realloc(*d3[q], 3 * k * sizeof(double));
     if (!p) return MS_ENOMEM;
@@ -529,6 +565,7 @@ static int accept(ms_instance *inst, const struct ms_view *in,
       s->v[3 * p + a] = GIVEN(v, i, a);
     }
     s->m[p] = GIVEN(m, i, 0);
+    s->rho[p] = s->density;
     s->r[p] = s->radius;
     s->T[p] = T ? GIVEN(T, i, 0) : s->temperature;
     s->c[p] = c && GIVEN(c, i, 0) > 0.0 ? GIVEN(c, i, 0) : s->specific_heat;
@@ -550,6 +587,8 @@ static int save(ms_instance *inst, const struct ms_stream *out) {
       (rc = out->write(out->opaque, s->T, s->n * sizeof(double))) ||
       (rc = out->write(out->opaque, s->c, s->n * sizeof(double))) ||
       (rc = out->write(out->opaque, s->pres, s->n * sizeof(double))) ||
+      (s->phases &&
+       (rc = out->write(out->opaque, s->rho, s->n * sizeof(double)))) ||
       (rc = out->write(out->opaque, &s->sim.dt_prev, sizeof(double))) ||
       (rc = out->write(out->opaque, s->sim.phi_prev,
                        s->sim.g.ncell * sizeof(double))))
@@ -576,6 +615,8 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
       (rc = in->read(in->opaque, s->T, s->n * sizeof(double))) ||
       (rc = in->read(in->opaque, s->c, s->n * sizeof(double))) ||
       (rc = in->read(in->opaque, s->pres, s->n * sizeof(double))) ||
+      (s->phases &&
+       (rc = in->read(in->opaque, s->rho, s->n * sizeof(double)))) ||
       (rc = in->read(in->opaque, &s->sim.dt_prev, sizeof(double))) ||
       (rc = in->read(in->opaque, s->sim.phi_prev,
                      s->sim.g.ncell * sizeof(double))))

@@ -56,6 +56,7 @@ void flip_poisson_free(struct flip_poisson *p) {
   free(p->plane_row);
   free(p->phi), free(p->b), free(p->r), free(p->z), free(p->s), free(p->q);
   free(p->precon), free(p->work), free(p->pressure);
+  free(p->wd), free(p->wl[0]), free(p->wl[1]), free(p->wl[2]);
   memset(p, 0, sizeof *p);
 }
 
@@ -157,6 +158,7 @@ static size_t close_components(const struct flip_grid *g,
       mean /= (double)m;
       for (size_t q = 0; q < m; q++) p->b[p->queue[q]] -= mean;
       p->diag[c]++;
+      if (p->weighted) p->wd[c] += 1.0;
       pinned++;
     }
   }
@@ -187,6 +189,9 @@ static void fluid_box(const struct flip_grid *g, struct flip_poisson *p,
   p->sk = p->sj * ((size_t)p->bn[1] + 2);
   p->nused = p->sk * ((size_t)p->bn[2] + 2);
 }
+
+static int weights(const struct flip_grid *g, struct flip_poisson *p,
+                   int threads);
 
 int flip_poisson_build(struct flip_grid *g, struct flip_poisson *p,
                        int threads, struct flip_solve_stats *st) {
@@ -246,14 +251,58 @@ int flip_poisson_build(struct flip_grid *g, struct flip_poisson *p,
     }
   }
   p->nfluid = nfluid;
+  p->weighted = g->weighted;
+  if (p->weighted && weights(g, p, threads)) return -1;
   st->unknowns = nfluid;
   st->div_before = dmax;
   st->pinned = close_components(g, p);
   return 0;
 }
 
-/* u -= grad phi on the non-solid faces next to an unknown; the pressure
- * copied to the grid layout. */
+/* Variable density: the weighted diagonal and links of every unknown
+ * (flip.h).  Face (a; i, j, k) is the lower face of cell (i, j, k). */
+static int weights(const struct flip_grid *g, struct flip_poisson *p,
+                   int threads) {
+  double **v[] = {&p->wd, &p->wl[0], &p->wl[1], &p->wl[2]};
+  for (int q = 0; q < 4; q++)
+    if (!*v[q] && !(*v[q] = calloc(p->npad, sizeof(double)))) return -1;
+  const int ny = g->n[1];
+  const size_t cst[3] = {1, (size_t)g->n[0], (size_t)g->n[0] * g->n[1]};
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (size_t q = 0; q < p->nrows; q++) {
+    uint32_t r = p->rows[q];
+    size_t e0 = row_base(p, g, r);
+    int j = (int)(r % ny), k = (int)(r / ny);
+    for (uint32_t i = p->row_lo[r]; i < p->row_hi[r]; i++) {
+      size_t e = e0 + i, c = flip_cell(g, (int)i, j, k);
+      uint8_t m = p->mask[e];
+      double d = 0.0;
+      for (int a = 0; a < 3; a++) p->wl[a][e] = 0.0;
+      if (!(m & FLIP_M_SELF)) {
+        p->wd[e] = 0.0;
+        continue;
+      }
+      int ijk[3] = {(int)i, j, k};
+      for (int a = 0; a < 3; a++) {
+        const int *fn = g->fn[a];
+        size_t f = (size_t)i + (size_t)fn[0] * ((size_t)j + (size_t)fn[1] * k);
+        size_t fs = a == 0 ? 1 : a == 1 ? (size_t)fn[0]
+                                        : (size_t)fn[0] * fn[1];
+        if (ijk[a] > 0 && g->cell[c - cst[a]] != FLIP_SOLID)
+          d += g->beta[a][f];
+        if (ijk[a] + 1 < g->n[a] && g->cell[c + cst[a]] != FLIP_SOLID) {
+          d += g->beta[a][f + fs];
+          if (m & (2u << (2 * a))) p->wl[a][e] = g->beta[a][f + fs];
+        }
+      }
+      p->wd[e] = d;
+    }
+  }
+  return 0;
+}
+
+/* u -= beta grad phi on the non-solid faces next to an unknown (beta 1
+ * for one density); the pressure copied to the grid layout. */
 static void apply_gradient(struct flip_grid *g, struct flip_poisson *p,
                            int threads) {
   const size_t st[3] = {1, p->sj, p->sk};
@@ -283,7 +332,9 @@ static void apply_gradient(struct flip_grid *g, struct flip_poisson *p,
                                                 : (size_t)g->n[0] * g->n[1]);
           if (g->cell[c1] == FLIP_SOLID || g->cell[c2] == FLIP_SOLID) continue;
           /* phi is 0 outside the unknowns */
-          u[(size_t)i + sj * j + sk * k] -= p->phi[e2] - p->phi[e1];
+          size_t f = (size_t)i + sj * j + sk * k;
+          double dp = p->phi[e2] - p->phi[e1];
+          u[f] -= p->weighted ? g->beta[a][f] * dp : dp;
         }
   }
   const int nx = g->n[0], ny = g->n[1];

@@ -47,6 +47,11 @@ int flip_sim_to_grid(struct flip_sim *S, const double *x, const double *v,
   flip_mark_reset(&S->g, S->threads);
   flip_mark_bins(&S->g, &S->bins, S->threads);
   flip_p2g(&S->g, &S->bins, x, v, pm, meta, S->threads);
+  /* u0 is scratch until flip_save_old below */
+  S->g.weighted = 0;
+  if (S->pv &&
+      flip_p2g_density(&S->g, &S->bins, x, pm, S->pv, S->g.u0, S->threads))
+    return -1;
   flip_extrapolate(&S->g, S->layers, S->threads);
   flip_save_old(&S->g, S->threads);
   return 0;

@@ -1,7 +1,11 @@
 /* Helpers of the flip tests. */
 #include "flip_fixture.h"
 
+#include <check.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "../scenes/simtest.h"
 
 double fx_uniform(struct fx_rng *r, double lo, double hi) {
   uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
@@ -36,4 +40,36 @@ void fx_random_faces(struct flip_grid *g, struct fx_rng *r) {
   for (int a = 0; a < 3; a++)
     for (size_t f = 0; f < g->nface[a]; f++)
       g->u[a][f] = fx_uniform(r, -1.0, 1.0);
+}
+
+/* Positions and velocities of y, packed. */
+static double *state_of(const struct ms__system *y) {
+  double *s = malloc(6 * y->view.count * sizeof *s);
+  for (size_t i = 0; i < y->view.count; i++) {
+    memcpy(s + 6 * i, ms__at(&y->x, i), 3 * sizeof(double));
+    memcpy(s + 6 * i + 3, ms__at(&y->v, i), 3 * sizeof(double));
+  }
+  return s;
+}
+
+void fx_same_on_threads(const char *scene, const char *system, int steps) {
+  double *s1 = NULL;
+  size_t n = 0;
+  for (int t = 1; t <= 2; t++) {
+    ms_sim *S = st_open_text(scene, t);
+    struct ms__system *w = st_system(S, system);
+    ck_assert_uint_ge(w->view.count, FLIP_PAR_MIN); /* parallel loops run */
+    for (int k = 0; k < steps; k++) st_step(S);
+    double *s = state_of(w);
+    if (t == 1) {
+      s1 = s, n = w->view.count;
+    } else {
+      ck_assert_uint_eq(w->view.count, n);
+      ck_assert_msg(!memcmp(s, s1, 6 * n * sizeof *s),
+                    "1 and 2 threads differ");
+      free(s);
+    }
+    st_close(S);
+  }
+  free(s1);
 }

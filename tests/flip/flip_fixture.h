@@ -20,6 +20,11 @@ double fx_uniform(struct fx_rng *r, double lo, double hi);
 size_t fx_lattice(const struct flip_grid *g, int state, double jitter,
                   struct fx_rng *r, double **x);
 
+/* Open the scene text on 1, then 2 threads, run `steps` steps and assert
+ * that system `system` (at least FLIP_PAR_MIN particles, so the parallel
+ * loops run) ends bitwise the same. */
+void fx_same_on_threads(const char *scene, const char *system, int steps);
+
 /* A grid with every face velocity uniform in [-1, 1]. */
 void fx_random_faces(struct flip_grid *g, struct fx_rng *r);
 

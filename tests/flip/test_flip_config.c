@@ -94,6 +94,21 @@ START_TEST(wrong_type) {
 }
 END_TEST
 
+START_TEST(shape_density_positive) {
+  expect_error(SCENE_HEAD "systems = ( { name = \"w\"; solver = \"flip\";\n"
+               "  shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"
+               "            max = [0.2, 0.2, 0.2]; density = -800.0; };\n"
+               "  spacing = 0.025; } );\n",
+               "systems.[0].shape.density", "must be > 0");
+}
+END_TEST
+
+START_TEST(separation_range) {
+  expect_error(WATER("spacing = 0.025; separation = 2.0;"), "separation",
+               "must be in [0, 1]");
+}
+END_TEST
+
 START_TEST(fluid_outside_tank) {
   expect_error(SCENE_HEAD "systems = ( { name = \"w\"; solver = \"flip\";\n"
                "  shape = { type = \"box\"; min = [2.0, 2.0, 2.0];\n"
@@ -116,6 +131,8 @@ Suite *suite_flip_config(void) {
   tcase_add_test(t, unknown_key);
   tcase_add_test(t, wrong_type);
   tcase_add_test(t, fluid_outside_tank);
+  tcase_add_test(t, shape_density_positive);
+  tcase_add_test(t, separation_range);
   suite_add_tcase(s, t);
   return s;
 }

@@ -7,6 +7,7 @@
 
 #include "../scenes/simtest.h"
 #include "flip.h"
+#include "flip_fixture.h"
 #include "suites.h"
 
 /* Cells (of size h, grid at lo with n cells) holding a particle of y. */
@@ -109,48 +110,20 @@ START_TEST(dam_break_keeps_volume) {
 }
 END_TEST
 
-/* Positions and velocities of y, packed. */
-static double *state_of(const struct ms__system *y) {
-  double *s = malloc(6 * y->view.count * sizeof *s);
-  for (size_t i = 0; i < y->view.count; i++) {
-    memcpy(s + 6 * i, ms__at(&y->x, i), 3 * sizeof(double));
-    memcpy(s + 6 * i + 3, ms__at(&y->v, i), 3 * sizeof(double));
-  }
-  return s;
-}
-
 /* The dam break (1.5 times finer: 72576 particles, so the particle loops
  * run on two threads) on 1 and 2 threads: bitwise the same after 40
  * steps. */
 START_TEST(same_result_any_thread_count) {
-  double *s1 = NULL;
-  size_t n = 0;
-  for (int t = 1; t <= 2; t++) {
-    ms_sim *S = st_open_text(
-        "scene = { duration = 2.0; fps = 30.0;\n"
-        "  domain = { min = [0.0, 0.0, 0.0]; max = [1.0, 0.8, 0.1]; }; };\n"
-        "systems = ( { name = \"water\"; solver = \"flip\";\n"
-        "  shape = ( { type = \"box\"; min = [0.0, 0.0, 0.0];\n"
-        "              max = [1.0, 0.3, 0.1]; },\n"
-        "            { type = \"box\"; min = [0.0, 0.3, 0.0];\n"
-        "              max = [0.4, 0.6, 0.1]; } );\n"
-        "  spacing = 0.008333333333333333; } );\n",
-        t);
-    struct ms__system *w = st_system(S, "water");
-    ck_assert_uint_ge(w->view.count, FLIP_PAR_MIN); /* parallel loops run */
-    for (int k = 0; k < 40; k++) st_step(S);
-    double *s = state_of(w);
-    if (t == 1) {
-      s1 = s, n = w->view.count;
-    } else {
-      ck_assert_uint_eq(w->view.count, n);
-      ck_assert_msg(!memcmp(s, s1, 6 * n * sizeof *s),
-                    "1 and 2 threads differ");
-      free(s);
-    }
-    st_close(S);
-  }
-  free(s1);
+  fx_same_on_threads(
+      "scene = { duration = 2.0; fps = 30.0;\n"
+      "  domain = { min = [0.0, 0.0, 0.0]; max = [1.0, 0.8, 0.1]; }; };\n"
+      "systems = ( { name = \"water\"; solver = \"flip\";\n"
+      "  shape = ( { type = \"box\"; min = [0.0, 0.0, 0.0];\n"
+      "              max = [1.0, 0.3, 0.1]; },\n"
+      "            { type = \"box\"; min = [0.0, 0.3, 0.0];\n"
+      "              max = [0.4, 0.6, 0.1]; } );\n"
+      "  spacing = 0.008333333333333333; } );\n",
+      "water", 40);
 }
 END_TEST
 

@@ -52,4 +52,5 @@ dist_configs_DATA += configs/flip_dam_break.cfg
 # ---- scenes -----------------------------------------------------------------
 # Gao et al. 2018's two-phase scenes (one flip system, several densities).
 gao2018flipdir = $(configsdir)/gao2018
-dist_gao2018flip_DATA = configs/gao2018/oil_rises.cfg
+dist_gao2018flip_DATA = configs/gao2018/oil_rises.cfg \
+	configs/gao2018/oil_drop.cfg configs/gao2018/oil_blob_dam_break.cfg

@@ -14,7 +14,13 @@ a body dropped into water, its draft at the end (the water's surface --
 the mean over the columns away from the body of the highest particle,
 plus half a spacing -- less the body's bottom, its lowest particle less
 half a spacing) against Archimedes' (half its height at density 500) and
-how far its centre moved over the last second.
+how far its centre moved over the last second; for two liquids in one
+flip system (`liquids`, the lighter phase told by its smaller particle
+mass), the share of the light phase above the interface height the
+volumes predict (the heavy phase's particle volume over the floor the
+liquids cover)
+and the share of its particles with no particle of its own phase within
+1.5 spacings, at the end.
 """
 import argparse
 import glob
@@ -66,6 +72,38 @@ def draft(r, out, scale):
     return surface - bottom, bottom, moved
 
 
+def phases(r, out, scale):
+    """Light phase above the predicted interface, and lone, at the end."""
+    f = R.read_vtp(R.frames(out, "liquids")[-1])
+    x, m = f["position"], f["mass"]
+    heavy = max(m)
+    sp = (heavy / 1000.0) ** (1.0 / 3.0)
+    light = [p for p, q in zip(x, m) if q < 0.9 * heavy]
+    nh = len(x) - len(light)
+    # the liquids fill the tank's floor: its extent from theirs
+    ext = [max(p[a] for p in x) - min(p[a] for p in x) + sp for a in (0, 2)]
+    H = nh * sp ** 3 / (ext[0] * ext[1])
+    above = sum(1 for p in light if p[1] > H) / len(light)
+    cell = {}
+    for k, p in enumerate(light):
+        cell.setdefault(tuple(math.floor(c / sp) for c in p), []).append(k)
+    lone = 0
+    for k, p in enumerate(light):
+        c = tuple(math.floor(v / sp) for v in p)
+        near = False
+        for d in ((i, j, l) for i in (-2, -1, 0, 1, 2) for j in (-2, -1, 0, 1, 2)
+                  for l in (-2, -1, 0, 1, 2)):
+            for q in cell.get((c[0] + d[0], c[1] + d[1], c[2] + d[2]), ()):
+                if q != k and math.dist(p, light[q]) < 1.5 * sp:
+                    near = True
+                    break
+            if near:
+                break
+        lone += not near
+    return "oil above %.3f m: %.2f %%; no oil neighbour: %.2f %%" % (
+        H, 100 * above, 100 * lone / len(light))
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     top = os.path.normpath(os.path.join(here, "..", ".."))
@@ -109,6 +147,8 @@ def main():
             elif "_into_" in name:
                 dr, bottom, moved = draft(r, out, scale)
                 d = "sinks: bottom at %.4f m" % bottom
+            elif name.startswith("oil_"):
+                d = phases(r, out, scale)
             print("| %s | %g | %.1f | %d | %d | %d | %s | %.4g -> %.4g | "
                   "%.2g | %s |" % (name, scale, wall, r["totals"].get(
                       "steps", 0), pen, cross, "yes" if finite else "NO",

@@ -7,6 +7,8 @@
  *                     (0, 1], default 0.5: max_dt
  *   wall_restitution  normal restitution at the domain walls, [0, 1], 0.2
  *   wall_friction     Coulomb friction coefficient at the walls, >= 0, 0.5
+ *   melt_into         the fluid system (flip, sph) that a melting body's
+ *                     particles join (doc/heat.md section 6)
  *   bodies            a list of body groups; without it the section is one
  * and of a body (a group of `bodies`, or the section): the keys every solid
  * plugin reads alike (plugins/common/bodies.h: shape, spacing, radius,
@@ -25,6 +27,9 @@
  *   conductivity      [W/(m K)], >= 0: heat conducts between lattice
  *                     neighbours (k s each); absent: one temperature for
  *                     the body (lumped)
+ *   melting_point     [K]: a particle above it fills its latent store,
+ *                     then joins melt_into; absent: never melts
+ *   latent_heat       [J/kg], >= 0, default 0: heat of melting
  * In a `bodies` list the section's spacing, radius, density, temperature,
  * specific heat and the keys above from mode on are the bodies' defaults. */
 #include <math.h>
@@ -40,6 +45,7 @@ struct body_keys {
   struct msc_body b;
   double alpha, beta, yield, creep, cmax, regions[3];
   double conductivity; /* NAN: lumped */
+  double melt_T, latent; /* melt_T NAN: never melts */
   int mode;
 };
 
@@ -65,8 +71,18 @@ static int read_material(struct state *s, const ms_config *g,
       (rc = ms_cfg_positive(h, c, g, "plastic_max", d->cmax, &k->cmax)) ||
       (rc = h->cfg_vec3(c, g, "regions", d->regions, k->regions)) ||
       (rc = ms_cfg_non_negative(h, c, g, "conductivity", d->conductivity,
-                                &k->conductivity)))
+                                &k->conductivity)) ||
+      (rc = h->cfg_double(c, g, "melting_point", d->melt_T, &k->melt_T)) ||
+      (rc = ms_cfg_non_negative(h, c, g, "latent_heat", d->latent,
+                                &k->latent)))
     return rc;
+  if (!isnan(k->melt_T) && !(isfinite(k->melt_T) && k->melt_T > 0.0))
+    return h->cfg_error(c, g, "melting_point", "must be a temperature > 0 "
+                        "K (got %g)", k->melt_T);
+  if (!isnan(k->melt_T) && !s->melt_into)
+    return h->cfg_error(c, g, "melting_point", "needs the system's "
+                        "melt_into: the name of the fluid system (flip or "
+                        "sph) its melted particles join");
   if (!(k->alpha > 0.0 && k->alpha <= 1.0))
     return h->cfg_error(c, g, "alpha", "must be in (0, 1] (got %g)",
                         k->alpha);
@@ -141,17 +157,10 @@ static size_t clusters_of(struct state *s, const struct sm_body *b,
 
 /* Weights and rest offsets of cluster c from the particles now. */
 static void rest_offsets(struct state *s, struct sm_cluster *c) {
-  double cm[3] = {0, 0, 0}, ws = 0.0;
-  for (uint32_t e = c->off; e < c->off + c->cnt; e++) {
-    uint32_t i = s->ep[e];
-    s->ew[e] = s->m[i] / s->nclus[i];
-    ws += s->ew[e];
-    for (int a = 0; a < 3; a++) cm[a] += s->ew[e] * s->x[3 * i + a];
-  }
-  for (int a = 0; a < 3; a++) cm[a] /= ws;
   for (uint32_t e = c->off; e < c->off + c->cnt; e++)
-    for (int a = 0; a < 3; a++)
-      s->eq0[3 * e + a] = s->eq[3 * e + a] = s->x[3 * s->ep[e] + a] - cm[a];
+    memcpy(s->eqs + 3 * e, s->x + 3 * s->ep[e], 3 * sizeof(double));
+  sm_reweigh(s, c);
+  memcpy(s->eq + 3 * c->off, s->eq0 + 3 * c->off, 3 * c->cnt * sizeof(double));
 }
 
 static int build_clusters(struct state *s, const struct body_keys *keys) {
@@ -168,11 +177,13 @@ static int build_clusters(struct state *s, const struct body_keys *keys) {
   s->ew = malloc(entries * sizeof *s->ew);
   s->eq0 = malloc(3 * entries * sizeof *s->eq0);
   s->eq = malloc(3 * entries * sizeof *s->eq);
+  s->eqs = malloc(3 * entries * sizeof *s->eqs);
   s->ep3 = malloc(3 * entries * sizeof *s->ep3);
   s->eg = malloc(3 * entries * sizeof *s->eg);
   s->aqq9 = calloc(81 * nclus, sizeof *s->aqq9);
   s->clus0 = malloc(13 * nclus * sizeof *s->clus0);
-  if (!s->clus || !s->ep || !s->ew || !s->eq0 || !s->eq || !s->ep3 ||
+  if (!s->clus || !s->ep || !s->ew || !s->eq0 || !s->eq || !s->eqs ||
+      !s->ep3 ||
       !s->eg || !s->aqq9 || !s->clus0)
     return MS_ENOMEM;
   for (uint32_t b = 0; b < s->nbody; b++) {
@@ -217,6 +228,9 @@ static void add_body(struct state *s, const struct body_keys *k,
   b->yield = isnan(k->yield) ? INFINITY : k->yield;
   b->creep = k->creep, b->cmax = k->cmax;
   b->conductivity = k->conductivity;
+  b->melt_T = isnan(k->melt_T) ? INFINITY : k->melt_T;
+  b->latent = k->latent;
+  s->melts |= !isnan(k->melt_T);
   double c[3] = {0, 0, 0};
   for (size_t i = 0; i < n; i++)
     for (int a = 0; a < 3; a++) c[a] += pts->xyz[3 * i + a] / (double)n;
@@ -228,6 +242,7 @@ static void add_body(struct state *s, const struct body_keys *k,
     s->m[p] = mass / (double)n, s->r[p] = k->b.radius, s->body_of[p] = s->nbody;
     s->T[p] = k->b.temperature, s->c[p] = k->b.specific_heat;
     s->nclus[p] = 0;
+    s->orig[p] = (uint32_t)p;
     const double *x = pts->xyz + 3 * i;
     double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
     for (int a = 0; a < 3; a++) s->x[3 * p + a] = x[a];
@@ -283,13 +298,16 @@ static int alloc(struct state *s, size_t n, uint32_t nbody) {
   s->dd = malloc(d3);
   s->m = malloc(k * sizeof(double)), s->r = malloc(k * sizeof(double));
   s->T = malloc(k * sizeof(double)), s->c = malloc(k * sizeof(double));
+  s->lam = calloc(k, sizeof(double));
+  s->orig = malloc(k * sizeof(uint32_t));
   s->meta = malloc(k * sizeof(int32_t));
   s->body_of = malloc(k * sizeof(uint32_t));
   s->nclus = calloc(k, sizeof(uint32_t));
   s->body = calloc(nbody, sizeof *s->body);
   s->dL = calloc(3 * (size_t)nbody, sizeof *s->dL);
   return s->dL && s->dd && s->x && s->v && s->x0 && s->v0 && s->xs &&
-                 s->dx && s->m && s->r && s->T && s->c && s->meta &&
+                 s->dx && s->m && s->r && s->T && s->c && s->lam &&
+                 s->orig && s->meta &&
                  s->body_of &&
                  s->nclus && s->body
              ? MS_OK
@@ -308,6 +326,17 @@ static int system_keys(struct state *s, const ms_config *sec) {
       (rc = ms_cfg_non_negative(h, s->ctx, sec, "wall_friction", 0.5,
                                 &s->friction)))
     return rc;
+  const char *into;
+  if ((rc = h->cfg_string(s->ctx, sec, "melt_into", NULL, &into))) return rc;
+  if (into && !strcmp(into, h->scene(s->ctx)->system_name))
+    return h->cfg_error(s->ctx, sec, "melt_into", "names this system "
+                        "itself; give the fluid system its melted "
+                        "particles join");
+  if (into) {
+    size_t len = strlen(into) + 1;
+    if (!(s->melt_into = malloc(len))) return MS_ENOMEM;
+    memcpy(s->melt_into, into, len);
+  }
   if (sub < 1 || sub > 1000)
     return h->cfg_error(s->ctx, sec, "substeps", "must be in [1, 1000] "
                         "(got %lld)", (long long)sub);
@@ -327,7 +356,8 @@ int sm_configure(struct state *s, const ms_config *sec) {
   struct body_keys def = {.b = MSC_BODY_UNSET,
                           .mode = SM_LINEAR, .alpha = 1.0, .beta = 0.0,
                           .yield = NAN, .creep = 20.0, .cmax = 1.0,
-                          .conductivity = NAN,
+                          .conductivity = NAN, .melt_T = NAN,
+                          .latent = 0.0,
                           .regions = {1, 1, 1}};
   int rc;
   if ((rc = system_keys(s, sec)) ||

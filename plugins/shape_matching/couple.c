@@ -58,7 +58,7 @@ static void push_body(struct state *s, uint32_t b, const double *p,
   T[0] = r[1] * J[2] - r[2] * J[1];
   T[1] = r[2] * J[0] - r[0] * J[2];
   T[2] = r[0] * J[1] - r[1] * J[0];
-  if (!ms_sym3_solve(w, I, T)) w[0] = w[1] = w[2] = 0.0;
+  if (!sm_inertia_solve(w, I, T)) w[0] = w[1] = w[2] = 0.0;
   for (int a = 0; a < 3; a++) V[a] = J[a] / m;
   sm_free_turn(s, b, c, V, w, dt);
 }

@@ -11,7 +11,8 @@ plugins_shape_matching_libshape_matching_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 plugin_LTLIBRARIES += plugins/shape_matching.la
 plugins_shape_matching_la_SOURCES = plugins/shape_matching/plugin.c \
 	plugins/shape_matching/config.c plugins/shape_matching/step.c \
-	plugins/shape_matching/couple.c plugins/shape_matching/walls.c
+	plugins/shape_matching/couple.c plugins/shape_matching/walls.c \
+	plugins/shape_matching/melt.c
 plugins_shape_matching_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
 plugins_shape_matching_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 plugins_shape_matching_la_LDFLAGS = $(MS_PLUGIN_LDFLAGS)
@@ -25,7 +26,8 @@ dist_man7_MANS += plugins/shape_matching/mergesplit-shape_matching.7
 check_PROGRAMS += tests/shape_matching/run-shape-matching
 tests_shape_matching_run_shape_matching_SOURCES = tests/runner.c \
 	tests/shape_matching/suites.h tests/shape_matching/test_match.c \
-	tests/shape_matching/test_scenes.c tests/shape_matching/test_heat.c
+	tests/shape_matching/test_scenes.c tests/shape_matching/test_heat.c \
+	tests/shape_matching/test_melt.c
 tests_shape_matching_run_shape_matching_CPPFLAGS = $(AM_CPPFLAGS) \
 	-D_GNU_SOURCE -I$(srcdir)/tests/shape_matching -I$(srcdir)/sdk/include \
 	$(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)

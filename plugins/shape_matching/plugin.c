@@ -22,6 +22,8 @@ static void destroy(ms_instance *inst) {
   free(s->ep3), free(s->eg), free(s->aqq9), free(s->clus0), free(s->meta);
   free(s->host_of), free(s->pin), free(s->mV), free(s->mD), free(s->touch);
   free(s->dL), free(s->dd), free(s->share), free(s->contacts);
+  free(s->lam), free(s->orig), free(s->eqs), free(s->melt_into);
+  free(s->give), free(s->give_to);
   free(s);
 }
 
@@ -56,6 +58,7 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   s->fields[2] = (struct ms_field){"mass", MS_TYPE_F64, 1, v1, s->m};
   s->fields[3] = (struct ms_field){"radius", MS_TYPE_F64, 1, v1, s->r};
   s->fields[4] = (struct ms_field){"temperature", MS_TYPE_F64, 1, v1, s->T};
+  s->fields[6] = (struct ms_field){"latent_heat", MS_TYPE_F64, 1, v1, s->lam};
   s->fields[5] = (struct ms_field){"specific_heat", MS_TYPE_F64, 1, v1,
                                    s->c};
   *out = (ms_instance *)(void *)s;
@@ -65,7 +68,7 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
 static int view(ms_instance *inst, struct ms_view *out) {
   struct state *s = S(inst);
   out->count = s->n;
-  out->field_count = 6;
+  out->field_count = s->melts ? 7 : 6;
   out->fields = s->fields;
   return MS_OK;
 }
@@ -109,6 +112,8 @@ static int begin_step(ms_instance *inst, const struct ms_step *st) {
     ms_heat_pair(&s->T[i], s->m[i] * s->c[i], &s->T[j], s->m[j] * s->c[j],
                  s->hG[q], st->dt);
   }
+  /* then melting bodies store what is above their melting point */
+  if (s->melts) s->host->report(s->ctx, "latent_absorbed", sm_melt_store(s));
   memcpy(s->x0, s->x, 3 * s->n * sizeof(double));
   memcpy(s->v0, s->v, 3 * s->n * sizeof(double));
   keep_clusters(s);
@@ -161,6 +166,23 @@ static int meta_response(ms_instance *inst, const struct ms_step *st,
   return sm_meta_response(S(inst), st, metas, r);
 }
 
+/* Particles whose latent store is full join melt_into. */
+static int hand_over(ms_instance *inst, struct ms_handover *out) {
+  struct state *s = S(inst);
+  if (!s->melts) return MS_OK;
+  if (sm_melt_list(s, out))
+    return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory");
+  return MS_OK;
+}
+
+static int release(ms_instance *inst, const struct ms_handover *given) {
+  struct state *s = S(inst);
+  if (sm_melt_release(s, given))
+    return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory");
+  s->host->report(s->ctx, "melted", (double)given->count);
+  return MS_OK;
+}
+
 /* The substep's length, for energy() (not in integrate: rewind would
  * have to undo it). */
 static int end_step(ms_instance *inst, const struct ms_step *st) {
@@ -187,6 +209,11 @@ static int save(ms_instance *inst, const struct ms_stream *out) {
   int rc = out->write(out->opaque, &n, sizeof n);
   if (!rc) rc = out->write(out->opaque, &nc, sizeof nc);
   if (!rc) rc = out->write(out->opaque, &s->h, sizeof s->h);
+  /* melting: which particles are left, and their latent stores */
+  if (!rc && s->melts) rc = out->write(out->opaque, s->orig, n * 4);
+  if (!rc && s->melts) rc = out->write(out->opaque, s->lam, n * 8);
+  if (!rc && s->melts)
+    rc = out->write(out->opaque, &s->melted_latent, sizeof(double));
   if (!rc) rc = out->write(out->opaque, s->x, v3);
   if (!rc) rc = out->write(out->opaque, s->v, v3);
   if (!rc) rc = out->write(out->opaque, s->T, s->n * sizeof(double));
@@ -197,20 +224,49 @@ static int save(ms_instance *inst, const struct ms_stream *out) {
   return rc;
 }
 
+/* Loading a melting scene: drop the particles the saved run had handed
+ * over (the melt's rebuild depends only on which are left), then read
+ * the stores. */
+static int melted_since(struct state *s, const struct ms_stream *in,
+                        size_t n) {
+  uint32_t *keep = malloc((n ? n : 1) * sizeof *keep);
+  struct ms_handover gone = {sizeof gone, 0, NULL, NULL};
+  int rc = keep ? in->read(in->opaque, keep, n * sizeof *keep) : MS_ENOMEM;
+  uint32_t *idx = rc ? NULL : malloc((s->n ? s->n : 1) * sizeof *idx);
+  if (!rc && !idx) rc = MS_ENOMEM;
+  size_t k = 0;
+  for (size_t i = 0; !rc && i < s->n; i++)
+    if (k < n && keep[k] == s->orig[i])
+      k++;
+    else
+      idx[gone.count++] = (uint32_t)i;
+  if (!rc && k != n)
+    rc = s->host->set_error(s->ctx, MS_ESTATE, "saved state keeps "
+                            "particles this scene does not have");
+  gone.index = idx;
+  if (!rc && gone.count && sm_melt_release(s, &gone)) rc = MS_ENOMEM;
+  if (!rc) rc = in->read(in->opaque, s->lam, n * sizeof *s->lam);
+  if (!rc) rc = in->read(in->opaque, &s->melted_latent, sizeof(double));
+  free(keep), free(idx);
+  return rc == MS_ENOMEM ? s->host->set_error(s->ctx, rc, "out of memory")
+                         : rc;
+}
+
 static int load(ms_instance *inst, const struct ms_stream *in) {
   struct state *s = S(inst);
   uint64_t n, nc;
-  size_t v3 = 3 * s->n * sizeof(double);
   int rc = in->read(in->opaque, &n, sizeof n);
   if (!rc) rc = in->read(in->opaque, &nc, sizeof nc);
   if (rc) return rc;
   if (!rc) rc = in->read(in->opaque, &s->h, sizeof s->h);
+  if (!rc && s->melts && n <= s->n) rc = melted_since(s, in, (size_t)n);
   if (rc) return rc;
   if (n != s->n || nc != s->nclusters)
     return s->host->set_error(s->ctx, MS_ESTATE, "saved state holds %llu "
                               "particles in %llu clusters, the scene %zu in "
                               "%u", (unsigned long long)n,
                               (unsigned long long)nc, s->n, s->nclusters);
+  size_t v3 = 3 * s->n * sizeof(double);
   if (!rc) rc = in->read(in->opaque, s->x, v3);
   if (!rc) rc = in->read(in->opaque, s->v, v3);
   if (!rc) rc = in->read(in->opaque, s->T, s->n * sizeof(double));
@@ -239,6 +295,8 @@ static const struct ms_plugin shape_matching = {
     .energy = energy,
     .meta_inertia = meta_inertia,
     .meta_response = meta_response,
+    .hand_over = hand_over,
+    .release = release,
 };
 
 MS_PLUGIN_EXPORT_ONE(shape_matching)

@@ -55,6 +55,8 @@ struct sm_body {
   double mass;
   double V[3], w[3], c0[3]; /* scripted motion about the start centre c0 */
   double conductivity;  /* [W/(m K)]; NAN: one temperature (lumped) */
+  double melt_T;        /* melting point [K]; INFINITY: never melts */
+  double latent;        /* latent heat of melting [J/kg] */
 };
 
 /* ---- match.c: the math, free of the host ------------------------------ */
@@ -110,6 +112,14 @@ struct state {
   size_t n;                 /* particles */
   double *x, *v, *m, *r;    /* x, v: 3 per particle */
   double *T, *c;            /* temperature [K], specific heat [J/(kg K)] */
+  double *lam;              /* latent heat taken so far [J], <= m L */
+  uint32_t *orig;           /* each particle's index at create */
+  int melts;                /* some body has a melting point */
+  char *melt_into;          /* the fluid system melted particles join */
+  double melted_latent;     /* latent heat the particles handed over took */
+  uint32_t *give;           /* hand_over()'s lists */
+  const char **give_to;
+  size_t cap_give;
   uint32_t *hp;             /* 2 per pair: lattice neighbours of a body
                                that conducts (conductivity given) */
   double *hG;               /* per pair: its conductance k s [W/K] */
@@ -132,6 +142,8 @@ struct state {
    * goals */
   uint32_t *ep;
   double *ew, *eq0, *eq, *ep3, *eg;
+  double *eqs;              /* rest offsets as sampled, before centring on
+                               the members left after a melt (melt.c) */
   size_t nentries;
   double *aqq9;             /* 81 per cluster (quadratic bodies) */
   double *clus0;            /* per cluster: Sp and qr at begin_step */
@@ -155,7 +167,7 @@ struct state {
   uint32_t cap_contacts;
   double *dL;               /* 3 per body: this substep's lag torque (step.c,
                                angular_lag) */
-  struct ms_field fields[6];
+  struct ms_field fields[7];
 };
 
 #define SM_NONE UINT32_MAX
@@ -177,14 +189,40 @@ int sm_step(struct state *s, const struct ms_step *st,
 /* Rest offsets of cluster c from its plastic state, and its rest shape
  * again. */
 void sm_replastic(struct state *s, uint32_t c);
+/* The same for cluster C with its quadratic work space aqq9; *ok: 0 when
+ * the rest shape is degenerate for the body's mode. */
+void sm_replastic_at(struct state *s, struct sm_cluster *C, double *aqq9,
+                     int *ok);
 /* Body b's particles outside meta-particles (s->meta of the step): their
  * mass (returned; 0: none), centre c and inertia I about it (sym3). */
 double sm_free_frame(const struct state *s, uint32_t b, double *c,
                      double *I);
+/* w = I^-1 b for an inertia tensor I (sym3); 0 when I is singular to
+ * rounding (det <= 1e-9 (tr I / 3)^3): free particles on a line -- two,
+ * say, when the rest of a melting body is all in meta-particles -- have
+ * none about it, and solving with a determinant of rounding gave them
+ * 1e11 m/s.  The caller then leaves out the turn. */
+int sm_inertia_solve(double *w, const double *I, const double *b);
 /* Add the rigid velocity V + w x (x - c) to body b's free particles, and
  * dt times it to their positions. */
 void sm_free_turn(struct state *s, uint32_t b, const double *c,
                   const double *V, const double *w, double dt);
+
+/* ---- melt.c: melting (doc/heat.md section 6) -------------------------- */
+/* Cluster C's weights m_i / n_i (n_i: the particle's cluster count now)
+ * and rest offsets eq0: its sampled positions eqs about their weighted
+ * centre.  At build, and after a melt on the members left. */
+void sm_reweigh(struct state *s, struct sm_cluster *C);
+/* Each particle above its body's melting point moves its excess heat
+ * into its latent store, up to m L; returns the heat moved [J]. */
+double sm_melt_store(struct state *s);
+/* The particles whose store is full, for hand_over(); MS_ENOMEM. */
+int sm_melt_list(struct state *s, struct ms_handover *out);
+/* Drop the particles handed over: compact the arrays, the conduction
+ * pairs and the clusters (re-weighed and re-centred on the members that
+ * stay; dropped below 4 members or when degenerate), the bodies' ranges
+ * and masses.  MS_ENOMEM. */
+int sm_melt_release(struct state *s, const struct ms_handover *given);
 
 /* ---- walls.c: a body meets the walls as a body ------------------------- */
 /* Before a substep h's prediction: the impulses of body-level wall

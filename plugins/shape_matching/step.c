@@ -103,16 +103,22 @@ static void predict(struct state *s, const struct ms_step *st,
   }
 }
 
-void sm_replastic(struct state *s, uint32_t c) {
-  struct sm_cluster *C = &s->clus[c];
+void sm_replastic_at(struct state *s, struct sm_cluster *C, double *aqq9,
+                     int *ok) {
   for (uint32_t e = C->off; e < C->off + C->cnt; e++) {
     const double *q0 = s->eq0 + 3 * e;
     for (int r = 0; r < 3; r++)
       s->eq[3 * e + r] = C->Sp[3 * r] * q0[0] + C->Sp[3 * r + 1] * q0[1] +
                          C->Sp[3 * r + 2] * q0[2];
   }
-  sm_rest(C, s->ew + C->off, s->eq + 3 * C->off, s->body[C->body].mode,
-          s->aqq9 + 81 * (size_t)c);
+  const struct sm_body *B = &s->body[C->body];
+  int mode = B->motion == SM_DYNAMIC ? B->mode : SM_RIGID;
+  int r = sm_rest(C, s->ew + C->off, s->eq + 3 * C->off, mode, aqq9);
+  if (ok) *ok = r;
+}
+
+void sm_replastic(struct state *s, uint32_t c) {
+  sm_replastic_at(s, &s->clus[c], s->aqq9 + 81 * (size_t)c, NULL);
 }
 
 /* A free particle i moved within the substep from a to b.  Velocity from
@@ -240,6 +246,14 @@ static void walls(struct state *s, const struct ms_metas *mt,
   }
 }
 
+int sm_inertia_solve(double *w, const double *I, const double *b) {
+  double t = (I[0] + I[1] + I[2]) / 3.0;
+  double det = I[0] * (I[1] * I[2] - I[5] * I[5]) -
+               I[3] * (I[3] * I[2] - I[5] * I[4]) +
+               I[4] * (I[3] * I[5] - I[1] * I[4]);
+  return det > 1e-9 * t * t * t && ms_sym3_solve(w, I, b);
+}
+
 double sm_free_frame(const struct state *s, uint32_t b, double *c,
                      double *I) {
   const struct sm_body *B = &s->body[b];
@@ -286,7 +300,7 @@ static void angular_lag(struct state *s, uint32_t b, double h) {
   double *lag = s->dL + 3 * (size_t)b, c[3], I[6], w[3];
   static const double zero[3] = {0, 0, 0};
   double need[3] = {lag[0] / h, lag[1] / h, lag[2] / h};
-  if (sm_free_frame(s, b, c, I) > 0.0 && ms_sym3_solve(w, I, need))
+  if (sm_free_frame(s, b, c, I) > 0.0 && sm_inertia_solve(w, I, need))
     sm_free_turn(s, b, c, zero, w, 0.0);
   lag[0] = lag[1] = lag[2] = 0.0;
 }

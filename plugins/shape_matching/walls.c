@@ -65,7 +65,7 @@ static void rigid_part(const struct state *s, uint32_t b, const double *c,
     for (int a = 0; a < 3; a++) P[a] += s->m[i] * v[a], L[a] += s->m[i] * t[a];
   }
   for (int a = 0; a < 3; a++) V[a] = P[a] / m;
-  if (!ms_sym3_solve(w, I, L)) w[0] = w[1] = w[2] = 0.0;
+  if (!sm_inertia_solve(w, I, L)) w[0] = w[1] = w[2] = 0.0;
 }
 
 /* Impulse J at particle i onto the body: dV += J / m, dw += I^-1 r x J. */
@@ -74,7 +74,7 @@ static void apply(const struct state *s, size_t i, const double *c, double m,
   double r[3] = {s->x[3 * i] - c[0], s->x[3 * i + 1] - c[1],
                  s->x[3 * i + 2] - c[2]}, t[3], w[3];
   cross(t, r, J);
-  if (!ms_sym3_solve(w, I, t)) w[0] = w[1] = w[2] = 0.0;
+  if (!sm_inertia_solve(w, I, t)) w[0] = w[1] = w[2] = 0.0;
   for (int a = 0; a < 3; a++) dV[a] += J[a] / m, dw[a] += w[a];
 }
 
@@ -84,7 +84,7 @@ static double inv_mass(const struct state *s, size_t i, const double *c,
   double r[3] = {s->x[3 * i] - c[0], s->x[3 * i + 1] - c[1],
                  s->x[3 * i + 2] - c[2]}, t[3], w[3], u[3];
   cross(t, r, d);
-  if (!ms_sym3_solve(w, I, t)) return 1.0 / m;
+  if (!sm_inertia_solve(w, I, t)) return 1.0 / m;
   cross(u, w, r);
   return 1.0 / m + u[0] * d[0] + u[1] * d[1] + u[2] * d[2];
 }

@@ -105,25 +105,6 @@ START_TEST(heat_kept_while_the_water_moves) {
 }
 END_TEST
 
-static int by_value(const void *a, const void *b) {
-  double s = *(const double *)a, t = *(const double *)b;
-  return (s > t) - (s < t);
-}
-
-/* Every particle's mass in the scene, sorted. */
-static double *masses(ms_sim *S, size_t *n) {
-  size_t k = 0;
-  for (uint32_t s = 0; s < S->nsys; s++) k += S->sys[s].view.count;
-  double *m = malloc((k ? k : 1) * sizeof *m);
-  k = 0;
-  for (uint32_t s = 0; s < S->nsys; s++)
-    for (size_t i = 0; i < S->sys[s].view.count; i++)
-      m[k++] = *ms__at(&S->sys[s].m, i);
-  qsort(m, k, sizeof *m, by_value);
-  *n = k;
-  return m;
-}
-
 /* A block of the hand-over fixture flies into the water's tank and hands
  * every particle past x = 0.15 to the water: the water takes them with
  * their mass, position, velocity and temperature; the scene's mass is the
@@ -149,7 +130,7 @@ START_TEST(handed_particles_join_the_water) {
   struct ms__system *ice = st_system(S, "ice"), *water = st_system(S, "water");
   size_t nice = ice->view.count, nwater = water->view.count;
   size_t nm0;
-  double *m0 = masses(S, &nm0), p0[3], ke;
+  double *m0 = st_masses(S, &nm0), p0[3], ke;
   st_totals(S, p0, &ke);
   double worst = 0.0;
   while (S->stepper.time < 0.15 - 1e-12) {
@@ -165,7 +146,7 @@ START_TEST(handed_particles_join_the_water) {
   }
   ice = st_system(S, "ice"), water = st_system(S, "water");
   size_t nm;
-  double *m = masses(S, &nm), tmin = INFINITY, tmax = -INFINITY;
+  double *m = st_masses(S, &nm), tmin = INFINITY, tmax = -INFINITY;
   for (size_t i = nwater; i < water->view.count; i++) {
     tmin = fmin(tmin, *ms__at(&water->T, i));
     tmax = fmax(tmax, *ms__at(&water->T, i));

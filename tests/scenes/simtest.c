@@ -171,3 +171,48 @@ void st_totals(ms_sim *S, double *p, double *ke) {
 }
 
 void st_close(ms_sim *S) { ms_sim_close(S); }
+
+static int by_value(const void *a, const void *b) {
+  double s = *(const double *)a, t = *(const double *)b;
+  return (s > t) - (s < t);
+}
+
+double *st_masses(ms_sim *S, size_t *n) {
+  size_t k = 0;
+  for (uint32_t s = 0; s < S->nsys; s++) k += S->sys[s].view.count;
+  double *m = malloc((k ? k : 1) * sizeof *m);
+  k = 0;
+  for (uint32_t s = 0; s < S->nsys; s++)
+    for (size_t i = 0; i < S->sys[s].view.count; i++)
+      m[k++] = *ms__at(&S->sys[s].m, i);
+  qsort(m, k, sizeof *m, by_value);
+  *n = k;
+  return m;
+}
+
+static ms_sim *open_resume(const char *path, const char *resume) {
+  char err[1024];
+  struct ms_sim_options o = {.struct_size = sizeof o, .threads = 1,
+                             .no_output = 1, .resume_path = resume,
+                             .verbosity = MS_SINK_ERROR, .log = quiet_log};
+  ms_sim *S = NULL;
+  ck_assert_msg(ms_sim_open(path, &o, &S, err, sizeof err) == 0, "%s", err);
+  return S;
+}
+
+void st_resume_pair(const char *text, int frames, ms_sim **A, ms_sim **C) {
+  char scene[] = "/tmp/ms-scene-XXXXXX", ck[] = "/tmp/ms-ckpt-XXXXXX";
+  write_temp(text, scene);
+  int fd = mkstemp(ck);
+  ck_assert_int_ge(fd, 0);
+  close(fd);
+  *A = open_resume(scene, NULL);
+  ck_assert_int_eq(ms_sim_run(*A), 0);
+  ms_sim *B = open_resume(scene, NULL);
+  for (int f = 0; f < frames; f++) ck_assert_int_eq(ms_sim_frame(B), 0);
+  ck_assert_int_eq(ms_sim_checkpoint(B, ck), 0);
+  st_close(B);
+  *C = open_resume(scene, ck);
+  unlink(ck), unlink(scene);
+  ck_assert_int_eq(ms_sim_run(*C), 0);
+}

@@ -37,5 +37,13 @@ double st_max_speed(ms_sim *S);
 /* Total momentum and kinetic energy over all systems. */
 void st_totals(ms_sim *S, double *p, double *ke);
 void st_close(ms_sim *S);
+/* Every particle's mass over all systems, sorted (malloc'ed; *n of them):
+ * equal for two states when each mass travelled bit for bit. */
+double *st_masses(ms_sim *S, size_t *n);
+/* Resume test: scene text run to its end in one go (*A), and run for
+ * `frames` frames, checkpointed, reopened from the checkpoint and run to
+ * its end (*C); one thread, no output.  The caller compares and closes
+ * both. */
+void st_resume_pair(const char *text, int frames, ms_sim **A, ms_sim **C);
 
 #endif

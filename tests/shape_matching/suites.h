@@ -5,7 +5,8 @@
 #define MS_SUITES(X) \
   X(match)          \
   X(scenes)         \
-  X(heat)
+  X(heat)           \
+  X(melt)
 
 #define MS__DECLARE_SUITE(name) Suite *suite_##name(void);
 MS_SUITES(MS__DECLARE_SUITE)

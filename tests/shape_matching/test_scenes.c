@@ -464,37 +464,11 @@ static const char resume_scene[] =
     " mode = \"quadratic\"; alpha = 0.5; beta = 0.2; regions = [2, 1, 2];\n"
     "    angular_velocity = [0.0, 0.0, 4.0]; } ); } );\n";
 
-static ms_sim *open_resume(const char *path, const char *resume) {
-  char err[1024];
-  struct ms_sim_options o = {.struct_size = sizeof o, .threads = 1,
-                             .no_output = 1, .resume_path = resume,
-                             .verbosity = MS_SINK_ERROR};
-  ms_sim *S = NULL;
-  ck_assert_msg(ms_sim_open(path, &o, &S, err, sizeof err) == 0, "%s", err);
-  return S;
-}
-
 /* A checkpoint after frame 8 resumes to the very bits of the
  * uninterrupted run (the plastic state and the warm starts are saved). */
 START_TEST(resume_is_bit_identical) {
-  char scene[] = "/tmp/ms-sm-scene-XXXXXX", ck[] = "/tmp/ms-sm-ckpt-XXXXXX";
-  int fd = mkstemp(scene);
-  ck_assert_int_ge(fd, 0);
-  ck_assert_int_eq(write(fd, resume_scene, strlen(resume_scene)),
-                   (ssize_t)strlen(resume_scene));
-  close(fd);
-  fd = mkstemp(ck);
-  ck_assert_int_ge(fd, 0);
-  close(fd);
-  ms_sim *A = open_resume(scene, NULL);
-  ck_assert_int_eq(ms_sim_run(A), 0);
-  ms_sim *B = open_resume(scene, NULL);
-  for (int f = 0; f < 8; f++) ck_assert_int_eq(ms_sim_frame(B), 0);
-  ck_assert_int_eq(ms_sim_checkpoint(B, ck), 0);
-  st_close(B);
-  ms_sim *C = open_resume(scene, ck);
-  unlink(ck), unlink(scene);
-  ck_assert_int_eq(ms_sim_run(C), 0);
+  ms_sim *A, *C;
+  st_resume_pair(resume_scene, 8, &A, &C);
   struct ms__system *a = st_system(A, "sm"), *c = st_system(C, "sm");
   ck_assert_uint_eq(a->view.count, c->view.count);
   size_t differ = 0;

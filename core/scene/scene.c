@@ -176,6 +176,10 @@ static int parse_coupling(struct ms__scene *sc, config_setting_t *root,
   if (!(sc->conductance >= 0.0 && isfinite(sc->conductance)))
     return ms__cfg_fail(err, g, "conductance", "must be >= 0 and finite (got "
                         "%g) [W/K]", sc->conductance);
+  TRY(ms__cfg_double(g, "heat_reach", 0.0, &sc->heat_reach, err));
+  if (!(sc->heat_reach >= 0.0 && isfinite(sc->heat_reach)))
+    return ms__cfg_fail(err, g, "heat_reach", "must be >= 0 and finite (got "
+                        "%g) [m]", sc->heat_reach);
   TRY(ms__cfg_double(g, "cfl", 0.5, &sc->cfl, err));
   TRY(ms__cfg_double(g, "max_dt", INFINITY, &sc->max_dt, err));
   TRY(ms__cfg_double(g, "min_dt", 1e-9, &sc->min_dt, err));

@@ -155,6 +155,8 @@ struct ms__scene {
   int unmerged_impulses; /* unmerged_pairs = "impulse" (contacts.h) */
   double contact_restitution;
   double conductance;       /* [W/K] per touching pair of heat systems */
+  double heat_reach;        /* [m]: heat pairs are the pairs whose surfaces
+                               are closer than this (0: touching only) */
   /* output */
   const char *out_dir;
   int64_t out_every;

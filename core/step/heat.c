@@ -67,6 +67,23 @@ static void sources(struct ms__stepper *S, double dt) {
   }
 }
 
+/* coupling.heat_reach: the pairs of particles of different systems whose
+ * surfaces are closer than `reach`, by a search of their own (the merge's
+ * pairs are only those that touch or may touch within the step), in the
+ * detection's canonical order.  Heat crosses a thin film: a fluid's
+ * particles settle just out of touch of a solid, and touching pairs alone
+ * let ice in hot FLIP water take 30 J in 4 s. */
+static int reach_pairs(struct ms__stepper *S, double reach) {
+  if (!S->no_self && !(S->no_self = calloc(S->nsys, 1)))
+    return ms__errf(S->err, MS_ENOMEM, "heat pairs: out of memory");
+  struct ms__detect_input in = {S->ntotal, S->P.x, S->P.r, S->P.sys,
+                                S->no_self, reach, 0.0};
+  size_t bad;
+  if (ms__detect_pairs(&S->heat_det, &in, &bad))
+    return ms__errf(S->err, MS_ENOMEM, "heat pairs: out of memory");
+  return MS_OK;
+}
+
 int ms__heat_exchange(struct ms__stepper *S, double dt) {
   const double G = S->scene->conductance;
   uint32_t nheat = 0;
@@ -82,14 +99,23 @@ int ms__heat_exchange(struct ms__stepper *S, double dt) {
   if (!pairs) return MS_OK;
   const struct ms__particles *P = &S->P;
   struct ms__counts *cnt = &S->frame_counts;
-  for (size_t k = 0; k < S->det.npairs; k++) {
-    uint32_t i = S->det.pairs[2 * k], j = S->det.pairs[2 * k + 1];
+  const double reach = S->scene->heat_reach;
+  const struct ms__detect *D = &S->det;
+  if (reach > 0.0) {
+    int rc = reach_pairs(S, reach);
+    if (rc) return rc;
+    D = &S->heat_det;
+  }
+  for (size_t k = 0; k < D->npairs; k++) {
+    uint32_t i = D->pairs[2 * k], j = D->pairs[2 * k + 1];
     const struct ms__system *yi = &S->sys[P->sys[i]];
     const struct ms__system *yj = &S->sys[P->sys[j]];
     if (yi == yj || !yi->heat || !yj->heat) continue;
     double d[3];
     ms__sub(d, P->x + 3 * (size_t)j, P->x + 3 * (size_t)i);
-    if (!ms__rule_contact(ms__norm2(d), P->r[i], P->r[j])) continue;
+    if (!ms__rule_contact(ms__norm2(d), P->r[i] + 0.5 * reach,
+                          P->r[j] + 0.5 * reach))
+      continue;
     uint32_t li = P->local[i], lj = P->local[j];
     double *Ti = ms__at(&yi->T, li), *Tj = ms__at(&yj->T, lj);
     double Ci = P->m[i] * *ms__at(&yi->c, li);

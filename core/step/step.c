@@ -563,6 +563,8 @@ int ms__stepper_init(struct ms__stepper *S, const struct ms__scene *scene,
 
 void ms__stepper_free(struct ms__stepper *S) {
   ms__detect_free(&S->det);
+  ms__detect_free(&S->heat_det);
+  free(S->no_self);
   ms__groups_free(&S->groups);
   ms__metaset_free(&S->metas);
   ms__contacts_free(&S->contacts);

@@ -198,6 +198,8 @@ struct ms__stepper {
   size_t ntotal;
   struct ms__particles P;
   struct ms__detect det;
+  struct ms__detect heat_det;    /* heat pairs within coupling.heat_reach */
+  uint8_t *no_self;              /* per system: 0 (no intra-system pairs) */
   uint8_t *self;                 /* per system */
   uint8_t *touched;              /* per system: coupling iterations */
   struct ms__iqn iqn;            /* coupling iterations (iterate.h) */

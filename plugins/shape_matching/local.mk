@@ -43,4 +43,4 @@ gao2018dir = $(configsdir)/gao2018
 dist_gao2018_DATA = configs/gao2018/soft_bodies_drop.cfg \
 	configs/gao2018/rigid_into_flip.cfg configs/gao2018/soft_into_flip.cfg \
 	configs/gao2018/rigid_into_sph.cfg configs/gao2018/soft_into_sph.cfg \
-	configs/gao2018/body_on_cloth.cfg
+	configs/gao2018/body_on_cloth.cfg configs/gao2018/ice_melts.cfg

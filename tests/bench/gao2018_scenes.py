@@ -104,6 +104,31 @@ def phases(r, out, scale):
         H, 100 * above, 100 * lone / len(light))
 
 
+def melting(r, scale):
+    """Ice melted, latent heat taken, and the heat books, at the end (the
+    melted particles' m L from configs/gao2018/ice_melts.cfg's ice: 917
+    kg/m^3 at spacing 0.01 m / scale^(1/3), L = 334000 J/kg)."""
+    mL = 334000.0 * 917.0 * 1e-6 / scale
+    melted = latent = 0.0
+    heat0 = None
+    drift = 0.0
+    for fr in r["frames"]:
+        sy = {s["name"]: s for s in fr["systems"]}
+        st = sy["ice"].get("stats", {})
+        melted += st.get("melted", 0.0)
+        latent += st.get("latent_absorbed", 0.0)
+        books = sum(s.get("heat", 0.0) for s in fr["systems"]) + latent
+        heat0 = books if heat0 is None else heat0
+        drift = max(drift, abs(books - heat0) / heat0)
+    left = {s["name"]: s for s in r["frames"][-1]["systems"]}["ice"]
+    n = melted + left["particles"]
+    return ("melted %d of %d (%.1f %%); latent taken %.1f J, the melted "
+            "particles' m L %.1f %% of it; heat + latent kept to %.1e" % (
+                melted, n, 100 * melted / n, latent,
+                100 * melted * mL / latent if latent else 0,
+                drift))
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     top = os.path.normpath(os.path.join(here, "..", ".."))
@@ -149,6 +174,8 @@ def main():
                 d = "sinks: bottom at %.4f m" % bottom
             elif name.startswith("oil_"):
                 d = phases(r, out, scale)
+            elif name.startswith("ice_"):
+                d = melting(r, scale)
             print("| %s | %g | %.1f | %d | %d | %d | %s | %.4g -> %.4g | "
                   "%.2g | %s |" % (name, scale, wall, r["totals"].get(
                       "steps", 0), pen, cross, "yes" if finite else "NO",

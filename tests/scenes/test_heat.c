@@ -80,6 +80,43 @@ START_TEST(touching_pair_follows_the_closed_form) {
 }
 END_TEST
 
+/* coupling.heat_reach: two particles 0.12 m apart (a gap of 0.02 m
+ * between their surfaces) exchange nothing with reach 0 or 0.015 m, and
+ * follow the closed form of a touching pair exactly with reach 0.03 m. */
+START_TEST(pair_within_reach_follows_the_closed_form) {
+  const double reach[3] = {0.0, 0.015, 0.03};
+  for (int c = 0; c < 3; c++) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "scene = { duration = 1.0; fps = 10.0;\n"
+             "  gravity = [0.0, 0.0, 0.0]; };\n"
+             "coupling = { max_dt = 0.01; conductance = 1500.0;\n"
+             "  heat_reach = %g; };\n"
+             "systems = ( { name = \"a\"; solver = \"fixture_heat\";\n"
+             "  count = 1; position = [0.0, 0.0, 0.0];\n"
+             "  temperature = 273.15; specific_heat = 1000.0; },\n"
+             "  { name = \"b\"; solver = \"fixture_heat\"; count = 1;\n"
+             "  position = [0.12, 0.0, 0.0]; " B_HEAT " } );\n",
+             reach[c]);
+    ms_sim *S = open_ok(text);
+    struct ms__system *a = st_system(S, "a"), *b = st_system(S, "b");
+    const double rate = 1500.0 * (1.0 / 1000.0 + 1.0 / 3000.0);
+    double worst = 0.0;
+    while (S->stepper.time < 1.0 - 1e-12) {
+      st_step(S);
+      double d = temp(b, 0) - temp(a, 0);
+      double want = c < 2 ? 100.0 : 100.0 * exp(-rate * S->stepper.time);
+      worst = fmax(worst, fabs(d - want) / 100.0);
+    }
+    fprintf(stderr, "# heat_reach %g m across a 0.02 m gap: |dT - closed "
+            "form| / dT0 <= %.3g (T_a %.6f K)\n", reach[c], worst,
+            temp(a, 0));
+    ck_assert_double_le(worst, 1e-12);
+    st_close(S);
+  }
+}
+END_TEST
+
 /* A conductance far beyond what an explicit step could take: the pair
  * meets at the C-weighted mean in one step and stays there. */
 START_TEST(stiff_contact_meets_at_the_mean) {
@@ -185,6 +222,8 @@ START_TEST(bad_heat_input_gets_one_line) {
       "    position = [0.09, 0.0, 0.0]; specific_heat = 0.0; } );\n",
       "system 'cold'");
   expect_error(SOURCE_SCENE("rate = 0.0;"), "rate");
+  expect_error(PAIR_SCENE("conductance = 1.0; heat_reach = -0.01;",
+                          "fixture_heat", B_HEAT), "heat_reach");
   expect_error(
       "scene = { heat_sources = ( { min = [0.0, 0.0, 0.0];\n"
       "  max = [1.0, 1.0, 1.0]; } ); };\n"
@@ -198,6 +237,7 @@ Suite *suite_heat(void) {
   TCase *t = tcase_create("heat");
   tcase_add_test(t, touching_pair_follows_the_closed_form);
   tcase_add_test(t, stiff_contact_meets_at_the_mean);
+  tcase_add_test(t, pair_within_reach_follows_the_closed_form);
   tcase_add_test(t, source_relaxes_as_the_closed_form);
   tcase_add_test(t, no_flow_without_conductance_or_a_partner);
   tcase_add_test(t, bad_heat_input_gets_one_line);

@@ -104,6 +104,12 @@ static int read_body(struct state *s, const ms_config *g,
   if ((rc = msc_body_read(s->host, s->ctx, g, &d->b, &k->b)) ||
       (rc = read_material(s, g, d, k)))
     return rc;
+  /* a kinematic body's path is its rest shape about its first centre:
+   * losing particles would move it */
+  if (!isnan(k->melt_T) && k->b.motion != SM_DYNAMIC)
+    return s->host->cfg_error(s->ctx, g, "melting_point", "needs a dynamic "
+                              "body (motion \"fixed\" or \"scripted\" "
+                              "cannot melt)");
   return MS_OK;
 }
 

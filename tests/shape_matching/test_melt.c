@@ -179,6 +179,8 @@ START_TEST(bad_melting_settings) {
                "melting_point: must be a temperature > 0");
   expect_error("melting_point = 273.15; melt_into = \"ice\";",
                "melt_into: names this system itself");
+  expect_error("melting_point = 273.15; melt_into = \"water\"; "
+               "motion = \"fixed\";", "melting_point: needs a dynamic body");
 }
 END_TEST
 

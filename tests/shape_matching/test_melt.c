@@ -18,25 +18,26 @@
 /* 216 ice particles (spacing 0.01 m, 917 kg/m^3: m = 9.17e-4 kg, m L =
  * 306.278 J) at 263.15 K; the plate's box holds the block's lower 4
  * layers and relaxes them toward 400 K at 2 / s. */
-static const char ice[] =
-    "scene = { duration = 2.0; fps = 20.0; seed = 1;\n"
-    "  gravity = [0.0, -9.81, 0.0];\n"
-    "  domain = { min = [0.0, 0.0, 0.0]; max = [0.3, 0.3, 0.1]; };\n"
-    "  heat_sources = ( { min = [0.15, 0.0, 0.0]; max = [0.25, 0.035, 0.1];\n"
-    "    temperature = 400.0; rate = 2.0; } ); };\n"
-    "coupling = { method = \"merge-split\"; alpha = 0.0; beta = 0.0;\n"
-    "  n_min = 0; n_max = 0; conductance = 1.0; };\n"
-    "systems = (\n"
-    " { name = \"water\"; solver = \"flip\"; spacing = 0.005;\n"
-    "   shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"
-    "             max = [0.1, 0.05, 0.1]; }; temperature = 293.15; },\n"
-    " { name = \"ice\"; solver = \"shape_matching\"; mode = \"rigid\";\n"
-    "   shape = { type = \"box\"; min = [0.17, 0.0, 0.02];\n"
-    "             max = [0.23, 0.06, 0.08]; };\n"
-    "   spacing = 0.01; density = 917.0; temperature = 263.15;\n"
-    "   specific_heat = 2100.0; conductivity = 2.2;\n"
-    "   melting_point = 273.15; latent_heat = 334000.0;\n"
-    "   melt_into = \"water\"; } );\n";
+#define ICE_SCENE(coupling, spacing)                                        \
+    "scene = { duration = 2.0; fps = 20.0; seed = 1;\n"                      \
+    "  gravity = [0.0, -9.81, 0.0];\n"                                       \
+    "  domain = { min = [0.0, 0.0, 0.0]; max = [0.3, 0.3, 0.1]; };\n"        \
+    "  heat_sources = ( { min = [0.15, 0.0, 0.0]; max = [0.25, 0.035, 0.1];\n" \
+    "    temperature = 400.0; rate = 2.0; } ); };\n"                         \
+    "coupling = { method = \"merge-split\"; alpha = 0.0; beta = 0.0;\n"      \
+    "  n_min = 0; n_max = 0; conductance = 1.0; " coupling " };\n"           \
+    "systems = (\n"                                                          \
+    " { name = \"water\"; solver = \"flip\"; spacing = 0.005;\n"             \
+    "   shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"                  \
+    "             max = [0.1, 0.05, 0.1]; }; temperature = 293.15; },\n"     \
+    " { name = \"ice\"; solver = \"shape_matching\"; mode = \"rigid\";\n"    \
+    "   shape = { type = \"box\"; min = [0.17, 0.0, 0.02];\n"                \
+    "             max = [0.23, 0.06, 0.08]; };\n"                            \
+    "   spacing = " spacing "; density = 917.0; temperature = 263.15;\n"     \
+    "   specific_heat = 2100.0; conductivity = 2.2;\n"                       \
+    "   melting_point = 273.15; latent_heat = 334000.0;\n"                   \
+    "   melt_into = \"water\"; } );\n"
+static const char ice[] = ICE_SCENE("", "0.01");
 
 #define LATENT 334000.0
 
@@ -159,14 +160,7 @@ END_TEST
  * their drivers into blocks over the threads): bitwise the same on 1 and
  * 2 threads. */
 START_TEST(melt_same_on_any_thread_count) {
-  char text[4096];
-  const char *at = strstr(ice, "conductance = 1.0;");
-  ck_assert(at != NULL);
-  snprintf(text, sizeof text, "%.*sconductance = 1.0; heat_reach = 0.005;%s",
-           (int)(at - ice), ice, at + strlen("conductance = 1.0;"));
-  char *sp = strstr(text, "spacing = 0.01;");
-  ck_assert(sp != NULL);
-  memcpy(sp, "spacing = 0.006", strlen("spacing = 0.006"));
+  static const char text[] = ICE_SCENE("heat_reach = 0.005;", "0.006");
   double *s1 = NULL;
   size_t n1 = 0;
   for (int t = 1; t <= 2; t++) {

@@ -198,6 +198,23 @@ static int h_meta_spin(ms_ctx *ctx, const double **spin, uint32_t *count) {
   return MS_OK;
 }
 
+/* ABI 1.4: remembered here, checked by ms__systems_create once every
+ * system exists. */
+static int h_declare_receiver(ms_ctx *ctx, const ms_config *g,
+                              const char *key, const char *name) {
+  if (!name || !ctx->creating) return MS_EINVAL;
+  struct ms__receiver *r = realloc(ctx->recv, (ctx->nrecv + 1) * sizeof *r);
+  if (!r) return MS_ENOMEM;
+  ctx->recv = r;
+  r += ctx->nrecv;
+  r->group = g;
+  r->key = strdup(key ? key : "");
+  r->name = strdup(name);
+  if (!r->key || !r->name) return free(r->key), free(r->name), MS_ENOMEM;
+  ctx->nrecv++;
+  return MS_OK;
+}
+
 const struct ms_host ms__host = {
     .struct_size = sizeof(struct ms_host),
     .abi_major = MS_ABI_MAJOR,
@@ -226,6 +243,7 @@ const struct ms_host ms__host = {
     .thread_count = h_thread_count,
     .report = h_report,
     .meta_spin = h_meta_spin,
+    .declare_receiver = h_declare_receiver,
 };
 
 void ms__ctx_init(struct ms_sim *S, uint32_t index) {
@@ -248,6 +266,11 @@ void ms__ctx_init(struct ms_sim *S, uint32_t index) {
 }
 
 void ms__ctx_free(struct ms_ctx *ctx) {
+  for (size_t k = 0; k < ctx->nrecv; k++)
+    free(ctx->recv[k].key), free(ctx->recv[k].name);
+  free(ctx->recv);
+  ctx->recv = NULL;
+  ctx->nrecv = 0;
   free(ctx->stats);
   ctx->stats = NULL;
   ctx->nstats = ctx->cap_stats = 0;

@@ -1,5 +1,7 @@
 /* Systems: one plugin instance each, created from its scene section. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "run.h"
 #include "../scene/scene.h"
@@ -20,8 +22,10 @@ static int create_one(struct ms_sim *S, uint32_t i) {
   y->self_collision = d->self_collision >= 0
                           ? d->self_collision
                           : !!(y->plugin->desc.flags & MS_PLUGIN_SELF_COLLISION);
+  y->ctx.creating = 1;
   int rc = y->plugin->desc.create(&ms__host, &y->ctx,
                                   (const ms_config *)d->section, &y->inst);
+  y->ctx.creating = 0;
   if (rc) {
     y->inst = NULL;
     if (!y->ctx.err.msg[0]) ms__errf(&y->ctx.err, rc, "%s", ms_strerror(rc));
@@ -41,6 +45,33 @@ static int create_one(struct ms_sim *S, uint32_t i) {
   return ms__system_view(&S->sys[i], &S->err);
 }
 
+/* The receivers system i declared (host->declare_receiver) exist, are not
+ * itself and can accept particles. */
+static int check_receivers(struct ms_sim *S, uint32_t i) {
+  const struct ms__system *y = &S->sys[i];
+  for (size_t k = 0; k < y->ctx.nrecv; k++) {
+    const struct ms__receiver *r = &y->ctx.recv[k];
+    uint32_t t = 0;
+    while (t < S->nsys && strcmp(S->scene.sys[t].name, r->name)) t++;
+    const char *why = t == S->nsys ? "is not a system of the scene"
+                      : t == i ? "is this system itself"
+                      : !S->sys[t].plugin->desc.accept
+                          ? "cannot take particles (its solver has no "
+                            "accept())"
+                          : NULL;
+    if (!why) continue;
+    char solver[600] = "";
+    if (t < S->nsys && t != i)
+      snprintf(solver, sizeof solver, " (solver '%s' from %s)",
+               S->sys[t].plugin->desc.id, S->sys[t].plugin->path);
+    const config_setting_t *g = r->group ? r->group : y->desc->section;
+    return ms__cfg_fail(&S->err, g, r->key[0] ? r->key : NULL, "system '%s' hands "
+                        "particles to '%s'%s, which %s", y->desc->name,
+                        r->name, solver, why);
+  }
+  return MS_OK;
+}
+
 int ms__systems_create(struct ms_sim *S) {
   S->nsys = S->scene.nsys;
   S->sys = calloc(S->nsys, sizeof *S->sys);
@@ -51,6 +82,10 @@ int ms__systems_create(struct ms_sim *S) {
     if (rc) return rc;
     S->sys[i].offset = total;
     total += S->sys[i].view.count;
+  }
+  for (uint32_t i = 0; i < S->nsys; i++) {
+    int rc = check_receivers(S, i);
+    if (rc) return rc;
   }
   if (total >= UINT32_MAX)
     return ms__errf(&S->err, MS_EINVAL, "the scene holds %zu particles; at "

@@ -48,9 +48,18 @@ struct ms__stat {
 };
 
 /* The host's context for one plugin instance (struct ms_ctx of host.h). */
+/* A receiver a system declared at create() (host->declare_receiver). */
+struct ms__receiver {
+  const void *group; /* the config_setting_t that named it */
+  char *key, *name;
+};
+
 struct ms_ctx {
   struct ms_sim *sim;
   uint32_t index;
+  int creating; /* inside the plugin's create() */
+  struct ms__receiver *recv;
+  size_t nrecv;
   struct ms__rng rng;
   struct ms__err err;
   struct ms_scene_info info;

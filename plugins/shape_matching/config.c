@@ -342,6 +342,11 @@ static int system_keys(struct state *s, const ms_config *sec) {
     size_t len = strlen(into) + 1;
     if (!(s->melt_into = malloc(len))) return MS_ENOMEM;
     memcpy(s->melt_into, into, len);
+    /* ABI 1.4: a wrong target fails when the scene opens, not at the
+     * first particle that melts */
+    if (MS_HOST_HAS(h, declare_receiver) &&
+        (rc = h->declare_receiver(s->ctx, sec, "melt_into", into)))
+      return rc;
   }
   if (sub < 1 || sub > 1000)
     return h->cfg_error(s->ctx, sec, "substeps", "must be in [1, 1000] "

@@ -171,12 +171,53 @@ START_TEST(handover_resumes_bit_identically) {
 }
 END_TEST
 
+/* ABI 1.4: a receiver declared at create() is checked when the scene
+ * opens: one line at the key's file:line naming both systems.  Undeclared,
+ * the same scene opens (the check then comes at the hand-over). */
+static void declared(const char *to, int declare, const char *want) {
+  char text[1536], err[1024];
+  snprintf(text, sizeof text,
+           "scene = { duration = 0.1; };\n"
+           "systems = ( { name = \"ice\"; solver = \"fixture_handover\";\n"
+           "  shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"
+           "            max = [0.02, 0.02, 0.02]; }; spacing = 0.01;\n"
+           "  give_to = \"%s\"; declare = %s; },\n"
+           "  { name = \"grains\"; solver = \"particles\";\n"
+           "  shape = { type = \"box\"; min = [0.5, 0.0, 0.0];\n"
+           "            max = [0.52, 0.02, 0.02]; }; spacing = 0.01; } );\n",
+           to, declare ? "true" : "false");
+  ms_sim *S = NULL;
+  int rc = st_try_fixture_text(text, &S, err, sizeof err);
+  if (!want) {
+    ck_assert_msg(rc == 0, "undeclared '%s' refused: %s", to, err);
+    st_close(S);
+    return;
+  }
+  ck_assert_msg(rc != 0, "declared '%s' accepted", to);
+  ck_assert_msg(strstr(err, ":5: ") && strstr(err, "give_to") &&
+                strstr(err, want), "'%s' not at line 5, key give_to: %s",
+                want, err);
+  ck_assert_msg(!strchr(err, '\n'), "more than one line: %s", err);
+}
+
+START_TEST(declared_receivers_checked_when_the_scene_opens) {
+  declared("nowhere", 1, "system 'ice' hands particles to 'nowhere', "
+           "which is not a system of the scene");
+  declared("ice", 1, "'ice', which is this system itself");
+  declared("grains", 1, "'grains' (solver 'particles' from ");
+  declared("grains", 1, "which cannot take particles (its solver has no "
+           "accept())");
+  declared("nowhere", 0, NULL);
+}
+END_TEST
+
 Suite *suite_handover(void) {
   Suite *s = suite_create("handover");
   TCase *tc = tcase_create("fixture");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, handed_particles_keep_mass_and_momentum);
   tcase_add_test(tc, handover_resumes_bit_identically);
+  tcase_add_test(tc, declared_receivers_checked_when_the_scene_opens);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -212,6 +212,21 @@ START_TEST(bad_melting_settings) {
                "melt_into: names this system itself");
   expect_error("melting_point = 273.15; melt_into = \"water\"; "
                "motion = \"fixed\";", "melting_point: needs a dynamic body");
+  /* the target is checked when the scene opens (ABI 1.4), not when the
+   * first particle melts */
+  expect_error("melting_point = 273.15; melt_into = \"water\";",
+               "melt_into: system 'ice' hands particles to 'water', which "
+               "is not a system of the scene");
+  expect_error("melting_point = 273.15; melt_into = \"grains\"; },\n"
+               "{ name = \"grains\"; solver = \"particles\"; shape = {\n"
+               "  type = \"box\"; min = [0.2, 0.0, 0.02];\n"
+               "  max = [0.24, 0.04, 0.06]; }; spacing = 0.01;",
+               "'grains' (solver 'particles' from ");
+  expect_error("melting_point = 273.15; melt_into = \"grains\"; },\n"
+               "{ name = \"grains\"; solver = \"particles\"; shape = {\n"
+               "  type = \"box\"; min = [0.2, 0.0, 0.02];\n"
+               "  max = [0.24, 0.04, 0.06]; }; spacing = 0.01;",
+               "cannot take particles (its solver has no accept())");
 }
 END_TEST
 

@@ -47,8 +47,8 @@ static const char *refusal(const char *file) {
 static const struct {
   const char *file, *reason;
 } refused[] = {
-    {"bad_major.so", "bad_major.so: plugin ABI 2.0, this core implements ABI 1.3 (major versions differ)"},
-    {"bad_minor.so", "bad_minor.so: plugin needs ABI 1.4, newer than this core's ABI 1.3"},
+    {"bad_major.so", "bad_major.so: plugin ABI 2.0, this core implements ABI 1.4 (major versions differ)"},
+    {"bad_minor.so", "bad_minor.so: plugin needs ABI 1.5, newer than this core's ABI 1.4"},
     {"bad_size.so", "bad_size.so: descriptor struct_size 64 is smaller than ABI 1.0's 144 bytes"},
     {"no_entry.so", "no_entry.so: no entry symbol 'mergesplit_plugin' (not a mergesplit plugin)"},
     {"null_fn.so", "null_fn.so: solver 'fixture_null_fn': required function 'integrate' is NULL"},

@@ -187,6 +187,20 @@ struct ms_host {
    * 3 per meta-particle, in the order of the metas of the system's last
    * integrate(); *count = 0 when it had none.  The array is the host's. */
   int (*meta_spin)(ms_ctx *ctx, const double **spin, uint32_t *count);
+
+  /* ---- ABI 1.4 (MS_HOST_HAS(host, declare_receiver)) ---- */
+  /* Only during create(): this system may hand particles over
+   * (plugin.h, PARTICLE HAND-OVER) to the system the scene calls `name`,
+   * which the setting `key` of `group` named (for the error line).  The
+   * host copies `name`.  Once every system of the scene is created, the
+   * core checks each declared name: a system of the scene, not this one,
+   * whose plugin has accept(); otherwise opening the scene fails with one
+   * line "file:line: key: ..." naming both systems.  Declaring is a
+   * promise about the scene, not a restriction: a hand-over to a name
+   * never declared is still checked when it happens.  Returns MS_OK,
+   * MS_EINVAL (NULL name, or called outside create()) or MS_ENOMEM. */
+  int (*declare_receiver)(ms_ctx *ctx, const ms_config *group,
+                          const char *key, const char *name);
 };
 
 /* Nonzero when struct ms_scene_info `info` holds `member`. */
@@ -210,7 +224,9 @@ _Static_assert(offsetof(struct ms_host, sample_shape) == 112,
 _Static_assert(offsetof(struct ms_host, report) == 184, "ms_host v1 layout");
 _Static_assert(offsetof(struct ms_host, meta_spin) == 192,
                "ms_host v1.2 layout");
-_Static_assert(sizeof(struct ms_host) == 200, "ms_host v1.2 size");
+_Static_assert(offsetof(struct ms_host, declare_receiver) == 200,
+               "ms_host v1.4 layout");
+_Static_assert(sizeof(struct ms_host) == 208, "ms_host v1.4 size");
 _Static_assert(offsetof(struct ms_scene_info, gravity) == 24,
                "ms_scene_info v1 layout");
 _Static_assert(sizeof(struct ms_scene_info) == 112, "ms_scene_info v1 size");

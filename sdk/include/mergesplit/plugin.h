@@ -33,6 +33,8 @@
  *        systems that answer for the meta-particle (host->meta_spin).
  *   1.3  heat: temperature exchanged between touching particles of
  *        different systems (MS_PLUGIN_HEAT, write point W3).
+ *   1.4  receivers declared at create() and checked before the run
+ *        (host->declare_receiver).
  *
  * LIFECYCLE AND THE STEP PROTOCOL
  *   create -> { max_dt -> filter_pairs -> begin_step -> integrate(stage 1)
@@ -177,7 +179,11 @@
  *               (status and host->set_error()): the run then stops with
  *               that message.
  *   Handing particles to a system without accept(), to an unknown name or
- *   to itself stops the run with one line naming both systems.  The
+ *   to itself stops the run with one line naming both systems.  From ABI
+ *   1.4 a giver SHOULD declare, during create(), every system its scene
+ *   section names as a receiver (host->declare_receiver): the core then
+ *   refuses a wrong name before the run starts, with the key's file:line,
+ *   instead of at the first hand-over (which may come late).  The
  *   hand-over happens at the start of a step, so a frame shows the
  *   particles where the step left them and a checkpoint (written between
  *   steps) is resumed bit-identically.  A descriptor with hand_over MUST
@@ -249,7 +255,7 @@ extern "C" {
 #endif
 
 #define MS_ABI_MAJOR 1
-#define MS_ABI_MINOR 3
+#define MS_ABI_MINOR 4
 
 /* Name of the exported entry function. */
 #define MS_PLUGIN_ENTRY_SYMBOL "mergesplit_plugin"

@@ -150,6 +150,7 @@ static size_t clusters_of(struct state *s, const struct sm_body *b,
         memset(c, 0, sizeof *c);
         c->off = (uint32_t)s->nentries, c->cnt = cnt;
         c->body = (uint32_t)(b - s->body);
+        c->origin = (uint32_t)(c - s->clus);
         c->qr[0] = 1.0;
         for (int i = 0; i < 9; i++) c->Sp[i] = i % 4 == 0 ? 1.0 : 0.0;
         for (size_t i = b->first; i < b->first + b->count; i++)
@@ -236,6 +237,7 @@ static void add_body(struct state *s, const struct body_keys *k,
   b->conductivity = k->conductivity;
   b->melt_T = isnan(k->melt_T) ? INFINITY : k->melt_T;
   b->latent = k->latent;
+  b->spacing = isnan(k->b.spacing) ? 2.0 * k->b.radius : k->b.spacing;
   s->melts |= !isnan(k->melt_T);
   double c[3] = {0, 0, 0};
   for (size_t i = 0; i < n; i++)
@@ -251,7 +253,7 @@ static void add_body(struct state *s, const struct body_keys *k,
     s->orig[p] = (uint32_t)p;
     const double *x = pts->xyz + 3 * i;
     double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
-    for (int a = 0; a < 3; a++) s->x[3 * p + a] = x[a];
+    for (int a = 0; a < 3; a++) s->x[3 * p + a] = s->xr[3 * p + a] = x[a];
     const double *V = k->b.vel, *w = k->b.omega;
     s->v[3 * p + 0] = V[0] + w[1] * d[2] - w[2] * d[1];
     s->v[3 * p + 1] = V[1] + w[2] * d[0] - w[0] * d[2];
@@ -301,7 +303,7 @@ static int alloc(struct state *s, size_t n, uint32_t nbody) {
   size_t k = n ? n : 1, d3 = 3 * k * sizeof(double);
   s->x = malloc(d3), s->v = malloc(d3), s->x0 = malloc(d3);
   s->v0 = malloc(d3), s->xs = malloc(d3), s->dx = malloc(d3);
-  s->dd = malloc(d3);
+  s->dd = malloc(d3), s->xr = malloc(d3);
   s->m = malloc(k * sizeof(double)), s->r = malloc(k * sizeof(double));
   s->T = malloc(k * sizeof(double)), s->c = malloc(k * sizeof(double));
   s->lam = calloc(k, sizeof(double));
@@ -311,7 +313,7 @@ static int alloc(struct state *s, size_t n, uint32_t nbody) {
   s->nclus = calloc(k, sizeof(uint32_t));
   s->body = calloc(nbody, sizeof *s->body);
   s->dL = calloc(3 * (size_t)nbody, sizeof *s->dL);
-  return s->dL && s->dd && s->x && s->v && s->x0 && s->v0 && s->xs &&
+  return s->dL && s->dd && s->xr && s->x && s->v && s->x0 && s->v0 && s->xs &&
                  s->dx && s->m && s->r && s->T && s->c && s->lam &&
                  s->orig && s->meta &&
                  s->body_of &&

@@ -12,7 +12,8 @@ plugin_LTLIBRARIES += plugins/shape_matching.la
 plugins_shape_matching_la_SOURCES = plugins/shape_matching/plugin.c \
 	plugins/shape_matching/config.c plugins/shape_matching/step.c \
 	plugins/shape_matching/couple.c plugins/shape_matching/walls.c \
-	plugins/shape_matching/melt.c
+	plugins/shape_matching/melt.c \
+	plugins/shape_matching/pieces.c
 plugins_shape_matching_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
 plugins_shape_matching_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 plugins_shape_matching_la_LDFLAGS = $(MS_PLUGIN_LDFLAGS)

@@ -150,14 +150,18 @@ static void rebody(struct state *s) {
   }
 }
 
-int sm_melt_release(struct state *s, const struct ms_handover *given) {
+int sm_melt_release(struct state *s, const struct ms_handover *given,
+                    uint32_t *pieces) {
+  if (pieces) *pieces = 0;
   if (!given->count) return MS_OK;
   uint32_t *map = malloc(s->n * sizeof *map);
-  if (!map) return MS_ENOMEM;
+  uint8_t *lost = calloc(s->nbody, 1);
+  if (!map || !lost) return free(map), free(lost), MS_ENOMEM;
   size_t n = 0, g = 0;
   for (size_t i = 0; i < s->n; i++) {
     if (g < given->count && given->index[g] == i) {
       s->melted_latent += s->lam[i];
+      lost[s->body_of[i]] = 1;
       map[i] = SM_NONE, g++;
       continue;
     }
@@ -167,6 +171,7 @@ int sm_melt_release(struct state *s, const struct ms_handover *given) {
       memcpy(s->v + 3 * n, s->v + 3 * i, 3 * sizeof(double));
       memcpy(s->x0 + 3 * n, s->x0 + 3 * i, 3 * sizeof(double));
       memcpy(s->v0 + 3 * n, s->v0 + 3 * i, 3 * sizeof(double));
+      memcpy(s->xr + 3 * n, s->xr + 3 * i, 3 * sizeof(double));
       s->m[n] = s->m[i], s->r[n] = s->r[i], s->T[n] = s->T[i];
       s->c[n] = s->c[i], s->lam[n] = s->lam[i];
       s->body_of[n] = s->body_of[i], s->touch[n] = s->touch[i];
@@ -189,6 +194,10 @@ int sm_melt_release(struct state *s, const struct ms_handover *given) {
   }
   s->n = n;
   free(map);
+  rebody(s);
+  int rc = sm_split_pieces(s, lost, pieces);
+  free(lost);
+  if (rc) return rc;
   prune_clusters(s);
   rebody(s);
   return MS_OK;

@@ -22,7 +22,7 @@ static void destroy(ms_instance *inst) {
   free(s->ep3), free(s->eg), free(s->aqq9), free(s->clus0), free(s->meta);
   free(s->host_of), free(s->pin), free(s->mV), free(s->mD), free(s->touch);
   free(s->dL), free(s->dd), free(s->share), free(s->contacts);
-  free(s->lam), free(s->orig), free(s->eqs), free(s->melt_into);
+  free(s->lam), free(s->orig), free(s->xr), free(s->eqs), free(s->melt_into);
   free(s->give), free(s->give_to);
   free(s);
 }
@@ -177,9 +177,13 @@ static int hand_over(ms_instance *inst, struct ms_handover *out) {
 
 static int release(ms_instance *inst, const struct ms_handover *given) {
   struct state *s = S(inst);
-  if (sm_melt_release(s, given))
-    return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory");
+  uint32_t pieces = 0;
+  int rc = sm_melt_release(s, given, &pieces);
+  if (rc == MS_ENOMEM)
+    return s->host->set_error(s->ctx, rc, "out of memory");
+  if (rc) return rc;
   s->host->report(s->ctx, "melted", (double)given->count);
+  if (pieces) s->host->report(s->ctx, "pieces", (double)pieces);
   return MS_OK;
 }
 
@@ -225,29 +229,35 @@ static int save(ms_instance *inst, const struct ms_stream *out) {
 }
 
 /* Loading a melting scene: drop the particles the saved run had handed
- * over (the melt's rebuild depends only on which are left), then read
- * the stores. */
+ * over (the melt's rebuild, pieces included, depends only on which are
+ * left: the order it gives must be the saved one), then read the
+ * stores. */
 static int melted_since(struct state *s, const struct ms_stream *in,
                         size_t n) {
   uint32_t *keep = malloc((n ? n : 1) * sizeof *keep);
+  uint8_t *kept = calloc(s->n ? s->n : 1, 1);
   struct ms_handover gone = {sizeof gone, 0, NULL, NULL};
-  int rc = keep ? in->read(in->opaque, keep, n * sizeof *keep) : MS_ENOMEM;
+  int rc = keep && kept ? in->read(in->opaque, keep, n * sizeof *keep)
+                        : MS_ENOMEM;
   uint32_t *idx = rc ? NULL : malloc((s->n ? s->n : 1) * sizeof *idx);
   if (!rc && !idx) rc = MS_ENOMEM;
-  size_t k = 0;
-  for (size_t i = 0; !rc && i < s->n; i++)
-    if (k < n && keep[k] == s->orig[i])
-      k++;
-    else
-      idx[gone.count++] = (uint32_t)i;
-  if (!rc && k != n)
-    rc = s->host->set_error(s->ctx, MS_ESTATE, "saved state keeps "
-                            "particles this scene does not have");
+  int bad = 0;
+  for (size_t k = 0; !rc && k < n; k++) {
+    bad |= keep[k] >= s->n || kept[keep[k]];
+    if (!bad) kept[keep[k]] = 1;
+  }
+  for (size_t i = 0; !rc && !bad && i < s->n; i++)
+    if (!kept[i]) idx[gone.count++] = (uint32_t)i;
   gone.index = idx;
-  if (!rc && gone.count && sm_melt_release(s, &gone)) rc = MS_ENOMEM;
+  if (!rc && !bad && gone.count) rc = sm_melt_release(s, &gone, NULL);
+  if (!rc && !bad) bad = memcmp(keep, s->orig, n * sizeof *keep) != 0;
+  if (!rc && bad)
+    rc = s->host->set_error(s->ctx, MS_ESTATE, "saved state keeps "
+                            "particles this scene does not have, or in "
+                            "another order");
   if (!rc) rc = in->read(in->opaque, s->lam, n * sizeof *s->lam);
   if (!rc) rc = in->read(in->opaque, &s->melted_latent, sizeof(double));
-  free(keep), free(idx);
+  free(keep), free(kept), free(idx);
   return rc == MS_ENOMEM ? s->host->set_error(s->ctx, rc, "out of memory")
                          : rc;
 }

@@ -30,6 +30,8 @@ enum sm_motion { SM_DYNAMIC = 0, SM_FIXED = 1, SM_SCRIPTED = 2 };
  * arrays (particle, weight, rest offsets). */
 struct sm_cluster {
   uint32_t off, cnt, body;
+  uint32_t origin; /* its index at create: the order of a body's clusters
+                      after it comes apart (melt.c) */
   double wsum;     /* sum of the weights m_i / n_i */
   double Aqq[9];   /* (sum w q q^T)^-1, row-major */
   double Sp[9];    /* plastic state (Mueller 2005 sect. 4.4), identity at
@@ -57,6 +59,7 @@ struct sm_body {
   double conductivity;  /* [W/(m K)]; NAN: one temperature (lumped) */
   double melt_T;        /* melting point [K]; INFINITY: never melts */
   double latent;        /* latent heat of melting [J/kg] */
+  double spacing;       /* its lattice's: face neighbours hold it together */
 };
 
 /* ---- match.c: the math, free of the host ------------------------------ */
@@ -114,6 +117,7 @@ struct state {
   double *T, *c;            /* temperature [K], specific heat [J/(kg K)] */
   double *lam;              /* latent heat taken so far [J], <= m L */
   uint32_t *orig;           /* each particle's index at create */
+  double *xr;               /* 3 per particle: where it was sampled */
   int melts;                /* some body has a melting point */
   char *melt_into;          /* the fluid system melted particles join */
   double melted_latent;     /* latent heat the particles handed over took */
@@ -220,9 +224,21 @@ double sm_melt_store(struct state *s);
 int sm_melt_list(struct state *s, struct ms_handover *out);
 /* Drop the particles handed over: compact the arrays, the conduction
  * pairs and the clusters (re-weighed and re-centred on the members that
- * stay; dropped below 4 members or when degenerate), the bodies' ranges
- * and masses.  MS_ENOMEM. */
-int sm_melt_release(struct state *s, const struct ms_handover *given);
+ * stay; dropped below 4 members or when degenerate); a body whose
+ * particles no longer hang together (face neighbours of its lattice)
+ * becomes one body per piece, each with its part of every cluster;
+ * then the bodies' ranges and masses.  *pieces (may be NULL): the bodies
+ * added.  MS_ENOMEM. */
+int sm_melt_release(struct state *s, const struct ms_handover *given,
+                    uint32_t *pieces);
+
+/* ---- pieces.c: a melting body that comes apart ------------------------ */
+/* After a melt's compaction (bodies' ranges current, clusters not yet
+ * pruned): each body that lost particles (lost[b]) and no longer hangs
+ * together by face neighbours of its sampled lattice becomes one body per
+ * piece, in a canonical order (pieces.c); empty bodies go.  *added: the
+ * bodies the split added.  MS_ENOMEM or a neighbors() status. */
+int sm_split_pieces(struct state *s, const uint8_t *lost, uint32_t *added);
 
 /* ---- walls.c: a body meets the walls as a body ------------------------- */
 /* Before a substep h's prediction: the impulses of body-level wall

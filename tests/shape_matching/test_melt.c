@@ -133,6 +133,23 @@ static double *state(ms_sim *S, size_t *n) {
   return r;
 }
 
+/* Scene `text` resumed from a checkpoint of frame `frame` ends on the
+ * very bits of the uninterrupted run; the values compared, and the ice
+ * particles left, into *values and *left. */
+static void resumes_identically(const char *text, int frame, size_t *values,
+                                size_t *left) {
+  ms_sim *A, *C;
+  st_resume_pair(text, frame, &A, &C);
+  size_t na, nc;
+  double *a = state(A, &na), *c = state(C, &nc);
+  ck_assert_uint_eq(na, nc);
+  ck_assert_msg(memcmp(a, c, na * sizeof *a) == 0,
+                "the resumed run differs from the uninterrupted one");
+  *values = na, *left = st_system(A, "ice")->view.count;
+  free(a), free(c);
+  st_close(A), st_close(C);
+}
+
 /* A checkpoint written mid-melt (some particles handed over, clusters
  * rebuilt) resumes to the very bits of the uninterrupted run. */
 START_TEST(melt_resumes_bit_identically) {
@@ -141,17 +158,10 @@ START_TEST(melt_resumes_bit_identically) {
   size_t left = st_system(B, "ice")->view.count;
   ck_assert(left > 0 && left < 216); /* frame 16 is mid-melt */
   st_close(B);
-  ms_sim *A, *C;
-  st_resume_pair(ice, 16, &A, &C);
-  size_t na, nc;
-  double *a = state(A, &na), *c = state(C, &nc);
+  size_t values, end;
+  resumes_identically(ice, 16, &values, &end);
   fprintf(stderr, "# melt resumed from a checkpoint with %zu of 216 ice "
-          "particles left: %zu values compared\n", left, na);
-  ck_assert_uint_eq(na, nc);
-  ck_assert_msg(memcmp(a, c, na * sizeof *a) == 0,
-                "the resumed run differs from the uninterrupted one");
-  free(a), free(c);
-  st_close(A), st_close(C);
+          "particles left: %zu values compared\n", left, values);
 }
 END_TEST
 
@@ -182,6 +192,146 @@ START_TEST(melt_same_on_any_thread_count) {
     st_close(S);
   }
   free(s1);
+}
+END_TEST
+
+/* A rigid ice bar (9 x 2 x 2 particles) spinning at 2 rad/s about z in
+ * zero gravity; a heat source holds the middle column (2 x 2) hot, with
+ * no heat crossing to the water (conductance 0), so only that column
+ * melts and the bar comes apart into two pieces of 16.  Each piece then
+ * stays rigid and flies off on its own: its centre in a straight line
+ * at the velocity it had, the two centres drawing apart. */
+#define BAR_SCENE                                                           \
+    "scene = { duration = 0.8; fps = 20.0; seed = 1;\n"                      \
+    "  gravity = [0.0, 0.0, 0.0];\n"                                         \
+    "  domain = { min = [0.0, 0.0, 0.0]; max = [0.3, 0.3, 0.1]; };\n"        \
+    "  heat_sources = ( { min = [0.144, 0.0, 0.0]; max = [0.156, 0.3, 0.1];\n" \
+    "    temperature = 2000.0; } ); };\n"                                    \
+    "coupling = { method = \"merge-split\"; alpha = 0.0; beta = 0.0;\n"      \
+    "  n_min = 0; n_max = 0; conductance = 0.0; };\n"                        \
+    "systems = (\n"                                                          \
+    " { name = \"water\"; solver = \"flip\"; spacing = 0.005;\n"             \
+    "   shape = { type = \"box\"; min = [0.02, 0.02, 0.02];\n"               \
+    "             max = [0.04, 0.04, 0.04]; }; temperature = 293.15; },\n"   \
+    " { name = \"ice\"; solver = \"shape_matching\"; mode = \"rigid\";\n"    \
+    "   shape = { type = \"box\"; min = [0.105, 0.14, 0.04];\n"              \
+    "             max = [0.195, 0.16, 0.06]; };\n"                           \
+    "   spacing = 0.01; density = 917.0; temperature = 263.15;\n"            \
+    "   angular_velocity = [0.0, 0.0, 2.0];\n"                               \
+    "   specific_heat = 2100.0; conductivity = 2.2;\n"                       \
+    "   melting_point = 273.15; latent_heat = 334000.0;\n"                   \
+    "   melt_into = \"water\"; } );\n"
+static const char bar[] = BAR_SCENE;
+
+/* The value of plugin statistic `name` of system y this frame so far. */
+static double stat(const struct ms__system *y, const char *name) {
+  for (size_t k = 0; k < y->ctx.nstats; k++)
+    if (!strcmp(y->ctx.stats[k].name, name)) return y->ctx.stats[k].value;
+  return 0.0;
+}
+
+/* The ice particles i with side * (x_i - c) . axis > 0: their centre and
+ * their positions (3 each, in view order) into xs; returns how many. */
+static size_t side_of(const struct ms__system *y, const double *c,
+                      const double *axis, int side, double *centre,
+                      double *xs) {
+  size_t k = 0;
+  centre[0] = centre[1] = centre[2] = 0.0;
+  for (size_t i = 0; i < y->view.count; i++) {
+    const double *x = ms__at(&y->x, i);
+    double d = 0.0;
+    for (int a = 0; a < 3; a++) d += (x[a] - c[a]) * axis[a];
+    if (side * d <= 0.0) continue;
+    memcpy(xs + 3 * k, x, 3 * sizeof *xs);
+    for (int a = 0; a < 3; a++) centre[a] += x[a];
+    k++;
+  }
+  for (int a = 0; a < 3 && k; a++) centre[a] /= (double)k;
+  return k;
+}
+
+/* Largest change of a distance between two particles of xs and ys. */
+static double drift(const double *x0, const double *x1, size_t n) {
+  double worst = 0.0;
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++) {
+      double d0 = 0.0, d1 = 0.0;
+      for (int a = 0; a < 3; a++) {
+        double e = x0[3 * i + a] - x0[3 * j + a], f = x1[3 * i + a] - x1[3 * j + a];
+        d0 += e * e, d1 += f * f;
+      }
+      worst = fmax(worst, fabs(sqrt(d1) - sqrt(d0)));
+    }
+  return worst;
+}
+
+START_TEST(a_bar_melted_through_comes_apart_in_two_rigid_pieces) {
+  ms_sim *S = st_open_text(bar, 1);
+  struct ms__system *ic = st_system(S, "ice");
+  ck_assert_uint_eq(ic->view.count, 36);
+  while (ic->view.count > 32 && S->frame < S->frames_total) {
+    st_step(S);
+    ic = st_system(S, "ice");
+  }
+  ck_assert_uint_eq(ic->view.count, 32);
+  double t0 = S->stepper.time, c[3] = {0, 0, 0}, axis[3], v[2][3];
+  for (size_t i = 0; i < 32; i++)
+    for (int a = 0; a < 3; a++) c[a] += ms__at(&ic->x, i)[a] / 32.0;
+  /* the bar's axis: from its centre to its first particle, in the
+   * plane of the spin */
+  const double *x0 = ms__at(&ic->x, 0);
+  double len = hypot(x0[0] - c[0], x0[1] - c[1]);
+  axis[0] = (x0[0] - c[0]) / len, axis[1] = (x0[1] - c[1]) / len;
+  axis[2] = 0.0;
+  double ca[2][3], xa[2][48], cb[2][3], xb[2][48];
+  for (int s = 0; s < 2; s++) {
+    ck_assert_uint_eq(side_of(ic, c, axis, s ? 1 : -1, ca[s], xa[s]), 16);
+    memset(v[s], 0, sizeof v[s]);
+    for (size_t i = 0; i < ic->view.count; i++) {
+      const double *x = ms__at(&ic->x, i), *u = ms__at(&ic->v, i);
+      double d = 0.0;
+      for (int a = 0; a < 3; a++) d += (x[a] - c[a]) * axis[a];
+      if ((s ? 1 : -1) * d > 0.0)
+        for (int a = 0; a < 3; a++) v[s][a] += u[a] / 16.0;
+    }
+  }
+  while (S->frame < S->frames_total) {
+    st_step(S);
+    ic = st_system(S, "ice");
+  }
+  /* st_step writes no frames: the statistic holds the whole run */
+  double pieces = stat(ic, "pieces");
+  ck_assert_uint_eq(ic->view.count, 32);
+  double t1 = S->stepper.time, worst_rigid = 0.0, worst_line = 0.0;
+  for (int s = 0; s < 2; s++) {
+    ck_assert_uint_eq(side_of(ic, c, axis, s ? 1 : -1, cb[s], xb[s]), 16);
+    worst_rigid = fmax(worst_rigid, drift(xa[s], xb[s], 16));
+    for (int a = 0; a < 3; a++)
+      worst_line = fmax(worst_line, fabs(cb[s][a] - ca[s][a] -
+                                         v[s][a] * (t1 - t0)));
+  }
+  double gap0 = sqrt(pow(ca[1][0] - ca[0][0], 2) + pow(ca[1][1] - ca[0][1], 2)),
+         gap1 = sqrt(pow(cb[1][0] - cb[0][0], 2) + pow(cb[1][1] - cb[0][1], 2));
+  fprintf(stderr, "# a bar melted through: %g pieces added at t = %.3f s; "
+          "over %.3f s each piece rigid to %.2g m, its centre on its line "
+          "to %.2g m; the centres %.5f -> %.5f m apart\n", pieces, t0,
+          t1 - t0, worst_rigid, worst_line, gap0, gap1);
+  ck_assert(pieces == 1.0);
+  ck_assert_msg(worst_rigid < 1e-12, "a piece deforms: %g m", worst_rigid);
+  ck_assert_msg(worst_line < 1e-9, "a piece leaves its line: %g m",
+                worst_line);
+  ck_assert_msg(gap1 > gap0 + 0.01, "the pieces stay together");
+  st_close(S);
+}
+END_TEST
+
+/* Resumed from a checkpoint written after the bar came apart: the
+ * pieces, rebuilt from which particles are left, give the uninterrupted
+ * run's bits. */
+START_TEST(pieces_resume_bit_identically) {
+  size_t values, left;
+  resumes_identically(bar, 12, &values, &left);
+  ck_assert_uint_eq(left, 32); /* two pieces of 16 */
 }
 END_TEST
 
@@ -238,6 +388,8 @@ Suite *suite_melt(void) {
   tcase_add_test(t, melt_resumes_bit_identically);
   tcase_add_test(t, melt_same_on_any_thread_count);
   tcase_add_test(t, bad_melting_settings);
+  tcase_add_test(t, a_bar_melted_through_comes_apart_in_two_rigid_pieces);
+  tcase_add_test(t, pieces_resume_bit_identically);
   suite_add_tcase(s, t);
   return s;
 }

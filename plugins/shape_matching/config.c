@@ -7,8 +7,9 @@
  *                     (0, 1], default 0.5: max_dt
  *   wall_restitution  normal restitution at the domain walls, [0, 1], 0.2
  *   wall_friction     Coulomb friction coefficient at the walls, >= 0, 0.5
- *   melt_into         the fluid system (flip, sph) that a melting body's
- *                     particles join (doc/heat.md section 6)
+ *   melt_into         the fluid system (one that accepts particles: flip)
+ *                     a melting body's particles join (doc/heat.md
+ *                     section 6)
  *   bodies            a list of body groups; without it the section is one
  * and of a body (a group of `bodies`, or the section): the keys every solid
  * plugin reads alike (plugins/common/bodies.h: shape, spacing, radius,
@@ -30,6 +31,9 @@
  *   melting_point     [K]: a particle above it fills its latent store,
  *                     then joins melt_into; absent: never melts
  *   latent_heat       [J/kg], >= 0, default 0: heat of melting
+ *   melt_share        (0, 1], default 0.5: the share of m L a particle's
+ *                     store holds when it turns fluid; it pays the rest
+ *                     from its own heat (doc/heat.md section 6)
  * In a `bodies` list the section's spacing, radius, density, temperature,
  * specific heat and the keys above from mode on are the bodies' defaults. */
 #include <math.h>
@@ -46,6 +50,7 @@ struct body_keys {
   double alpha, beta, yield, creep, cmax, regions[3];
   double conductivity; /* NAN: lumped */
   double melt_T, latent; /* melt_T NAN: never melts */
+  double share;          /* melt_share */
   int mode;
 };
 
@@ -74,8 +79,12 @@ static int read_material(struct state *s, const ms_config *g,
                                 &k->conductivity)) ||
       (rc = h->cfg_double(c, g, "melting_point", d->melt_T, &k->melt_T)) ||
       (rc = ms_cfg_non_negative(h, c, g, "latent_heat", d->latent,
-                                &k->latent)))
+                                &k->latent)) ||
+      (rc = ms_cfg_unit(h, c, g, "melt_share", d->share, &k->share)))
     return rc;
+  if (!(k->share > 0.0))
+    return h->cfg_error(c, g, "melt_share", "must be in (0, 1] (got %g)",
+                        k->share);
   if (!isnan(k->melt_T) && !(isfinite(k->melt_T) && k->melt_T > 0.0))
     return h->cfg_error(c, g, "melting_point", "must be a temperature > 0 "
                         "K (got %g)", k->melt_T);
@@ -236,7 +245,7 @@ static void add_body(struct state *s, const struct body_keys *k,
   b->creep = k->creep, b->cmax = k->cmax;
   b->conductivity = k->conductivity;
   b->melt_T = isnan(k->melt_T) ? INFINITY : k->melt_T;
-  b->latent = k->latent;
+  b->latent = k->latent, b->share = k->share;
   b->spacing = isnan(k->b.spacing) ? 2.0 * k->b.radius : k->b.spacing;
   s->melts |= !isnan(k->melt_T);
   double c[3] = {0, 0, 0};
@@ -370,7 +379,7 @@ int sm_configure(struct state *s, const ms_config *sec) {
                           .mode = SM_LINEAR, .alpha = 1.0, .beta = 0.0,
                           .yield = NAN, .creep = 20.0, .cmax = 1.0,
                           .conductivity = NAN, .melt_T = NAN,
-                          .latent = 0.0,
+                          .latent = 0.0, .share = 0.5,
                           .regions = {1, 1, 1}};
   int rc;
   if ((rc = system_keys(s, sec)) ||

@@ -14,12 +14,15 @@ double sm_melt_store(struct state *s) {
     if (!isfinite(B->melt_T)) continue;
     for (size_t i = B->first; i < B->first + B->count; i++) {
       if (!(s->T[i] > B->melt_T)) continue;
-      double C = s->m[i] * s->c[i], room = s->m[i] * B->latent - s->lam[i];
-      double a = C * (s->T[i] - B->melt_T);
+      double C = s->m[i] * s->c[i], mL = s->m[i] * B->latent;
+      double room = mL - s->lam[i], a = C * (s->T[i] - B->melt_T);
       if (!(room > 0.0)) continue;
-      if (a >= room) {
+      if (a >= room || s->lam[i] + a >= B->share * mL) {
+        /* it melts: the store full, exactly, the rest of m L (if any)
+         * paid from the particle's own heat, so the books stay closed
+         * and the melted mass follows the latent heat taken */
         a = room;
-        s->lam[i] = s->m[i] * B->latent; /* full, exactly: it melts */
+        s->lam[i] = mL;
       } else {
         s->lam[i] += a;
       }
@@ -34,8 +37,12 @@ int sm_melt_list(struct state *s, struct ms_handover *out) {
   size_t k = 0;
   for (size_t i = 0; i < s->n; i++) {
     const struct sm_body *B = &s->body[s->body_of[i]];
-    if (!isfinite(B->melt_T) || !(s->T[i] >= B->melt_T) ||
-        !(s->lam[i] >= s->m[i] * B->latent))
+    double mL = s->m[i] * B->latent;
+    /* a full store melts whatever its temperature now (melt_share < 1
+     * leaves it below the melting point); without latent heat, the
+     * melting point alone */
+    if (!isfinite(B->melt_T) || !(s->lam[i] >= mL) ||
+        !(mL > 0.0 || s->T[i] >= B->melt_T))
       continue;
     if (k == s->cap_give) {
       size_t c = 2 * k + 16;

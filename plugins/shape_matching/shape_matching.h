@@ -59,6 +59,7 @@ struct sm_body {
   double conductivity;  /* [W/(m K)]; NAN: one temperature (lumped) */
   double melt_T;        /* melting point [K]; INFINITY: never melts */
   double latent;        /* latent heat of melting [J/kg] */
+  double share;         /* the store's share of m L at which it melts */
   double spacing;       /* its lattice's: face neighbours hold it together */
 };
 

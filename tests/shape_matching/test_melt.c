@@ -41,19 +41,23 @@ static const char ice[] = ICE_SCENE("", "0.01");
 
 #define LATENT 334000.0
 
-/* The latent heat the ice's particles hold now, and how many are full. */
-static double stored(const struct ms__system *y, size_t *partial) {
+/* The latent heat the ice's particles hold now; how many stores are
+ * partly filled, and how many full (m L: melted, handed over at the next
+ * step). */
+static double stored(const struct ms__system *y, double mL, size_t *partial,
+                     size_t *full) {
   const struct ms_field *f = NULL;
   for (uint32_t k = 0; k < y->view.field_count; k++)
     if (!strcmp(y->view.fields[k].name, "latent_heat"))
       f = &y->view.fields[k];
   ck_assert_msg(f != NULL, "no latent_heat field");
   double q = 0.0;
-  *partial = 0;
+  *partial = *full = 0;
   for (size_t i = 0; i < y->view.count; i++) {
     double l = *(const double *)((const char *)f->data + i * f->stride);
     q += l;
-    *partial += l > 0.0;
+    *partial += l > 0.0 && l < mL;
+    *full += l == mL;
   }
   return q;
 }
@@ -64,7 +68,7 @@ START_TEST(ice_melts_into_water_keeping_the_books) {
   const size_t N = ic->view.count, nw = w->view.count;
   ck_assert_uint_eq(N, 216);
   const double m = *ms__at(&ic->m, 0), mL = m * LATENT;
-  size_t nm0, nm, partial;
+  size_t nm0, nm, partial, full;
   double *m0 = st_masses(S, &nm0), p0[3], ke, worst_p = 0.0, worst_books = 0.0;
   double books0 = ms__heat_of(ic) + ms__heat_of(w);
   size_t melted_before = 0, half_at = 0;
@@ -83,14 +87,16 @@ START_TEST(ice_melts_into_water_keeping_the_books) {
     ck_assert_uint_ge(melted, melted_before); /* never freezes back */
     ck_assert_uint_eq(w->view.count, nw + melted);
     melted_before = melted;
-    double lat = stored(ic, &partial) + (double)melted * mL;
+    double lat = stored(ic, mL, &partial, &full) + (double)melted * mL;
     double books = ms__heat_of(ic) + ms__heat_of(w) + lat -
                    S->stepper.frame_counts.heat_injected;
     worst_books = fmax(worst_books, fabs(books - books0) / books0);
     /* the latent heat taken: the melted particles' m L, plus partial
-     * stores of the particles still solid (none above m L) */
+     * stores of the particles still solid, each short of melt_share
+     * (0.5) m L: a store that reaches it melts */
     ck_assert(lat >= (double)melted * mL * (1.0 - 1e-12));
-    ck_assert(lat <= (double)(melted + partial) * mL * (1.0 + 1e-12));
+    ck_assert(lat <= ((double)(melted + full) + 0.5 * (double)partial) *
+                         mL * (1.0 + 1e-12));
     if (!half_at && 2 * melted >= N) {
       half_at = S->stepper.step;
       ratio_mid = (double)melted * mL / lat;
@@ -356,6 +362,8 @@ START_TEST(bad_melting_settings) {
                "system's melt_into");
   expect_error("melting_point = 273.15; melt_into = \"water\"; "
                "latent_heat = -1.0;", "latent_heat");
+  expect_error("melting_point = 273.15; melt_into = \"water\"; "
+               "melt_share = 0.0;", "melt_share: must be in (0, 1]");
   expect_error("melting_point = -5.0; melt_into = \"water\";",
                "melting_point: must be a temperature > 0");
   expect_error("melting_point = 273.15; melt_into = \"ice\";",

@@ -16,6 +16,7 @@ include plugins/sph/local.mk
 include plugins/flip/local.mk
 include plugins/rigid/local.mk
 include plugins/shape_matching/local.mk
+include plugins/virtual_material/local.mk
 
 # libtool's .la files are of no use for dlopen()ed modules; without them
 # libtool's uninstall no longer knows the .so files, so remove those too.

@@ -1,5 +1,6 @@
 /* Bodies sampled from a shape: the keys (bodies.h). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <mergesplit/plugin_util.h>
@@ -117,4 +118,35 @@ int msc_body_sample(const struct ms_host *h, ms_ctx *c,
                                (double)pts->count
                          : k->mass;
   return MS_OK;
+}
+
+int msc_bodies_sample(const struct ms_host *h, ms_ctx *c,
+                      const ms_config *sec, const ms_config *list,
+                      uint32_t count, size_t key_size, const void *def,
+                      msc_body_reader read, void *ud, size_t least,
+                      const char *what, struct msc_bodies *out) {
+  memset(out, 0, sizeof *out);
+  out->count = count;
+  out->keys = calloc(count, key_size);
+  out->pts = calloc(count, sizeof *out->pts);
+  out->mass = calloc(count, sizeof *out->mass);
+  if (!out->keys || !out->pts || !out->mass) return MS_ENOMEM;
+  for (uint32_t b = 0; b < count; b++) {
+    const ms_config *g = sec;
+    void *key = (char *)out->keys + b * key_size;
+    int rc;
+    if ((list && (rc = h->cfg_index(c, list, b, &g))) ||
+        (rc = read(ud, g, def, key)) ||
+        (rc = msc_body_sample(h, c, (const struct msc_body *)key, least,
+                              what, &out->pts[b], &out->mass[b])))
+      return rc;
+    out->total += out->pts[b].count;
+  }
+  return MS_OK;
+}
+
+void msc_bodies_free(const struct ms_host *h, struct msc_bodies *b) {
+  for (uint32_t i = 0; b->pts && i < b->count; i++) h->free(b->pts[i].xyz);
+  free(b->keys), free(b->pts), free(b->mass);
+  memset(b, 0, sizeof *b);
 }

@@ -62,6 +62,27 @@ int msc_body_read(const struct ms_host *h, ms_ctx *c, const ms_config *g,
 int msc_body_sample(const struct ms_host *h, ms_ctx *c,
                     const struct msc_body *k, size_t least, const char *what,
                     struct ms_points *pts, double *mass);
+/* Every body of a system read and sampled: the loop the solid plugins
+ * share.  keys holds `count` elements of key_size bytes, each beginning
+ * with a struct msc_body; read(ud, g, def, key) reads body group g into
+ * key from the defaults def (g is the section itself when list is NULL);
+ * each body is then sampled (msc_body_sample with `least` and `what`).
+ * Release with msc_bodies_free, also after a failure. */
+struct msc_bodies {
+  uint32_t count;
+  void *keys;            /* count x key_size */
+  struct ms_points *pts; /* each body's particles */
+  double *mass;          /* each body's mass [kg] */
+  size_t total;          /* the particles of all */
+};
+typedef int (*msc_body_reader)(void *ud, const ms_config *g, const void *def,
+                               void *key);
+int msc_bodies_sample(const struct ms_host *h, ms_ctx *c,
+                      const ms_config *sec, const ms_config *list,
+                      uint32_t count, size_t key_size, const void *def,
+                      msc_body_reader read, void *ud, size_t least,
+                      const char *what, struct msc_bodies *out);
+void msc_bodies_free(const struct ms_host *h, struct msc_bodies *b);
 /* Lumped heat: the particles [first, first + count) take their C-weighted
  * mean temperature (C = m c), which keeps the sum of m c T to rounding: a
  * body that conducts much faster than its contacts (small Biot number). */

@@ -25,6 +25,15 @@ plugins_common_libmsbodies_la_SOURCES = plugins/common/bodies.h \
 plugins_common_libmsbodies_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
 plugins_common_libmsbodies_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 
+# libmspolar: polar decomposition and rotations of 3x3 matrices, for the
+# plugins that match shapes (plugins/common/polar.h).
+noinst_LTLIBRARIES += plugins/common/libmspolar.la
+plugins_common_libmspolar_la_SOURCES = plugins/common/polar.h \
+	plugins/common/polar.c
+plugins_common_libmspolar_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
+plugins_common_libmspolar_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
+plugins_common_libmspolar_la_LIBADD = -lm
+
 # heat.h: the heat keys every plugin of the tree reads alike, and the
 # arrays of one whose particles carry heat without conducting (header only).
 EXTRA_DIST += plugins/common/heat.h

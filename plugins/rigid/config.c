@@ -108,6 +108,13 @@ static int system_keys(struct state *s, const ms_config *sec) {
   return MS_OK;
 }
 
+/* A body group's keys: the shared ones (msc_body_reader). */
+static int read_body(void *ud, const ms_config *g, const void *def,
+                     void *key) {
+  const struct state *s = ud;
+  return msc_body_read(s->host, s->ctx, g, def, key);
+}
+
 int rigid_configure(struct state *s, const ms_config *sec) {
   const ms_config *list;
   uint32_t nb;
@@ -118,25 +125,16 @@ int rigid_configure(struct state *s, const ms_config *sec) {
     return rc;
   if (list && (rc = msc_body_defaults(s->host, s->ctx, sec, &def)))
     return rc;
-  struct msc_body *keys = calloc(nb, sizeof *keys);
-  struct ms_points *pts = calloc(nb, sizeof *pts);
-  double *mass = calloc(nb, sizeof *mass);
-  size_t total = 0;
-  rc = keys && pts && mass ? MS_OK : MS_ENOMEM;
+  struct msc_bodies B;
+  rc = msc_bodies_sample(s->host, s->ctx, sec, list, nb, sizeof(struct msc_body),
+                         &def, read_body, s, 1, "a body", &B);
+  const struct msc_body *keys = B.keys;
+  if (!rc) rc = alloc(s, B.total, nb);
   for (uint32_t b = 0; !rc && b < nb; b++) {
-    const ms_config *g = sec;
-    if (list && (rc = s->host->cfg_index(s->ctx, list, b, &g))) break;
-    if (!(rc = msc_body_read(s->host, s->ctx, g, &def, &keys[b])) &&
-        !(rc = msc_body_sample(s->host, s->ctx, &keys[b], 1, "a body",
-                               &pts[b], &mass[b])))
-      total += pts[b].count;
+    memcpy(s->x + 3 * s->n, B.pts[b].xyz,
+           3 * B.pts[b].count * sizeof(double));
+    rc = add_body(s, &keys[b], &B.pts[b], B.mass[b]);
   }
-  if (!rc) rc = alloc(s, total, nb);
-  for (uint32_t b = 0; !rc && b < nb; b++) {
-    memcpy(s->x + 3 * s->n, pts[b].xyz, 3 * pts[b].count * sizeof(double));
-    rc = add_body(s, &keys[b], &pts[b], mass[b]);
-  }
-  for (uint32_t b = 0; pts && b < nb; b++) s->host->free(pts[b].xyz);
-  free(keys), free(pts), free(mass);
+  msc_bodies_free(s->host, &B);
   return rc;
 }

@@ -106,8 +106,12 @@ static int read_material(struct state *s, const ms_config *g,
   return MS_OK;
 }
 
-static int read_body(struct state *s, const ms_config *g,
-                     const struct body_keys *d, struct body_keys *k) {
+/* A body group's keys (msc_body_reader: s, defaults, into k). */
+static int read_body(void *ud, const ms_config *g, const void *def,
+                     void *key) {
+  struct state *s = ud;
+  const struct body_keys *d = def;
+  struct body_keys *k = key;
   int rc;
   *k = *d;
   if ((rc = msc_body_read(s->host, s->ctx, g, &d->b, &k->b)) ||
@@ -388,29 +392,19 @@ int sm_configure(struct state *s, const ms_config *sec) {
   if (list && ((rc = msc_body_defaults(s->host, s->ctx, sec, &def.b)) ||
                (rc = read_material(s, sec, &def, &def))))
     return rc;
-  struct body_keys *keys = calloc(nb, sizeof *keys);
-  struct ms_points *pts = calloc(nb, sizeof *pts);
-  double *mass = calloc(nb, sizeof *mass);
-  size_t total = 0;
-  rc = keys && pts && mass ? MS_OK : MS_ENOMEM;
-  for (uint32_t b = 0; !rc && b < nb; b++) {
-    const ms_config *g = sec;
-    if (list && (rc = s->host->cfg_index(s->ctx, list, b, &g))) break;
-    if (!(rc = read_body(s, g, &def, &keys[b])) &&
-        !(rc = msc_body_sample(s->host, s->ctx, &keys[b].b, 4,
-                               "a shape-matching body", &pts[b], &mass[b])))
-      total += pts[b].count;
-  }
-  if (!rc) rc = alloc(s, total, nb);
-  for (uint32_t b = 0; !rc && b < nb; b++) add_body(s, &keys[b], &pts[b],
-                                                    mass[b]);
+  struct msc_bodies B;
+  rc = msc_bodies_sample(s->host, s->ctx, sec, list, nb, sizeof(struct body_keys),
+                         &def, read_body, s, 4, "a shape-matching body", &B);
+  const struct body_keys *keys = B.keys;
+  if (!rc) rc = alloc(s, B.total, nb);
+  for (uint32_t b = 0; !rc && b < nb; b++)
+    add_body(s, &keys[b], &B.pts[b], B.mass[b]);
   if (!rc) rc = build_clusters(s, keys);
   for (uint32_t b = 0; !rc && b < nb; b++)
     if (!isnan(keys[b].conductivity))
       rc = heat_pairs(s, b, isnan(keys[b].b.spacing) ? 2.0 * keys[b].b.radius
                                                      : keys[b].b.spacing,
                       keys[b].conductivity);
-  for (uint32_t b = 0; pts && b < nb; b++) s->host->free(pts[b].xyz);
-  free(keys), free(pts), free(mass);
+  msc_bodies_free(s->host, &B);
   return rc;
 }

@@ -7,6 +7,8 @@ plugins_shape_matching_libshape_matching_la_SOURCES = plugins/shape_matching/sha
 	plugins/shape_matching/match.c
 plugins_shape_matching_libshape_matching_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
 plugins_shape_matching_libshape_matching_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
+plugins_shape_matching_libshape_matching_la_LIBADD = \
+	plugins/common/libmspolar.la
 
 plugin_LTLIBRARIES += plugins/shape_matching.la
 plugins_shape_matching_la_SOURCES = plugins/shape_matching/plugin.c \

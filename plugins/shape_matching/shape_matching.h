@@ -23,6 +23,8 @@
 #include <mergesplit/plugin.h>
 #include <mergesplit/plugin_util.h>
 
+#include "../common/polar.h"
+
 enum sm_mode { SM_RIGID = 0, SM_LINEAR = 1, SM_QUADRATIC = 2 };
 enum sm_motion { SM_DYNAMIC = 0, SM_FIXED = 1, SM_SCRIPTED = 2 };
 
@@ -65,18 +67,8 @@ struct sm_body {
 
 /* ---- match.c: the math, free of the host ------------------------------ */
 
-/* The rotation R (row-major) of the polar decomposition A = R S of a 3x3
- * matrix.  Newton's iteration X <- (X + X^-T) / 2 when A is well
- * conditioned with det A > 0, converged to round-off; otherwise the
- * iteration of Mueller et al. 2016 on the quaternion q (in: a warm start,
- * out: the rotation found), which also serves singular and inverted A. */
-void sm_polar(const double *A, double *R, double *q);
-/* R (row-major) of a unit quaternion (w, x, y, z). */
-void sm_quat_matrix(const double *q, double *R);
-/* The quaternion of a rotation matrix R. */
-void sm_matrix_quat(const double *R, double *q);
-/* Inverse of a 3x3 matrix into Ai; 0 when singular (|det| <= tol). */
-int sm_inverse3(const double *A, double *Ai, double tol);
+/* The polar decomposition, rotations and 3x3 inverse: msc_polar,
+ * msc_quat_matrix, msc_matrix_quat, msc_inverse3 (plugins/common/polar.h). */
 /* Inverse of the symmetric positive definite n x n matrix M (row-major) in
  * place by Gauss-Jordan elimination with partial pivoting; 0 when a pivot
  * falls below tol times the largest diagonal entry. */

@@ -44,7 +44,7 @@ START_TEST(polar_to_round_off) {
       {-1.0, 0.2, 0.0, 0.1, 1.0, 0.0, 0.0, 0.0, 1.0}};      /* inverted */
   for (int t = 0; t < 4; t++) {
     double R[9], q[4] = {1, 0, 0, 0}, orth, asym;
-    sm_polar(A[t], R, q);
+    msc_polar(A[t], R, q);
     polar_errors(A[t], R, &orth, &asym);
     ck_assert_msg(orth < 1e-15 * 4, "case %d: |R^T R - I| = %g", t, orth);
     ck_assert_msg(fabs(det3(R) - 1.0) < 1e-14, "case %d: det R = %.17g", t,

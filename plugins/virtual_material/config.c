@@ -1,0 +1,149 @@
+/* virtual_material — the scene keys of a system (system section):
+ *   support           the neighbourhood's radius h in lattice spacings,
+ *                     [1.01, 3], default 1.5 (face and edge neighbours)
+ *   wall_restitution  normal restitution at the domain walls, [0, 1], 0.2
+ *   wall_friction     Coulomb friction coefficient at the walls, >= 0, 0.5
+ *   bodies            a list of body groups; without it the section is one
+ * and of a body (a group of `bodies`, or the section): the keys every solid
+ * plugin reads alike (plugins/common/bodies.h: shape, spacing, radius,
+ * density or mass, velocity, angular_velocity, temperature, specific_heat;
+ * motion: "dynamic" only, so far) and
+ *   stiffness         k [N/m], > 0, default 1000: the pull toward a
+ *                     neighbour's rest position, per unit of distance,
+ *                     at scene.scale 1 (a scale s divides it by s^(1/3)
+ *                     with the spacing, so the material keeps its
+ *                     modulus, about k / D)
+ *   damping           eta [kg/s], >= 0, default 0.1 sqrt(k m): the drag on
+ *                     the velocity that is not a neighbourhood's rigid
+ *                     motion (capped each step at the paper's m / dt)
+ * In a `bodies` list the section's spacing, radius, density, temperature,
+ * specific heat, stiffness and damping are the bodies' defaults.  The
+ * lattice is the body's sampling lattice (simple cubic, spacing D). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mergesplit/plugin_util.h>
+
+#include "../common/bodies.h"
+#include "virtual_material.h"
+
+struct body_keys {
+  struct msc_body b;
+  double k, eta; /* eta NAN: the default */
+};
+
+static int read_material(struct state *s, const ms_config *g,
+                         const struct body_keys *d, struct body_keys *k) {
+  const struct ms_host *h = s->host;
+  int rc;
+  if ((rc = ms_cfg_positive(h, s->ctx, g, "stiffness", d->k, &k->k)) ||
+      (rc = ms_cfg_non_negative(h, s->ctx, g, "damping", d->eta, &k->eta)))
+    return rc;
+  return MS_OK;
+}
+
+/* A body group's keys (msc_body_reader: s, defaults, into k). */
+static int read_body(void *ud, const ms_config *g, const void *def,
+                     void *key) {
+  struct state *s = ud;
+  const struct body_keys *d = def;
+  struct body_keys *k = key;
+  int rc;
+  *k = *d;
+  if ((rc = msc_body_read(s->host, s->ctx, g, &d->b, &k->b)) ||
+      (rc = read_material(s, g, d, k)))
+    return rc;
+  if (k->b.motion != MSC_DYNAMIC)
+    return s->host->cfg_error(s->ctx, g, "motion", "must be \"dynamic\": "
+                              "fixed and scripted virtual materials are not "
+                              "built yet");
+  return MS_OK;
+}
+
+static int alloc(struct state *s, size_t n, uint32_t nbody) {
+  size_t k = n ? n : 1, d3 = 3 * k * sizeof(double);
+  s->x = malloc(d3), s->v = malloc(d3), s->x0 = malloc(d3);
+  s->v0 = malloc(d3), s->f = malloc(d3), s->dv = malloc(d3);
+  s->own = malloc(d3), s->work = malloc(k * sizeof(double));
+  s->A = malloc(9 * k * sizeof(double)), s->A0 = malloc(9 * k * sizeof(double));
+  s->m = malloc(k * sizeof(double)), s->r = malloc(k * sizeof(double));
+  s->T = malloc(k * sizeof(double)), s->c = malloc(k * sizeof(double));
+  s->body_of = malloc(k * sizeof(uint32_t));
+  s->meta = malloc(k * sizeof(int32_t));
+  s->off = malloc((k + 1) * sizeof(uint32_t));
+  s->body = calloc(nbody ? nbody : 1, sizeof *s->body);
+  return s->x && s->v && s->x0 && s->v0 && s->f && s->dv && s->own &&
+                 s->work && s->A &&
+                 s->A0 && s->m && s->r && s->T && s->c && s->body_of &&
+                 s->meta && s->off && s->body
+             ? MS_OK
+             : MS_ENOMEM;
+}
+
+static void add_body(struct state *s, const struct body_keys *k,
+                     const struct ms_points *pts, double mass) {
+  static const double eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  struct vm_body *b = &s->body[s->nbody];
+  size_t n0 = s->n, n = pts->count;
+  double c[3] = {0, 0, 0}, mi = mass / (double)n;
+  const struct ms_scene_info *info = s->host->scene(s->ctx);
+  double scale = MS_SCENE_HAS(info, scale) ? info->scale : 1.0;
+  b->first = n0, b->count = n;
+  b->k = k->b.points ? k->k : k->k / cbrt(scale);
+  b->D = isnan(k->b.spacing) ? 2.0 * k->b.radius : k->b.spacing;
+  b->eta = isnan(k->eta) ? 0.1 * sqrt(k->k * mi) : k->eta;
+  for (size_t i = 0; i < n; i++)
+    for (int a = 0; a < 3; a++) c[a] += pts->xyz[3 * i + a] / (double)n;
+  for (size_t i = 0; i < n; i++) {
+    size_t p = n0 + i;
+    const double *x = pts->xyz + 3 * i, *V = k->b.vel, *w = k->b.omega;
+    double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+    memcpy(s->x + 3 * p, x, 3 * sizeof(double));
+    s->v[3 * p + 0] = V[0] + w[1] * d[2] - w[2] * d[1];
+    s->v[3 * p + 1] = V[1] + w[2] * d[0] - w[0] * d[2];
+    s->v[3 * p + 2] = V[2] + w[0] * d[1] - w[1] * d[0];
+    memcpy(s->A + 9 * p, eye, sizeof eye);
+    s->m[p] = mi, s->r[p] = k->b.radius, s->body_of[p] = s->nbody;
+    s->T[p] = k->b.temperature, s->c[p] = k->b.specific_heat;
+  }
+  s->n += n;
+  s->nbody++;
+}
+
+static int system_keys(struct state *s, const ms_config *sec) {
+  const struct ms_host *h = s->host;
+  int rc;
+  if ((rc = h->cfg_double(s->ctx, sec, "support", 1.5, &s->support)) ||
+      (rc = ms_cfg_unit(h, s->ctx, sec, "wall_restitution", 0.2,
+                        &s->restitution)) ||
+      (rc = ms_cfg_non_negative(h, s->ctx, sec, "wall_friction", 0.5,
+                                &s->friction)))
+    return rc;
+  if (!(s->support >= 1.01 && s->support <= 3.0))
+    return h->cfg_error(s->ctx, sec, "support", "must be in [1.01, 3] "
+                        "lattice spacings (got %g)", s->support);
+  return MS_OK;
+}
+
+int vm_configure(struct state *s, const ms_config *sec) {
+  const ms_config *list;
+  uint32_t nb;
+  struct body_keys def = {.b = MSC_BODY_UNSET, .k = 1000.0, .eta = NAN};
+  int rc;
+  if ((rc = system_keys(s, sec)) ||
+      (rc = msc_body_list(s->host, s->ctx, sec, &list, &nb)))
+    return rc;
+  if (list && ((rc = msc_body_defaults(s->host, s->ctx, sec, &def.b)) ||
+               (rc = read_material(s, sec, &def, &def))))
+    return rc;
+  struct msc_bodies B;
+  rc = msc_bodies_sample(s->host, s->ctx, sec, list, nb, sizeof(struct body_keys),
+                         &def, read_body, s, 4, "a virtual-material body",
+                         &B);
+  if (!rc) rc = alloc(s, B.total, nb);
+  for (uint32_t b = 0; !rc && b < nb; b++)
+    add_body(s, (const struct body_keys *)B.keys + b, &B.pts[b], B.mass[b]);
+  msc_bodies_free(s->host, &B);
+  return rc;
+}

@@ -1,0 +1,186 @@
+/* virtual_material — one neighbourhood's lattice, free of the host: the
+ * assignment of neighbours to lattice points, the fitted transform, the
+ * restoring forces with their torque taken back, and the damping of the
+ * non-rigid velocity (Wicke et al. 2007, sects. 3.2, 3.4, 3.5).  Model
+ * and notation: virtual_material.h. */
+#include <math.h>
+#include <string.h>
+
+#include <mergesplit/plugin_util.h>
+
+#include "../common/polar.h"
+#include "virtual_material.h"
+
+double vm_weight(double r, double h) {
+  if (!(r < h)) return 0.0;
+  double u = 1.0 - (r * r) / (h * h);
+  return u * u * u;
+}
+
+static void cross(const double *a, const double *b, double *c) {
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double norm(const double *a) {
+  return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+}
+
+/* The nearest lattice point to A^-1 r for every neighbour; of two on one
+ * point the nearer keeps it (the farther is left out of the hood), and
+ * the centre's own point (0) is nobody's.  Slot f[0] holds the squared
+ * miss while assigning. */
+static void assign(const struct vm_hood *H, const double *x,
+                   const double *Ai, struct vm_slot *slot) {
+  const double *xi = x + 3 * (size_t)H->i, D = H->D;
+  for (uint32_t q = 0; q < H->count; q++) {
+    const double *xj = x + 3 * (size_t)H->nb[q];
+    double r[3] = {xj[0] - xi[0], xj[1] - xi[1], xj[2] - xi[2]}, y[3], e = 0;
+    struct vm_slot *S = &slot[q];
+    for (int a = 0; a < 3; a++)
+      y[a] = Ai[3 * a] * r[0] + Ai[3 * a + 1] * r[1] + Ai[3 * a + 2] * r[2];
+    for (int a = 0; a < 3; a++) {
+      S->l[a] = D * nearbyint(y[a] / D);
+      e += (y[a] - S->l[a]) * (y[a] - S->l[a]);
+    }
+    S->used = S->l[0] != 0.0 || S->l[1] != 0.0 || S->l[2] != 0.0;
+    S->f[0] = e, S->f[1] = S->f[2] = 0.0;
+  }
+  for (uint32_t q = 0; q < H->count; q++)
+    for (uint32_t p = q + 1; slot[q].used && p < H->count; p++) {
+      if (!slot[p].used || memcmp(slot[q].l, slot[p].l, sizeof slot[q].l))
+        continue;
+      if (slot[p].f[0] < slot[q].f[0])
+        slot[q].used = 0;
+      else
+        slot[p].used = 0;
+    }
+}
+
+/* The hood (centre and every neighbour) as a rigid body: mass centre c,
+ * inertia I about it (sym3); returns the mass. */
+static double hood_frame(const struct vm_hood *H, const double *x,
+                         const double *m, double *c, double *I) {
+  double M = m[H->i];
+  for (int a = 0; a < 3; a++) c[a] = M * x[3 * (size_t)H->i + a];
+  for (uint32_t q = 0; q < H->count; q++) {
+    size_t j = H->nb[q];
+    M += m[j];
+    for (int a = 0; a < 3; a++) c[a] += m[j] * x[3 * j + a];
+  }
+  for (int a = 0; a < 3; a++) c[a] /= M;
+  memset(I, 0, 6 * sizeof *I);
+  for (uint32_t q = 0; q <= H->count; q++) {
+    size_t j = q < H->count ? H->nb[q] : H->i;
+    double d[3] = {x[3 * j] - c[0], x[3 * j + 1] - c[1], x[3 * j + 2] - c[2]};
+    double dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    double e[6] = {dd, dd, dd, 0, 0, 0};
+    ms_sym3_add(I, e, m[j]);
+    ms_sym3_add_outer(I, d, -m[j]);
+  }
+  return M;
+}
+
+/* Turn the hood as a rigid body at rate w: force m_j w x d_j on each
+ * member, added to its slot (the centre's to fi). */
+static void turn(const struct vm_hood *H, const double *x, const double *m,
+                 const double *c, const double *w, struct vm_slot *slot,
+                 double *fi) {
+  for (uint32_t q = 0; q <= H->count; q++) {
+    size_t j = q < H->count ? H->nb[q] : H->i;
+    double d[3] = {x[3 * j] - c[0], x[3 * j + 1] - c[1], x[3 * j + 2] - c[2]};
+    double t[3];
+    cross(w, d, t);
+    double *f = q < H->count ? slot[q].f : fi;
+    for (int a = 0; a < 3; a++) f[a] += m[j] * t[a];
+  }
+}
+
+double vm_hood_forces(const struct vm_hood *H, const double *x,
+                      const double *m, double *A, struct vm_slot *slot,
+                      double *fi) {
+  const double *xi = x + 3 * (size_t)H->i;
+  double Ai[9], P[9] = {0}, Q[9] = {0}, energy = 0.0;
+  static const double eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  if (!msc_inverse3(A, Ai, 0.0)) memcpy(Ai, eye, sizeof Ai);
+  assign(H, x, Ai, slot);
+  fi[0] = fi[1] = fi[2] = 0.0;
+  uint32_t used = 0;
+  for (uint32_t q = 0; q < H->count; q++) {
+    struct vm_slot *S = &slot[q];
+    S->f[0] = 0.0;
+    if (!S->used) continue;
+    const double *xj = x + 3 * (size_t)H->nb[q];
+    double r[3] = {xj[0] - xi[0], xj[1] - xi[1], xj[2] - xi[2]};
+    double w = vm_weight(norm(r), H->h);
+    for (int a = 0; a < 3; a++)
+      for (int b = 0; b < 3; b++) {
+        P[3 * a + b] += w * r[a] * S->l[b];
+        Q[3 * a + b] += w * S->l[a] * S->l[b];
+      }
+    used += w > 0.0;
+  }
+  double tq = (Q[0] + Q[4] + Q[8]) / 3.0, Qi[9], An[9], R[9];
+  double qw[4] = {1, 0, 0, 0};
+  if (used < 3 || !msc_inverse3(Q, Qi, 1e-9 * tq * tq * tq)) return 0.0;
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++)
+      An[3 * a + b] = P[3 * a] * Qi[b] + P[3 * a + 1] * Qi[3 + b] +
+                      P[3 * a + 2] * Qi[6 + b];
+  msc_polar(An, R, qw);
+  memcpy(A, An, sizeof An);
+  double tau[3] = {0, 0, 0};
+  for (uint32_t q = 0; q < H->count; q++) {
+    struct vm_slot *S = &slot[q];
+    if (!S->used) continue;
+    const double *xj = x + 3 * (size_t)H->nb[q];
+    double r[3] = {xj[0] - xi[0], xj[1] - xi[1], xj[2] - xi[2]}, F[3], t[3];
+    double wk = vm_weight(norm(S->l), H->h) * H->k, e2 = 0.0;
+    for (int a = 0; a < 3; a++) {
+      double g = R[3 * a] * S->l[0] + R[3 * a + 1] * S->l[1] +
+                 R[3 * a + 2] * S->l[2];
+      F[a] = wk * (g - r[a]);
+      e2 += (g - r[a]) * (g - r[a]);
+      S->f[a] = 0.5 * F[a];
+      fi[a] -= 0.5 * F[a];
+    }
+    cross(r, F, t);
+    for (int a = 0; a < 3; a++) tau[a] += 0.5 * t[a];
+    energy += 0.25 * wk * e2;
+  }
+  /* take the torque back: I w = -tau, forces m w x d */
+  double c[3], I[6], w[3] = {-tau[0], -tau[1], -tau[2]};
+  hood_frame(H, x, m, c, I);
+  if (ms_sym3_solve(w, I, w)) turn(H, x, m, c, w, slot, fi);
+  return energy;
+}
+
+void vm_hood_damping(const struct vm_hood *H, const double *x,
+                     const double *v, const double *m, double share,
+                     struct vm_slot *slot, double *dvi) {
+  double c[3], I[6], vbar[3] = {0, 0, 0}, L[3] = {0, 0, 0}, w[3];
+  double M = hood_frame(H, x, m, c, I);
+  for (uint32_t q = 0; q <= H->count; q++) {
+    size_t j = q < H->count ? H->nb[q] : H->i;
+    for (int a = 0; a < 3; a++) vbar[a] += m[j] * v[3 * j + a] / M;
+  }
+  for (uint32_t q = 0; q <= H->count; q++) {
+    size_t j = q < H->count ? H->nb[q] : H->i;
+    double d[3] = {x[3 * j] - c[0], x[3 * j + 1] - c[1], x[3 * j + 2] - c[2]};
+    double u[3] = {v[3 * j] - vbar[0], v[3 * j + 1] - vbar[1],
+                   v[3 * j + 2] - vbar[2]}, t[3];
+    cross(d, u, t);
+    for (int a = 0; a < 3; a++) L[a] += m[j] * t[a];
+  }
+  memcpy(w, L, sizeof w);
+  if (!ms_sym3_solve(w, I, w)) w[0] = w[1] = w[2] = 0.0;
+  for (uint32_t q = 0; q <= H->count; q++) {
+    size_t j = q < H->count ? H->nb[q] : H->i;
+    double d[3] = {x[3 * j] - c[0], x[3 * j + 1] - c[1], x[3 * j + 2] - c[2]};
+    double t[3], *dv = q < H->count ? slot[q].f : dvi;
+    cross(w, d, t);
+    for (int a = 0; a < 3; a++)
+      dv[a] = -share * (v[3 * j + a] - vbar[a] - t[a]);
+  }
+}

@@ -1,0 +1,337 @@
+/* virtual_material — the plugin: the descriptor and its entry points
+ * (create, view, the step, energy, save/load).  Model:
+ * virtual_material.h; keys: config.c; a neighbourhood's math: lattice.c. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mergesplit/plugin_util.h>
+
+#include "virtual_material.h"
+
+#define S(inst) ((struct state *)(void *)(inst))
+
+static void destroy(ms_instance *inst) {
+  struct state *s = S(inst);
+  if (!s) return;
+  free(s->x), free(s->v), free(s->m), free(s->r), free(s->T), free(s->c);
+  free(s->x0), free(s->v0), free(s->A0), free(s->A), free(s->f);
+  free(s->dv), free(s->body_of), free(s->meta), free(s->body);
+  free(s->off), free(s->idx), free(s->slot), free(s->work), free(s->own);
+  free(s);
+}
+
+static int create(const struct ms_host *host, ms_ctx *ctx,
+                  const ms_config *sec, ms_instance **out) {
+  struct state *s = calloc(1, sizeof *s);
+  if (!s) return MS_ENOMEM;
+  s->host = host, s->ctx = ctx;
+  const struct ms_scene_info *info = host->scene(ctx);
+  memcpy(s->gravity, info->gravity, sizeof s->gravity);
+  memcpy(s->lo, info->domain_min, sizeof s->lo);
+  memcpy(s->hi, info->domain_max, sizeof s->hi);
+  int rc = vm_configure(s, sec);
+  if (rc) {
+    destroy((ms_instance *)(void *)s);
+    return rc == MS_ENOMEM ? host->set_error(ctx, rc, "out of memory") : rc;
+  }
+  const size_t v3 = 3 * sizeof(double), v1 = sizeof(double);
+  s->fields[0] = (struct ms_field){"position", MS_TYPE_F64, 3, v3, s->x};
+  s->fields[1] = (struct ms_field){"velocity", MS_TYPE_F64, 3, v3, s->v};
+  s->fields[2] = (struct ms_field){"mass", MS_TYPE_F64, 1, v1, s->m};
+  s->fields[3] = (struct ms_field){"radius", MS_TYPE_F64, 1, v1, s->r};
+  s->fields[4] = (struct ms_field){"temperature", MS_TYPE_F64, 1, v1, s->T};
+  s->fields[5] = (struct ms_field){"specific_heat", MS_TYPE_F64, 1, v1,
+                                   s->c};
+  *out = (ms_instance *)(void *)s;
+  return MS_OK;
+}
+
+static int view(ms_instance *inst, struct ms_view *out) {
+  struct state *s = S(inst);
+  out->count = s->n;
+  out->field_count = 6;
+  out->fields = s->fields;
+  return MS_OK;
+}
+
+/* The neighbourhoods: for every particle the others of its body within
+ * its support, each row sorted, with a slot per entry. */
+static int rows(struct state *s) {
+  double h = 0.0;
+  for (uint32_t b = 0; b < s->nbody; b++)
+    h = fmax(h, s->support * s->body[b].D);
+  struct ms_neighbors nb = {0};
+  int rc = s->host->neighbors(s->ctx, s->x, 3 * sizeof(double), s->n, h, &nb);
+  if (rc) return rc;
+  size_t total = nb.offset[s->n];
+  if (total > s->cap_idx) {
+    uint32_t *idx = realloc(s->idx, total * sizeof *idx);
+    struct vm_slot *sl = idx ? realloc(s->slot, total * sizeof *sl) : NULL;
+    if (idx) s->idx = idx;
+    if (sl) s->slot = sl, s->cap_idx = total;
+    if (!sl) rc = MS_ENOMEM;
+  }
+  size_t k = 0;
+  for (size_t i = 0; !rc && i < s->n; i++) {
+    const struct vm_body *B = &s->body[s->body_of[i]];
+    double hi = s->support * B->D;
+    s->off[i] = (uint32_t)k;
+    for (uint32_t q = nb.offset[i]; q < nb.offset[i + 1]; q++) {
+      uint32_t j = nb.index[q];
+      const double *a = s->x + 3 * i, *b = s->x + 3 * (size_t)j;
+      double d2 = (a[0] - b[0]) * (a[0] - b[0]) +
+                  (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]);
+      if (s->body_of[j] == s->body_of[i] && d2 < hi * hi) s->idx[k++] = j;
+    }
+    /* sorted: the gather finds i in j's row by bisection */
+    for (size_t p = s->off[i] + 1; p < k; p++)
+      for (size_t q = p; q > s->off[i] && s->idx[q - 1] > s->idx[q]; q--) {
+        uint32_t t = s->idx[q];
+        s->idx[q] = s->idx[q - 1], s->idx[q - 1] = t;
+      }
+  }
+  s->off[s->n] = (uint32_t)k;
+  s->host->neighbors_release(s->ctx, &nb);
+  return rc;
+}
+
+static struct vm_hood hood(const struct state *s, size_t i) {
+  const struct vm_body *B = &s->body[s->body_of[i]];
+  return (struct vm_hood){(uint32_t)i, s->off[i + 1] - s->off[i],
+                          s->idx + s->off[i], B->D, s->support * B->D, B->k};
+}
+
+/* out_j = own_j + what every hood holding j put in j's slot there (rows
+ * are symmetric: i is in j's row when j is in i's), in j's row order. */
+static void gather(const struct state *s, const double *own, double *out) {
+#pragma omp parallel for schedule(static) num_threads(s->host->thread_count(s->ctx))
+  for (size_t j = 0; j < s->n; j++) {
+    double g[3] = {own[3 * j], own[3 * j + 1], own[3 * j + 2]};
+    for (uint32_t q = s->off[j]; q < s->off[j + 1]; q++) {
+      uint32_t i = s->idx[q], lo = s->off[i], hi = s->off[i + 1];
+      while (lo < hi) { /* j in i's row */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->idx[mid] < j) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo < s->off[i + 1] && s->idx[lo] == j)
+        for (int a = 0; a < 3; a++) g[a] += s->slot[lo].f[a];
+    }
+    memcpy(out + 3 * j, g, sizeof g);
+  }
+}
+
+/* Every hood's forces into s->f (gathered); the lattice energy returned.
+ * keep: the hoods' new transforms replace A (a step) or not (energy). */
+static double lattice_forces(struct state *s, int keep) {
+#pragma omp parallel for schedule(static) num_threads(s->host->thread_count(s->ctx))
+  for (size_t i = 0; i < s->n; i++) {
+    struct vm_hood H = hood(s, i);
+    double A[9];
+    memcpy(A, s->A + 9 * i, sizeof A);
+    s->work[i] = vm_hood_forces(&H, s->x, s->m, A, s->slot + s->off[i],
+                                s->own + 3 * i);
+    if (keep) memcpy(s->A + 9 * i, A, sizeof A);
+  }
+  gather(s, s->own, s->f);
+  double e = 0.0;
+  for (size_t i = 0; i < s->n; i++) e += s->work[i];
+  return e;
+}
+
+/* Velocity changes of the damping into s->dv (gathered). */
+static void damping(struct state *s, double dt) {
+#pragma omp parallel for schedule(static) num_threads(s->host->thread_count(s->ctx))
+  for (size_t i = 0; i < s->n; i++) {
+    struct vm_hood H = hood(s, i);
+    const struct vm_body *B = &s->body[s->body_of[i]];
+    double share = fmin(1.0, B->eta * dt / s->m[i]) / (H.count + 1.0);
+    vm_hood_damping(&H, s->x, s->v, s->m, share, s->slot + s->off[i],
+                    s->own + 3 * i);
+  }
+  gather(s, s->own, s->dv);
+}
+
+static int max_dt(ms_instance *inst, double *dt) {
+  struct state *s = S(inst);
+  for (uint32_t b = 0; b < s->nbody; b++) {
+    const struct vm_body *B = &s->body[b];
+    if (!B->count) continue;
+    /* a particle feels about twice the weights of its lattice neighbours */
+    double W = 0.0, h = s->support;
+    for (int i = -3; i <= 3; i++)
+      for (int j = -3; j <= 3; j++)
+        for (int k = -3; k <= 3; k++)
+          if (i || j || k) W += vm_weight(sqrt(i * i + j * j + k * k), h);
+    double m = s->m[B->first];
+    double d = 0.5 * sqrt(m / (2.0 * B->k * W));
+    if (d < *dt) *dt = d;
+  }
+  double vmax = 0.0, rmin = INFINITY;
+  for (size_t i = 0; i < s->n; i++) {
+    const double *v = s->v + 3 * i;
+    vmax = fmax(vmax, sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
+    rmin = fmin(rmin, s->r[i]);
+  }
+  if (vmax > 0.0 && 0.4 * rmin / vmax < *dt) *dt = 0.4 * rmin / vmax;
+  return MS_OK;
+}
+
+static int filter_pairs(ms_instance *inst, const uint32_t *pairs,
+                        size_t count, uint8_t *keep) {
+  struct state *s = S(inst);
+  for (size_t k = 0; k < count; k++)
+    keep[k] = s->body_of[pairs[2 * k]] != s->body_of[pairs[2 * k + 1]];
+  return MS_OK;
+}
+
+static int begin_step(ms_instance *inst, const struct ms_step *st) {
+  struct state *s = S(inst);
+  (void)st;
+  memcpy(s->x0, s->x, 3 * s->n * sizeof(double));
+  memcpy(s->v0, s->v, 3 * s->n * sizeof(double));
+  memcpy(s->A0, s->A, 9 * s->n * sizeof(double));
+  return MS_OK;
+}
+
+static int rewind_step(ms_instance *inst) {
+  struct state *s = S(inst);
+  memcpy(s->x, s->x0, 3 * s->n * sizeof(double));
+  memcpy(s->v, s->v0, 3 * s->n * sizeof(double));
+  memcpy(s->A, s->A0, 9 * s->n * sizeof(double));
+  return MS_OK;
+}
+
+/* Clamp a set of particles' shared displacement d to the domain and
+ * bounce their velocity v off the walls touched; 1 when a wall acted. */
+static int walls(const struct state *s, const uint32_t *idx, uint32_t cnt,
+                 double *d, double *v) {
+  unsigned hit = ms_wall_clamp(s->lo, s->hi, s->x, s->r, idx, cnt, d);
+  ms_wall_bounce(hit, s->restitution, s->friction, v);
+  return hit != 0;
+}
+
+/* Symplectic Euler: the lattice's forces and gravity kick, the damping
+ * takes its share of the kicked non-rigid velocity, then the drift.  A
+ * meta-particle takes its members' forces and their damping's momentum
+ * whole, so both stay conserving when a hood reaches into one. */
+static int integrate(ms_instance *inst, const struct ms_step *st,
+                     const struct ms_metas *metas,
+                     struct ms_meta_result *res) {
+  struct state *s = S(inst);
+  const double dt = st->dt, *F = st->external_force, *g = s->gravity;
+  ms_meta_mark(metas, s->n, s->meta);
+  int rc = rows(s);
+  if (rc)
+    return s->host->set_error(s->ctx, rc, "neighbour search failed (%zu "
+                              "particles)", s->n);
+  s->elastic = lattice_forces(s, 1);
+  for (size_t i = 0; i < s->n; i++) {
+    if (s->meta[i] >= 0) continue;
+    for (int a = 0; a < 3; a++)
+      s->v[3 * i + a] += dt * (g[a] + (s->f[3 * i + a] +
+                                       (F ? F[3 * i + a] : 0.0)) / s->m[i]);
+  }
+  damping(s, dt);
+  for (size_t i = 0; i < s->n; i++) {
+    if (s->meta[i] >= 0) continue;
+    double *v = s->v + 3 * i, d[3];
+    uint32_t one = (uint32_t)i;
+    for (int a = 0; a < 3; a++) v[a] += s->dv[3 * i + a], d[a] = dt * v[a];
+    walls(s, &one, 1, d, v);
+    for (int a = 0; a < 3; a++) s->x[3 * i + a] += d[a];
+  }
+  for (uint32_t k = 0; k < metas->count; k++) {
+    uint32_t q0 = metas->member_offset[k], q1 = metas->member_offset[k + 1];
+    double f[3] = {0, 0, 0}, P[3] = {0, 0, 0}, V[3], d[3], M = metas->mass[k];
+    for (uint32_t q = q0; q < q1; q++) {
+      size_t j = metas->member[q];
+      for (int a = 0; a < 3; a++) {
+        f[a] += s->f[3 * j + a] + (F ? F[3 * j + a] : 0.0);
+        P[a] += s->m[j] * s->dv[3 * j + a];
+      }
+    }
+    for (int a = 0; a < 3; a++) {
+      V[a] = metas->velocity[3 * k + a] + dt * (g[a] + f[a] / M) + P[a] / M;
+      d[a] = dt * V[a];
+    }
+    res->constrained[k] = (uint8_t)walls(s, metas->member + q0, q1 - q0, d, V);
+    ms_meta_finish(metas, k, V, d, s->x, s->v, res);
+  }
+  for (size_t i = 0; i < 3 * s->n; i++)
+    if (!isfinite(s->x[i]) || !isfinite(s->v[i]))
+      return s->host->set_error(s->ctx, MS_ESTATE, "particle %zu of body %u "
+                                "is not finite after the step (stiffness "
+                                "too high for the step?)", i / 3,
+                                s->body_of[i / 3]);
+  return MS_OK;
+}
+
+/* Kinetic, gravitational, and the lattice's: sum k w |R l - r|^2 / 4 over
+ * the hoods as the particles stand (their transforms left as they are). */
+static int energy(ms_instance *inst, struct ms_energy *out) {
+  struct state *s = S(inst);
+  ms_energy_of_particles(s->n, s->x, s->v, s->m, s->gravity, out);
+  int rc = rows(s);
+  if (rc)
+    return s->host->set_error(s->ctx, rc, "neighbour search failed (%zu "
+                              "particles)", s->n);
+  out->internal = lattice_forces(s, 0);
+  return MS_OK;
+}
+
+static int end_step(ms_instance *inst, const struct ms_step *st) {
+  (void)inst, (void)st;
+  return MS_OK;
+}
+
+/* The state: positions, velocities, the hoods' transforms (the lattice's
+ * memory of the last step) and temperatures. */
+static int save(ms_instance *inst, const struct ms_stream *out) {
+  struct state *s = S(inst);
+  uint64_t n = s->n;
+  int rc;
+  if ((rc = out->write(out->opaque, &n, sizeof n)) ||
+      (rc = out->write(out->opaque, s->x, 3 * s->n * sizeof(double))) ||
+      (rc = out->write(out->opaque, s->v, 3 * s->n * sizeof(double))) ||
+      (rc = out->write(out->opaque, s->A, 9 * s->n * sizeof(double))) ||
+      (rc = out->write(out->opaque, s->T, s->n * sizeof(double))))
+    return rc;
+  return MS_OK;
+}
+
+static int load(ms_instance *inst, const struct ms_stream *in) {
+  struct state *s = S(inst);
+  uint64_t n;
+  int rc = in->read(in->opaque, &n, sizeof n);
+  if (rc) return rc;
+  if (n != s->n)
+    return s->host->set_error(s->ctx, MS_ESTATE, "saved state holds %llu "
+                              "particles, the scene %zu",
+                              (unsigned long long)n, s->n);
+  if ((rc = in->read(in->opaque, s->x, 3 * s->n * sizeof(double))) ||
+      (rc = in->read(in->opaque, s->v, 3 * s->n * sizeof(double))) ||
+      (rc = in->read(in->opaque, s->A, 9 * s->n * sizeof(double))) ||
+      (rc = in->read(in->opaque, s->T, s->n * sizeof(double))))
+    return rc;
+  return MS_OK;
+}
+
+static const struct ms_plugin virtual_material = {
+    MS_PLUGIN_HEADER_INIT,
+    MS_PLUGIN_METHODS,
+    /* particles carry heat without conducting among themselves yet */
+    .flags = MS_PLUGIN_SELF_COLLISION | MS_PLUGIN_HEAT,
+    .id = "virtual_material",
+    .name = "Virtual material (implicit connectivity)",
+    .version = PACKAGE_VERSION,
+    .license = "MIT",
+    .description = "Wicke et al. 2007: lattice-induced elastic forces "
+                   "without stored connectivity, rigid motion undamped",
+    .max_dt = max_dt,
+    .filter_pairs = filter_pairs,
+    .energy = energy,
+};
+
+MS_PLUGIN_EXPORT_ONE(virtual_material)

@@ -1,0 +1,106 @@
+/* virtual_material — a material held together by implicit connectivity
+ * (Wicke, Hatt, Pauly, Mueller and Gross 2007, sects. 3-4): the plugin's
+ * one internal header.
+ *
+ * No connectivity and no rest state are stored.  Each step, around every
+ * particle i, the neighbours j of the same body within the support h are
+ * assigned to points l_ij of a lattice of spacing D, through the
+ * transform A_i of the last step (l_ij: the lattice point nearest to
+ * A_i^-1 r_ij, r_ij = x_j - x_i; two neighbours on one point: the nearer
+ * keeps it).  The linear transform that best maps the points onto the
+ * neighbours, A_i = (sum w r l^T)(sum w l l^T)^-1, gives through its
+ * polar decomposition the rotation R_i, and with it the rest position of
+ * each neighbour, R_i l_ij.  The force F_ij = w(|l|) k (R_i l_ij - r_ij)
+ * pulls j toward it: +F/2 on j, -F/2 on i (momentum), and the torque the
+ * pair of halves leaves, tau_i = 1/2 sum r_ij x F_ij, is taken back by
+ * turning the neighbourhood as a rigid body (F = m_j w x d_j with
+ * I w = -tau_i): angular momentum is kept too.  Damping removes a share
+ * of each neighbourhood's non-rigid velocity (its velocity less the
+ * neighbourhood's rigid fit), a share the paper's bound eta <= m / dt
+ * keeps at most 1, so rigid motion is never damped.
+ *
+ * The lattice here is the sampling's, simple cubic of spacing D (the
+ * paper uses a cubic closest packing); keys in config.c; the lattice's
+ * math, free of the host, in lattice.c; the step in plugin.c. */
+#ifndef MS_PLUGINS_VIRTUAL_MATERIAL_H
+#define MS_PLUGINS_VIRTUAL_MATERIAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mergesplit/plugin.h>
+
+/* One neighbourhood's inputs, host-free (lattice.c). */
+struct vm_hood {
+  uint32_t i;             /* the centre particle */
+  uint32_t count;         /* its neighbours (same body, within h) */
+  const uint32_t *nb;     /* their indices */
+  double D, h, k;         /* lattice spacing, support, stiffness [N/m] */
+};
+
+/* Per neighbour slot of a neighbourhood: the lattice point (3), and the
+ * force on the neighbour from this neighbourhood (3). */
+struct vm_slot {
+  double l[3], f[3];
+  int used; /* assigned a lattice point */
+};
+
+/* The smooth weight of the support h: (1 - (r / h)^2)^3 within h. */
+double vm_weight(double r, double h);
+
+/* Assign the neighbours of hood H to lattice points through A (the
+ * centre's transform of the last step), fit the transform anew into A,
+ * and write each neighbour's force into slot[q].f and the centre's own
+ * into fi (3), torque corrected (above).  x: positions (3 per particle),
+ * m: masses.  Returns the hood's elastic energy, sum k w |R l - r|^2 / 4;
+ * leaves the forces zero and A as it was when the points cannot fix a
+ * transform (fewer than three, or all in a plane). */
+double vm_hood_forces(const struct vm_hood *H, const double *x,
+                      const double *m, double *A, struct vm_slot *slot,
+                      double *fi);
+
+/* The velocity changes (into slot[q].f as dv, and dvi for the centre)
+ * that remove the share `share` of the hood's non-rigid velocity: mass-
+ * weighted, so the hood's momentum and angular momentum are unchanged. */
+void vm_hood_damping(const struct vm_hood *H, const double *x,
+                     const double *v, const double *m, double share,
+                     struct vm_slot *slot, double *dvi);
+
+/* ---- the plugin's state ----------------------------------------------- */
+
+struct vm_body {
+  size_t first, count;
+  double D, k, eta; /* lattice spacing, stiffness [N/m], damping [kg/s] */
+};
+
+struct state {
+  const struct ms_host *host;
+  ms_ctx *ctx;
+  size_t n;
+  double *x, *v, *m, *r, *T, *c; /* view */
+  double *x0, *v0, *A0;          /* at begin_step, for rewind */
+  double *A;                     /* 9 per particle: last step's transform */
+  double *f, *dv;                /* 3 per particle: forces, damping's
+                                    velocity changes (gathered) */
+  double *own, *work;            /* 3 per particle: a hood's share for its
+                                    centre; 1 per particle: its energy */
+  uint32_t *body_of;
+  int32_t *meta;
+  struct vm_body *body;
+  uint32_t nbody;
+  double support;                /* h / D */
+  double restitution, friction;  /* at the domain walls */
+  double gravity[3], lo[3], hi[3];
+  /* the step's neighbourhoods: rows of the host's lists, same body only,
+   * sorted; per entry a slot */
+  uint32_t *off, *idx;
+  struct vm_slot *slot;
+  size_t cap_idx;
+  double elastic;                /* energy of the last fit [J] */
+  struct ms_field fields[6];
+};
+
+/* config.c: the system's keys, its bodies and particles. */
+int vm_configure(struct state *s, const ms_config *sec);
+
+#endif

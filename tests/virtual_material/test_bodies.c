@@ -1,0 +1,243 @@
+/* Virtual-material bodies through the host: a free spinning body keeps
+ * its momentum and angular momentum while its vibration dies away; a
+ * cube bounces on the floor and keeps its shape; a checkpoint resumes
+ * bit for bit and the thread count changes nothing; bad settings get one
+ * line. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../scenes/simtest.h"
+#include "../../core/step/step.h"
+#include "../../plugins/common/polar.h"
+#include <mergesplit/plugin_util.h>
+#include "suites.h"
+
+#define ZERO_G                                                              \
+  "scene = { duration = 1.0; fps = 20.0; gravity = [0.0, 0.0, 0.0];\n"      \
+  "  domain = { min = [-1.0, -1.0, -1.0]; max = [1.0, 1.0, 1.0]; }; };\n"
+
+/* A 6 x 4 x 3 block (spacing 1 cm) spinning about an axis off its
+ * principal ones, free. */
+static const char spin[] =
+    ZERO_G "systems = ( { name = \"vm\"; solver = \"virtual_material\";\n"
+           "  shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"
+           "            max = [0.06, 0.04, 0.03]; }; spacing = 0.01;\n"
+           "  stiffness = 2000.0; velocity = [0.1, 0.0, -0.2];\n"
+           "  angular_velocity = [2.0, 6.0, 3.0]; } );\n";
+
+/* Total momentum and angular momentum (about the origin) of system y, and
+ * the kinetic energy of its motion that is not the body's rigid one. */
+static void momenta(const struct ms__system *y, double *P, double *L,
+                    double *vib) {
+  double M = 0.0, c[3] = {0, 0, 0}, ke = 0.0, I[6] = {0}, Lc[3] = {0, 0, 0};
+  P[0] = P[1] = P[2] = L[0] = L[1] = L[2] = 0.0;
+  for (size_t i = 0; i < y->view.count; i++) {
+    double m = *ms__at(&y->m, i);
+    const double *x = ms__at(&y->x, i), *v = ms__at(&y->v, i);
+    M += m;
+    for (int a = 0; a < 3; a++) P[a] += m * v[a], c[a] += m * x[a];
+    L[0] += m * (x[1] * v[2] - x[2] * v[1]);
+    L[1] += m * (x[2] * v[0] - x[0] * v[2]);
+    L[2] += m * (x[0] * v[1] - x[1] * v[0]);
+    ke += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  }
+  for (int a = 0; a < 3; a++) c[a] /= M;
+  for (size_t i = 0; i < y->view.count; i++) {
+    double m = *ms__at(&y->m, i);
+    const double *x = ms__at(&y->x, i), *v = ms__at(&y->v, i);
+    double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+    double u[3] = {v[0] - P[0] / M, v[1] - P[1] / M, v[2] - P[2] / M};
+    double dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    double e[6] = {dd, dd, dd, 0, 0, 0};
+    ms_sym3_add(I, e, m);
+    ms_sym3_add_outer(I, d, -m);
+    Lc[0] += m * (d[1] * u[2] - d[2] * u[1]);
+    Lc[1] += m * (d[2] * u[0] - d[0] * u[2]);
+    Lc[2] += m * (d[0] * u[1] - d[1] * u[0]);
+  }
+  double w[3];
+  memcpy(w, Lc, sizeof w);
+  ck_assert(ms_sym3_solve(w, I, w));
+  double rigid = 0.5 * (P[0] * P[0] + P[1] * P[1] + P[2] * P[2]) / M +
+                 0.5 * (w[0] * Lc[0] + w[1] * Lc[1] + w[2] * Lc[2]);
+  *vib = ke - rigid;
+}
+
+START_TEST(a_free_spinning_body_keeps_its_momenta_while_it_stops_ringing) {
+  ms_sim *S = st_open_text(spin, 1);
+  struct ms__system *y = st_system(S, "vm");
+  double P0[3], L0[3], vib, P[3], L[3], worst_p = 0.0, worst_l = 0.0;
+  double vib_max = 0.0;
+  momenta(y, P0, L0, &vib);
+  double p0 = sqrt(P0[0] * P0[0] + P0[1] * P0[1] + P0[2] * P0[2]);
+  double l0 = sqrt(L0[0] * L0[0] + L0[1] * L0[1] + L0[2] * L0[2]);
+  size_t steps = 0;
+  while (S->stepper.time < S->scene.duration - 1e-9) {
+    st_step(S);
+    steps++;
+    momenta(st_system(S, "vm"), P, L, &vib);
+    for (int a = 0; a < 3; a++) {
+      worst_p = fmax(worst_p, fabs(P[a] - P0[a]) / p0);
+      worst_l = fmax(worst_l, fabs(L[a] - L0[a]) / l0);
+    }
+    if (S->stepper.time < 0.2) vib_max = fmax(vib_max, vib);
+  }
+  fprintf(stderr, "# spinning: %zu steps over 1 s; momentum kept to %.2g, "
+          "angular momentum to %.2g; vibration %.3g J at most in the first "
+          "0.2 s, %.3g J at 1 s\n", steps, worst_p, worst_l, vib_max, vib);
+  ck_assert_msg(worst_p < 1e-12, "momentum drift %g", worst_p);
+  ck_assert_msg(worst_l < 1e-6, "angular momentum drift %g", worst_l);
+  ck_assert(vib_max > 0.0);
+  ck_assert_msg(vib < 0.1 * vib_max, "vibration %g of %g left", vib,
+                vib_max);
+  st_close(S);
+}
+END_TEST
+
+/* Largest RMS distance of system y's particles from x0 (their first
+ * positions) moved rigidly as best fits them (Kabsch through the polar
+ * decomposition of the cross-covariance). */
+static double rms_from_rigid(const struct ms__system *y, const double *x0) {
+  size_t n = y->view.count;
+  double c[3] = {0, 0, 0}, c0[3] = {0, 0, 0}, H[9] = {0}, R[9];
+  double q[4] = {1, 0, 0, 0};
+  for (size_t i = 0; i < n; i++)
+    for (int a = 0; a < 3; a++)
+      c[a] += ms__at(&y->x, i)[a] / n, c0[a] += x0[3 * i + a] / n;
+  for (size_t i = 0; i < n; i++)
+    for (int a = 0; a < 3; a++)
+      for (int b = 0; b < 3; b++)
+        H[3 * a + b] += (ms__at(&y->x, i)[a] - c[a]) * (x0[3 * i + b] - c0[b]);
+  msc_polar(H, R, q);
+  double s = 0.0;
+  for (size_t i = 0; i < n; i++)
+    for (int a = 0; a < 3; a++) {
+      double g = c[a];
+      for (int b = 0; b < 3; b++) g += R[3 * a + b] * (x0[3 * i + b] - c0[b]);
+      double e = ms__at(&y->x, i)[a] - g;
+      s += e * e;
+    }
+  return sqrt(s / n);
+}
+
+static const char drop[] =
+    "scene = { duration = 1.5; fps = 20.0; gravity = [0.0, -9.81, 0.0];\n"
+    "  domain = { min = [-0.2, 0.0, -0.2]; max = [0.2, 0.4, 0.2]; }; };\n"
+    "systems = ( { name = \"vm\"; solver = \"virtual_material\";\n"
+    "  shape = { type = \"box\"; min = [-0.02, 0.1, -0.02];\n"
+    "            max = [0.02, 0.14, 0.02]; }; spacing = 0.01;\n"
+    "  stiffness = 5000.0; wall_restitution = 0.5;\n"
+    "  angular_velocity = [0.0, 0.0, 2.0]; } );\n";
+
+START_TEST(a_cube_bounces_and_keeps_its_shape) {
+  ms_sim *S = st_open_text(drop, 1);
+  struct ms__system *y = st_system(S, "vm");
+  size_t n = y->view.count;
+  double *x0 = malloc(3 * n * sizeof *x0), worst = 0.0, low = INFINITY;
+  for (size_t i = 0; i < n; i++)
+    memcpy(x0 + 3 * i, ms__at(&y->x, i), 3 * sizeof *x0);
+  while (S->stepper.time < S->scene.duration - 1e-9) {
+    st_step(S);
+    y = st_system(S, "vm");
+    worst = fmax(worst, rms_from_rigid(y, x0));
+    for (size_t i = 0; i < n; i++) low = fmin(low, ms__at(&y->x, i)[1]);
+  }
+  double end = rms_from_rigid(y, x0);
+  fprintf(stderr, "# bounce: lowest centre %.4f m; RMS from the rigidly "
+          "moved rest shape %.3g m at worst, %.3g m (%.2f %% of the "
+          "spacing) at 1.5 s\n", low, worst, end, 100.0 * end / 0.01);
+  ck_assert(low < 0.006); /* it reached the floor */
+  ck_assert_msg(end < 0.02 * 0.01, "shape lost: %g m", end);
+  free(x0);
+  st_close(S);
+}
+END_TEST
+
+/* Positions and velocities of every particle, in order. */
+static double *state(ms_sim *S, size_t *n) {
+  const struct ms__system *y = st_system(S, "vm");
+  double *r = malloc(6 * y->view.count * sizeof *r);
+  for (size_t i = 0; i < y->view.count; i++) {
+    memcpy(r + 6 * i, ms__at(&y->x, i), 3 * sizeof *r);
+    memcpy(r + 6 * i + 3, ms__at(&y->v, i), 3 * sizeof *r);
+  }
+  *n = 6 * y->view.count;
+  return r;
+}
+
+START_TEST(resume_and_threads_change_nothing) {
+  ms_sim *A, *C;
+  st_resume_pair(drop, 10, &A, &C);
+  size_t na, nc;
+  double *a = state(A, &na), *c = state(C, &nc);
+  ck_assert_uint_eq(na, nc);
+  ck_assert_msg(!memcmp(a, c, na * sizeof *a), "the resumed run differs");
+  st_close(A), st_close(C);
+  ms_sim *T = st_open_text(drop, 2);
+  while (T->stepper.time < T->scene.duration - 1e-9) st_step(T);
+  double *t = state(T, &nc);
+  ck_assert_msg(!memcmp(a, t, na * sizeof *a), "2 threads differ from 1");
+  free(a), free(c), free(t);
+  st_close(T);
+}
+END_TEST
+
+/* configs/wicke2007/dice.cfg (Fig. 5), its first 0.5 s: the dice meet
+ * in the air and fall; no particle inside another body's, none lost. */
+START_TEST(the_dice_scene_runs_clean) {
+  ms_sim *S = st_open_file("wicke2007/dice.cfg", 2, 15);
+  uint64_t worst = 0;
+  uint64_t metas = 0;
+  while (S->frame < S->frames_total) {
+    st_step(S);
+    worst = worst > S->stepper.frame_counts.pen.max_pen
+                ? worst : S->stepper.frame_counts.pen.max_pen;
+    metas += S->stepper.frame_counts.metas;
+    ck_assert_msg(isfinite(st_max_speed(S)), "a particle is not finite");
+  }
+  fprintf(stderr, "# dice to 0.5 s: %llu meta-particles summed over the steps, %llu "
+          "penetrations at most\n", (unsigned long long)metas,
+          (unsigned long long)worst);
+  ck_assert(metas > 0); /* they met */
+  ck_assert_uint_eq(worst, 0);
+  st_close(S);
+}
+END_TEST
+
+static void expect_error(const char *body, const char *want) {
+  char text[2048], err[1024] = "";
+  snprintf(text, sizeof text,
+           ZERO_G "systems = ( { name = \"vm\"; solver = "
+                  "\"virtual_material\";\n  shape = { type = \"box\"; "
+                  "min = [0.0, 0.0, 0.0];\n  max = [0.04, 0.04, 0.04]; }; "
+                  "spacing = 0.01;\n  %s } );\n", body);
+  ck_assert_msg(st_try_text(text, err, sizeof err, NULL) != 0, "accepted: %s",
+                body);
+  ck_assert_msg(strstr(err, want) != NULL, "'%s' not in '%s'", want, err);
+  ck_assert_msg(!strchr(err, '\n'), "more than one line: %s", err);
+  ck_assert_msg(strstr(err, ":6: ") != NULL, "no file:line in '%s'", err);
+}
+
+START_TEST(bad_settings_get_one_line) {
+  expect_error("stiffness = 0.0;", "stiffness: must be > 0");
+  expect_error("damping = -1.0;", "damping: must be >= 0");
+  expect_error("support = 0.5;", "support: must be in [1.01, 3]");
+  expect_error("motion = \"fixed\";", "motion: must be \"dynamic\"");
+  expect_error("stiffnes = 10.0;", "unknown key 'stiffnes'");
+}
+END_TEST
+
+Suite *suite_bodies(void) {
+  Suite *s = suite_create("bodies");
+  TCase *t = tcase_create("bodies");
+  tcase_set_timeout(t, 300);
+  tcase_add_test(t, a_free_spinning_body_keeps_its_momenta_while_it_stops_ringing);
+  tcase_add_test(t, a_cube_bounces_and_keeps_its_shape);
+  tcase_add_test(t, resume_and_threads_change_nothing);
+  tcase_add_test(t, bad_settings_get_one_line);
+  tcase_add_test(t, the_dice_scene_runs_clean);
+  suite_add_tcase(s, t);
+  return s;
+}

@@ -16,6 +16,8 @@
  *   damping           eta [kg/s], >= 0, default 0.1 sqrt(k m): the drag on
  *                     the velocity that is not a neighbourhood's rigid
  *                     motion (capped each step at the paper's m / dt)
+ *   hold              { min = [x, y, z]; max = [x, y, z]; }: the body's
+ *                     particles inside stay where they are (a clamp)
  * In a `bodies` list the section's spacing, radius, density, temperature,
  * specific heat, stiffness and damping are the bodies' defaults.  The
  * lattice is the body's sampling lattice (simple cubic, spacing D). */
@@ -31,7 +33,29 @@
 struct body_keys {
   struct msc_body b;
   double k, eta; /* eta NAN: the default */
+  int hold;      /* a hold box is given */
+  double hold_lo[3], hold_hi[3];
 };
+
+/* The body's `hold` box, if any. */
+static int read_hold(struct state *s, const ms_config *g,
+                     struct body_keys *k) {
+  const struct ms_host *h = s->host;
+  const ms_config *box;
+  int rc = h->cfg_child(s->ctx, g, "hold", &box);
+  if (rc == MS_ENOENT) return k->hold = 0, MS_OK;
+  if (rc) return rc;
+  static const double nan3[3] = {NAN, NAN, NAN};
+  if ((rc = h->cfg_vec3(s->ctx, box, "min", nan3, k->hold_lo)) ||
+      (rc = h->cfg_vec3(s->ctx, box, "max", nan3, k->hold_hi)))
+    return rc;
+  for (int a = 0; a < 3; a++)
+    if (!(k->hold_lo[a] <= k->hold_hi[a]))
+      return h->cfg_error(s->ctx, g, "hold", "needs min and max with min "
+                          "<= max on every axis");
+  k->hold = 1;
+  return MS_OK;
+}
 
 static int read_material(struct state *s, const ms_config *g,
                          const struct body_keys *d, struct body_keys *k) {
@@ -57,8 +81,8 @@ static int read_body(void *ud, const ms_config *g, const void *def,
   if (k->b.motion != MSC_DYNAMIC)
     return s->host->cfg_error(s->ctx, g, "motion", "must be \"dynamic\": "
                               "fixed and scripted virtual materials are not "
-                              "built yet");
-  return MS_OK;
+                              "built yet (a clamp: hold)");
+  return read_hold(s, g, k);
 }
 
 static int alloc(struct state *s, size_t n, uint32_t nbody) {
@@ -70,12 +94,14 @@ static int alloc(struct state *s, size_t n, uint32_t nbody) {
   s->m = malloc(k * sizeof(double)), s->r = malloc(k * sizeof(double));
   s->T = malloc(k * sizeof(double)), s->c = malloc(k * sizeof(double));
   s->body_of = malloc(k * sizeof(uint32_t));
+  s->held = malloc(k);
   s->meta = malloc(k * sizeof(int32_t));
   s->off = malloc((k + 1) * sizeof(uint32_t));
   s->body = calloc(nbody ? nbody : 1, sizeof *s->body);
   return s->x && s->v && s->x0 && s->v0 && s->f && s->dv && s->own &&
                  s->work && s->A &&
                  s->A0 && s->m && s->r && s->T && s->c && s->body_of &&
+                 s->held &&
                  s->meta && s->off && s->body
              ? MS_OK
              : MS_ENOMEM;
@@ -105,6 +131,10 @@ static void add_body(struct state *s, const struct body_keys *k,
     s->v[3 * p + 2] = V[2] + w[0] * d[1] - w[1] * d[0];
     memcpy(s->A + 9 * p, eye, sizeof eye);
     s->m[p] = mi, s->r[p] = k->b.radius, s->body_of[p] = s->nbody;
+    s->held[p] = k->hold && x[0] >= k->hold_lo[0] && x[0] <= k->hold_hi[0] &&
+                 x[1] >= k->hold_lo[1] && x[1] <= k->hold_hi[1] &&
+                 x[2] >= k->hold_lo[2] && x[2] <= k->hold_hi[2];
+    if (s->held[p]) s->v[3 * p] = s->v[3 * p + 1] = s->v[3 * p + 2] = 0.0;
     s->T[p] = k->b.temperature, s->c[p] = k->b.specific_heat;
   }
   s->n += n;

@@ -16,7 +16,7 @@ static void destroy(ms_instance *inst) {
   if (!s) return;
   free(s->x), free(s->v), free(s->m), free(s->r), free(s->T), free(s->c);
   free(s->x0), free(s->v0), free(s->A0), free(s->A), free(s->f);
-  free(s->dv), free(s->body_of), free(s->meta), free(s->body);
+  free(s->dv), free(s->body_of), free(s->held), free(s->meta), free(s->body);
   free(s->off), free(s->idx), free(s->slot), free(s->work), free(s->own);
   free(s);
 }
@@ -228,14 +228,14 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
                               "particles)", s->n);
   s->elastic = lattice_forces(s, 1);
   for (size_t i = 0; i < s->n; i++) {
-    if (s->meta[i] >= 0) continue;
+    if (s->meta[i] >= 0 || s->held[i]) continue;
     for (int a = 0; a < 3; a++)
       s->v[3 * i + a] += dt * (g[a] + (s->f[3 * i + a] +
                                        (F ? F[3 * i + a] : 0.0)) / s->m[i]);
   }
   damping(s, dt);
   for (size_t i = 0; i < s->n; i++) {
-    if (s->meta[i] >= 0) continue;
+    if (s->meta[i] >= 0 || s->held[i]) continue;
     double *v = s->v + 3 * i, d[3];
     uint32_t one = (uint32_t)i;
     for (int a = 0; a < 3; a++) v[a] += s->dv[3 * i + a], d[a] = dt * v[a];
@@ -245,8 +245,10 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   for (uint32_t k = 0; k < metas->count; k++) {
     uint32_t q0 = metas->member_offset[k], q1 = metas->member_offset[k + 1];
     double f[3] = {0, 0, 0}, P[3] = {0, 0, 0}, V[3], d[3], M = metas->mass[k];
+    int held = 0;
     for (uint32_t q = q0; q < q1; q++) {
       size_t j = metas->member[q];
+      held |= s->held[j];
       for (int a = 0; a < 3; a++) {
         f[a] += s->f[3 * j + a] + (F ? F[3 * j + a] : 0.0);
         P[a] += s->m[j] * s->dv[3 * j + a];
@@ -256,7 +258,10 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
       V[a] = metas->velocity[3 * k + a] + dt * (g[a] + f[a] / M) + P[a] / M;
       d[a] = dt * V[a];
     }
-    res->constrained[k] = (uint8_t)walls(s, metas->member + q0, q1 - q0, d, V);
+    /* a held member holds its meta-particle, as a wall would */
+    if (held) V[0] = V[1] = V[2] = d[0] = d[1] = d[2] = 0.0;
+    res->constrained[k] =
+        (uint8_t)(walls(s, metas->member + q0, q1 - q0, d, V) | held);
     ms_meta_finish(metas, k, V, d, s->x, s->v, res);
   }
   for (size_t i = 0; i < 3 * s->n; i++)

@@ -85,6 +85,7 @@ struct state {
   double *own, *work;            /* 3 per particle: a hood's share for its
                                     centre; 1 per particle: its energy */
   uint32_t *body_of;
+  uint8_t *held;                 /* in its body's hold box: stays put */
   int32_t *meta;
   struct vm_body *body;
   uint32_t nbody;

@@ -155,6 +155,42 @@ START_TEST(a_cube_bounces_and_keeps_its_shape) {
 }
 END_TEST
 
+/* A clamp (hold): a bar whose first columns are held, spinning free
+ * otherwise, in zero gravity: the held particles stay where they were,
+ * bit for bit, while the free end swings. */
+START_TEST(held_particles_stay_put) {
+  static const char text[] =
+      ZERO_G "systems = ( { name = \"vm\"; solver = \"virtual_material\";\n"
+             "  shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"
+             "            max = [0.1, 0.03, 0.03]; }; spacing = 0.01;\n"
+             "  stiffness = 2000.0; angular_velocity = [0.0, 0.0, 3.0];\n"
+             "  hold = { min = [-1.0, -1.0, -1.0]; max = [0.02, 1.0, 1.0]; };\n"
+             "} );\n";
+  ms_sim *S = st_open_text(text, 1);
+  struct ms__system *y = st_system(S, "vm");
+  size_t n = y->view.count, held = 0;
+  double *x0 = malloc(3 * n * sizeof *x0), moved = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    memcpy(x0 + 3 * i, ms__at(&y->x, i), 3 * sizeof *x0);
+    held += x0[3 * i] < 0.02;
+  }
+  for (int k = 0; k < 200; k++) st_step(S);
+  y = st_system(S, "vm");
+  for (size_t i = 0; i < n; i++) {
+    const double *x = ms__at(&y->x, i);
+    if (x0[3 * i] < 0.02)
+      ck_assert_msg(!memcmp(x, x0 + 3 * i, 3 * sizeof *x), "held particle "
+                    "%zu moved", i);
+    else
+      moved = fmax(moved, fabs(x[1] - x0[3 * i + 1]));
+  }
+  ck_assert_uint_eq(held, 18); /* two columns of 3 x 3 */
+  ck_assert_msg(moved > 1e-3, "the free end did not swing (%g m)", moved);
+  free(x0);
+  st_close(S);
+}
+END_TEST
+
 /* Positions and velocities of every particle, in order. */
 static double *state(ms_sim *S, size_t *n) {
   const struct ms__system *y = st_system(S, "vm");
@@ -238,6 +274,7 @@ Suite *suite_bodies(void) {
   tcase_add_test(t, resume_and_threads_change_nothing);
   tcase_add_test(t, bad_settings_get_one_line);
   tcase_add_test(t, the_dice_scene_runs_clean);
+  tcase_add_test(t, held_particles_stay_put);
   suite_add_tcase(s, t);
   return s;
 }

@@ -18,6 +18,18 @@
  *                     motion (capped each step at the paper's m / dt)
  *   hold              { min = [x, y, z]; max = [x, y, z]; }: the body's
  *                     particles inside stay where they are (a clamp)
+ *   phase             "solid" (default) | "fluid": in the lattice, or the
+ *                     particle fluid alone
+ *   speed_of_sound    c [m/s], >= 0: the fluid's Tait pressure
+ *                     (rho0 c^2 / 7 ((rho / rho0)^7 - 1), clipped at 0);
+ *                     default 0 for a solid (the lattice alone), 10 for a
+ *                     fluid
+ *   xsph              [0, 1], default 0.5: XSPH's share of the fluid
+ *                     neighbours' mean velocity a fluid particle takes
+ *   melting_point     [K]: a solid particle above it melts at the rate
+ *   melting_rate      lambda_m0 [1/(s K)], >= 0, default 1: a particle
+ *                     melts in a step with probability 1 - exp(-lambda_m0
+ *                     (T - T_m) dt) (Wicke et al. Eq. 15)
  * In a `bodies` list the section's spacing, radius, density, temperature,
  * specific heat, stiffness and damping are the bodies' defaults.  The
  * lattice is the body's sampling lattice (simple cubic, spacing D). */
@@ -33,6 +45,8 @@
 struct body_keys {
   struct msc_body b;
   double k, eta; /* eta NAN: the default */
+  int fluid;     /* phase "fluid" */
+  double c, xsph, melt_T, melt_rate; /* c NAN: the phase's default */
   int hold;      /* a hold box is given */
   double hold_lo[3], hold_hi[3];
 };
@@ -61,9 +75,26 @@ static int read_material(struct state *s, const ms_config *g,
                          const struct body_keys *d, struct body_keys *k) {
   const struct ms_host *h = s->host;
   int rc;
+  const char *phase = NULL;
   if ((rc = ms_cfg_positive(h, s->ctx, g, "stiffness", d->k, &k->k)) ||
-      (rc = ms_cfg_non_negative(h, s->ctx, g, "damping", d->eta, &k->eta)))
+      (rc = ms_cfg_non_negative(h, s->ctx, g, "damping", d->eta, &k->eta)) ||
+      (rc = h->cfg_string(s->ctx, g, "phase", NULL, &phase)) ||
+      (rc = ms_cfg_non_negative(h, s->ctx, g, "speed_of_sound", d->c,
+                                &k->c)) ||
+      (rc = ms_cfg_unit(h, s->ctx, g, "xsph", d->xsph, &k->xsph)) ||
+      (rc = h->cfg_double(s->ctx, g, "melting_point", d->melt_T,
+                          &k->melt_T)) ||
+      (rc = ms_cfg_non_negative(h, s->ctx, g, "melting_rate", d->melt_rate,
+                                &k->melt_rate)))
     return rc;
+  k->fluid = d->fluid;
+  if (phase && strcmp(phase, "solid") && strcmp(phase, "fluid"))
+    return h->cfg_error(s->ctx, g, "phase", "unknown value \"%s\" "
+                        "(expected \"solid\" or \"fluid\")", phase);
+  if (phase) k->fluid = !strcmp(phase, "fluid");
+  if (!isnan(k->melt_T) && !(isfinite(k->melt_T) && k->melt_T > 0.0))
+    return h->cfg_error(s->ctx, g, "melting_point", "must be a temperature "
+                        "> 0 K (got %g)", k->melt_T);
   return MS_OK;
 }
 
@@ -94,14 +125,16 @@ static int alloc(struct state *s, size_t n, uint32_t nbody) {
   s->m = malloc(k * sizeof(double)), s->r = malloc(k * sizeof(double));
   s->T = malloc(k * sizeof(double)), s->c = malloc(k * sizeof(double));
   s->body_of = malloc(k * sizeof(uint32_t));
-  s->held = malloc(k);
+  s->held = malloc(k), s->solid = malloc(k);
+  s->rho = malloc(k * sizeof(double)), s->p = malloc(k * sizeof(double));
+  s->dvx = malloc(d3);
   s->meta = malloc(k * sizeof(int32_t));
   s->off = malloc((k + 1) * sizeof(uint32_t));
   s->body = calloc(nbody ? nbody : 1, sizeof *s->body);
   return s->x && s->v && s->x0 && s->v0 && s->f && s->dv && s->own &&
                  s->work && s->A &&
                  s->A0 && s->m && s->r && s->T && s->c && s->body_of &&
-                 s->held &&
+                 s->held && s->solid && s->rho && s->p && s->dvx &&
                  s->meta && s->off && s->body
              ? MS_OK
              : MS_ENOMEM;
@@ -119,6 +152,11 @@ static void add_body(struct state *s, const struct body_keys *k,
   b->k = k->b.points ? k->k : k->k / cbrt(scale);
   b->D = isnan(k->b.spacing) ? 2.0 * k->b.radius : k->b.spacing;
   b->eta = isnan(k->eta) ? 0.1 * sqrt(k->k * mi) : k->eta;
+  b->rho0 = vm_rest_density(mi, b->D, s->support * b->D);
+  b->c = isnan(k->c) ? (k->fluid ? 10.0 : 0.0) : k->c;
+  b->xsph = k->xsph;
+  b->melt_T = isnan(k->melt_T) ? INFINITY : k->melt_T;
+  b->melt_rate = k->melt_rate;
   for (size_t i = 0; i < n; i++)
     for (int a = 0; a < 3; a++) c[a] += pts->xyz[3 * i + a] / (double)n;
   for (size_t i = 0; i < n; i++) {
@@ -135,6 +173,7 @@ static void add_body(struct state *s, const struct body_keys *k,
                  x[1] >= k->hold_lo[1] && x[1] <= k->hold_hi[1] &&
                  x[2] >= k->hold_lo[2] && x[2] <= k->hold_hi[2];
     if (s->held[p]) s->v[3 * p] = s->v[3 * p + 1] = s->v[3 * p + 2] = 0.0;
+    s->solid[p] = !k->fluid;
     s->T[p] = k->b.temperature, s->c[p] = k->b.specific_heat;
   }
   s->n += n;
@@ -159,7 +198,9 @@ static int system_keys(struct state *s, const ms_config *sec) {
 int vm_configure(struct state *s, const ms_config *sec) {
   const ms_config *list;
   uint32_t nb;
-  struct body_keys def = {.b = MSC_BODY_UNSET, .k = 1000.0, .eta = NAN};
+  struct body_keys def = {.b = MSC_BODY_UNSET, .k = 1000.0, .eta = NAN,
+                          .c = NAN, .xsph = 0.5, .melt_T = NAN,
+                          .melt_rate = 1.0};
   int rc;
   if ((rc = system_keys(s, sec)) ||
       (rc = msc_body_list(s->host, s->ctx, sec, &list, &nb)))

@@ -27,6 +27,12 @@ static double norm(const double *a) {
   return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
 }
 
+/* Whether neighbour q (q == count: the centre) takes part: a solid
+ * particle (a fluid one feels no lattice force). */
+static int in_hood(const struct vm_hood *H, uint32_t q) {
+  return q == H->count || !H->solid || H->solid[H->nb[q]];
+}
+
 /* The nearest lattice point to A^-1 r for every neighbour; of two on one
  * point the nearer keeps it (the farther is left out of the hood), and
  * the centre's own point (0) is nobody's.  Slot f[0] holds the squared
@@ -44,7 +50,8 @@ static void assign(const struct vm_hood *H, const double *x,
       S->l[a] = D * nearbyint(y[a] / D);
       e += (y[a] - S->l[a]) * (y[a] - S->l[a]);
     }
-    S->used = S->l[0] != 0.0 || S->l[1] != 0.0 || S->l[2] != 0.0;
+    S->used = in_hood(H, q) &&
+              (S->l[0] != 0.0 || S->l[1] != 0.0 || S->l[2] != 0.0);
     S->f[0] = e, S->f[1] = S->f[2] = 0.0;
   }
   for (uint32_t q = 0; q < H->count; q++)
@@ -66,6 +73,7 @@ static double hood_frame(const struct vm_hood *H, const double *x,
   for (int a = 0; a < 3; a++) c[a] = M * x[3 * (size_t)H->i + a];
   for (uint32_t q = 0; q < H->count; q++) {
     size_t j = H->nb[q];
+    if (!in_hood(H, q)) continue;
     M += m[j];
     for (int a = 0; a < 3; a++) c[a] += m[j] * x[3 * j + a];
   }
@@ -73,6 +81,7 @@ static double hood_frame(const struct vm_hood *H, const double *x,
   memset(I, 0, 6 * sizeof *I);
   for (uint32_t q = 0; q <= H->count; q++) {
     size_t j = q < H->count ? H->nb[q] : H->i;
+    if (!in_hood(H, q)) continue;
     double d[3] = {x[3 * j] - c[0], x[3 * j + 1] - c[1], x[3 * j + 2] - c[2]};
     double dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
     double e[6] = {dd, dd, dd, 0, 0, 0};
@@ -89,6 +98,7 @@ static void turn(const struct vm_hood *H, const double *x, const double *m,
                  double *fi) {
   for (uint32_t q = 0; q <= H->count; q++) {
     size_t j = q < H->count ? H->nb[q] : H->i;
+    if (!in_hood(H, q)) continue;
     double d[3] = {x[3 * j] - c[0], x[3 * j + 1] - c[1], x[3 * j + 2] - c[2]};
     double t[3];
     cross(w, d, t);
@@ -163,10 +173,12 @@ void vm_hood_damping(const struct vm_hood *H, const double *x,
   double M = hood_frame(H, x, m, c, I);
   for (uint32_t q = 0; q <= H->count; q++) {
     size_t j = q < H->count ? H->nb[q] : H->i;
-    for (int a = 0; a < 3; a++) vbar[a] += m[j] * v[3 * j + a] / M;
+    if (in_hood(H, q))
+      for (int a = 0; a < 3; a++) vbar[a] += m[j] * v[3 * j + a] / M;
   }
   for (uint32_t q = 0; q <= H->count; q++) {
     size_t j = q < H->count ? H->nb[q] : H->i;
+    if (!in_hood(H, q)) continue;
     double d[3] = {x[3 * j] - c[0], x[3 * j + 1] - c[1], x[3 * j + 2] - c[2]};
     double u[3] = {v[3 * j] - vbar[0], v[3 * j + 1] - vbar[1],
                    v[3 * j + 2] - vbar[2]}, t[3];
@@ -181,6 +193,6 @@ void vm_hood_damping(const struct vm_hood *H, const double *x,
     double t[3], *dv = q < H->count ? slot[q].f : dvi;
     cross(w, d, t);
     for (int a = 0; a < 3; a++)
-      dv[a] = -share * (v[3 * j + a] - vbar[a] - t[a]);
+      dv[a] = in_hood(H, q) ? -share * (v[3 * j + a] - vbar[a] - t[a]) : 0.0;
   }
 }

@@ -13,7 +13,7 @@ plugins_virtual_material_libvirtual_material_la_LIBADD = \
 
 plugin_LTLIBRARIES += plugins/virtual_material.la
 plugins_virtual_material_la_SOURCES = plugins/virtual_material/plugin.c \
-	plugins/virtual_material/config.c
+	plugins/virtual_material/config.c plugins/virtual_material/fluid.c
 plugins_virtual_material_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
 plugins_virtual_material_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 plugins_virtual_material_la_LDFLAGS = $(MS_PLUGIN_LDFLAGS)

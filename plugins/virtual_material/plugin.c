@@ -17,6 +17,7 @@ static void destroy(ms_instance *inst) {
   free(s->x), free(s->v), free(s->m), free(s->r), free(s->T), free(s->c);
   free(s->x0), free(s->v0), free(s->A0), free(s->A), free(s->f);
   free(s->dv), free(s->body_of), free(s->held), free(s->meta), free(s->body);
+  free(s->solid), free(s->rho), free(s->p), free(s->dvx);
   free(s->off), free(s->idx), free(s->slot), free(s->work), free(s->own);
   free(s);
 }
@@ -30,6 +31,7 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   memcpy(s->gravity, info->gravity, sizeof s->gravity);
   memcpy(s->lo, info->domain_min, sizeof s->lo);
   memcpy(s->hi, info->domain_max, sizeof s->hi);
+  s->seed = info->seed;
   int rc = vm_configure(s, sec);
   if (rc) {
     destroy((ms_instance *)(void *)s);
@@ -43,6 +45,7 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   s->fields[4] = (struct ms_field){"temperature", MS_TYPE_F64, 1, v1, s->T};
   s->fields[5] = (struct ms_field){"specific_heat", MS_TYPE_F64, 1, v1,
                                    s->c};
+  s->fields[6] = (struct ms_field){"solid", MS_TYPE_U8, 1, 1, s->solid};
   *out = (ms_instance *)(void *)s;
   return MS_OK;
 }
@@ -50,7 +53,7 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
 static int view(ms_instance *inst, struct ms_view *out) {
   struct state *s = S(inst);
   out->count = s->n;
-  out->field_count = 6;
+  out->field_count = 7;
   out->fields = s->fields;
   return MS_OK;
 }
@@ -98,8 +101,10 @@ static int rows(struct state *s) {
 
 static struct vm_hood hood(const struct state *s, size_t i) {
   const struct vm_body *B = &s->body[s->body_of[i]];
-  return (struct vm_hood){(uint32_t)i, s->off[i + 1] - s->off[i],
-                          s->idx + s->off[i], B->D, s->support * B->D, B->k};
+  return (struct vm_hood){(uint32_t)i,          s->off[i + 1] - s->off[i],
+                          s->idx + s->off[i], B->D,
+                          s->support * B->D,  B->k,
+                          s->solid};
 }
 
 /* out_j = own_j + what every hood holding j put in j's slot there (rows
@@ -122,6 +127,13 @@ static void gather(const struct state *s, const double *own, double *out) {
   }
 }
 
+/* Hood i puts nothing anywhere (its slots and its centre's share). */
+static void no_share(struct state *s, size_t i) {
+  for (uint32_t q = s->off[i]; q < s->off[i + 1]; q++)
+    memset(s->slot[q].f, 0, sizeof s->slot[q].f);
+  memset(s->own + 3 * i, 0, 3 * sizeof(double));
+}
+
 /* Every hood's forces into s->f (gathered); the lattice energy returned.
  * keep: the hoods' new transforms replace A (a step) or not (energy). */
 static double lattice_forces(struct state *s, int keep) {
@@ -129,6 +141,11 @@ static double lattice_forces(struct state *s, int keep) {
   for (size_t i = 0; i < s->n; i++) {
     struct vm_hood H = hood(s, i);
     double A[9];
+    if (!s->solid[i]) { /* a fluid particle is no hood's centre */
+      no_share(s, i);
+      s->work[i] = 0.0;
+      continue;
+    }
     memcpy(A, s->A + 9 * i, sizeof A);
     s->work[i] = vm_hood_forces(&H, s->x, s->m, A, s->slot + s->off[i],
                                 s->own + 3 * i);
@@ -146,6 +163,10 @@ static void damping(struct state *s, double dt) {
   for (size_t i = 0; i < s->n; i++) {
     struct vm_hood H = hood(s, i);
     const struct vm_body *B = &s->body[s->body_of[i]];
+    if (!s->solid[i]) {
+      no_share(s, i);
+      continue;
+    }
     double share = fmin(1.0, B->eta * dt / s->m[i]) / (H.count + 1.0);
     vm_hood_damping(&H, s->x, s->v, s->m, share, s->slot + s->off[i],
                     s->own + 3 * i);
@@ -166,6 +187,8 @@ static int max_dt(ms_instance *inst, double *dt) {
           if (i || j || k) W += vm_weight(sqrt(i * i + j * j + k * k), h);
     double m = s->m[B->first];
     double d = 0.5 * sqrt(m / (2.0 * B->k * W));
+    /* the fluid's sound crosses 0.4 of a neighbourhood a step */
+    if (B->c > 0.0) d = fmin(d, 0.4 * s->support * B->D / B->c);
     if (d < *dt) *dt = d;
   }
   double vmax = 0.0, rmin = INFINITY;
@@ -184,6 +207,30 @@ static int filter_pairs(ms_instance *inst, const uint32_t *pairs,
   for (size_t k = 0; k < count; k++)
     keep[k] = s->body_of[pairs[2 * k]] != s->body_of[pairs[2 * k + 1]];
   return MS_OK;
+}
+
+/* A uniform number in [0, 1) for particle i at the current step, from
+ * the scene's seed alone (splitmix64): the same on any thread count and
+ * after a resume. */
+static double draw(const struct state *s, size_t i) {
+  uint64_t z = s->seed ^ (s->steps * 0x9E3779B97F4A7C15ull + i);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return (double)(z >> 11) * 0x1.0p-53;
+}
+
+/* Melting (Wicke et al. sect. 5, Eq. 15): at the end of a step (a
+ * rewind must find the state the step began with), a solid particle
+ * above its body's melting point leaves the lattice with probability
+ * 1 - exp(-lambda_m0 (T - T_m) dt). */
+static void melt(struct state *s, double dt) {
+  for (size_t i = 0; i < s->n; i++) {
+    const struct vm_body *B = &s->body[s->body_of[i]];
+    if (!s->solid[i] || !(s->T[i] > B->melt_T)) continue;
+    double rate = B->melt_rate * (s->T[i] - B->melt_T);
+    if (draw(s, i) < 1.0 - exp(-rate * dt)) s->solid[i] = 0;
+  }
 }
 
 static int begin_step(ms_instance *inst, const struct ms_step *st) {
@@ -226,7 +273,9 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   if (rc)
     return s->host->set_error(s->ctx, rc, "neighbour search failed (%zu "
                               "particles)", s->n);
+  vm_fluid_density(s);
   s->elastic = lattice_forces(s, 1);
+  vm_fluid_forces(s);
   for (size_t i = 0; i < s->n; i++) {
     if (s->meta[i] >= 0 || s->held[i]) continue;
     for (int a = 0; a < 3; a++)
@@ -234,11 +283,16 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
                                        (F ? F[3 * i + a] : 0.0)) / s->m[i]);
   }
   damping(s, dt);
+  /* XSPH moves a fluid particle with its neighbours' mean velocity in
+   * part; its own velocity stays (Monaghan's XSPH: the smoothing is in
+   * the advection, not in the momentum) */
+  vm_fluid_xsph(s, s->dvx);
   for (size_t i = 0; i < s->n; i++) {
     if (s->meta[i] >= 0 || s->held[i]) continue;
     double *v = s->v + 3 * i, d[3];
     uint32_t one = (uint32_t)i;
-    for (int a = 0; a < 3; a++) v[a] += s->dv[3 * i + a], d[a] = dt * v[a];
+    for (int a = 0; a < 3; a++)
+      v[a] += s->dv[3 * i + a], d[a] = dt * (v[a] + s->dvx[3 * i + a]);
     walls(s, &one, 1, d, v);
     for (int a = 0; a < 3; a++) s->x[3 * i + a] += d[a];
   }
@@ -273,8 +327,9 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   return MS_OK;
 }
 
-/* Kinetic, gravitational, and the lattice's: sum k w |R l - r|^2 / 4 over
- * the hoods as the particles stand (their transforms left as they are). */
+/* Kinetic, gravitational, the lattice's (sum k w |R l - r|^2 / 4 over the
+ * hoods as the particles stand, their transforms left as they are) and
+ * the fluid's compression (sum m e(rho)). */
 static int energy(ms_instance *inst, struct ms_energy *out) {
   struct state *s = S(inst);
   ms_energy_of_particles(s->n, s->x, s->v, s->m, s->gravity, out);
@@ -283,16 +338,23 @@ static int energy(ms_instance *inst, struct ms_energy *out) {
     return s->host->set_error(s->ctx, rc, "neighbour search failed (%zu "
                               "particles)", s->n);
   out->internal = lattice_forces(s, 0);
+  vm_fluid_density(s);
+  for (size_t i = 0; i < s->n; i++)
+    out->internal += s->m[i] * vm_fluid_energy(&s->body[s->body_of[i]],
+                                                s->rho[i]);
   return MS_OK;
 }
 
 static int end_step(ms_instance *inst, const struct ms_step *st) {
-  (void)inst, (void)st;
+  struct state *s = S(inst);
+  melt(s, st->dt);
+  s->steps++;
   return MS_OK;
 }
 
 /* The state: positions, velocities, the hoods' transforms (the lattice's
- * memory of the last step) and temperatures. */
+ * memory of the last step), temperatures, which particles are solid, and
+ * the step count melting draws from. */
 static int save(ms_instance *inst, const struct ms_stream *out) {
   struct state *s = S(inst);
   uint64_t n = s->n;
@@ -301,7 +363,9 @@ static int save(ms_instance *inst, const struct ms_stream *out) {
       (rc = out->write(out->opaque, s->x, 3 * s->n * sizeof(double))) ||
       (rc = out->write(out->opaque, s->v, 3 * s->n * sizeof(double))) ||
       (rc = out->write(out->opaque, s->A, 9 * s->n * sizeof(double))) ||
-      (rc = out->write(out->opaque, s->T, s->n * sizeof(double))))
+      (rc = out->write(out->opaque, s->T, s->n * sizeof(double))) ||
+      (rc = out->write(out->opaque, s->solid, s->n)) ||
+      (rc = out->write(out->opaque, &s->steps, sizeof s->steps)))
     return rc;
   return MS_OK;
 }
@@ -318,7 +382,9 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
   if ((rc = in->read(in->opaque, s->x, 3 * s->n * sizeof(double))) ||
       (rc = in->read(in->opaque, s->v, 3 * s->n * sizeof(double))) ||
       (rc = in->read(in->opaque, s->A, 9 * s->n * sizeof(double))) ||
-      (rc = in->read(in->opaque, s->T, s->n * sizeof(double))))
+      (rc = in->read(in->opaque, s->T, s->n * sizeof(double))) ||
+      (rc = in->read(in->opaque, s->solid, s->n)) ||
+      (rc = in->read(in->opaque, &s->steps, sizeof s->steps)))
     return rc;
   return MS_OK;
 }

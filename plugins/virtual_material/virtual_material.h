@@ -36,6 +36,7 @@ struct vm_hood {
   uint32_t count;         /* its neighbours (same body, within h) */
   const uint32_t *nb;     /* their indices */
   double D, h, k;         /* lattice spacing, support, stiffness [N/m] */
+  const uint8_t *solid;   /* per particle: in the lattice (NULL: all) */
 };
 
 /* Per neighbour slot of a neighbourhood: the lattice point (3), and the
@@ -71,6 +72,10 @@ void vm_hood_damping(const struct vm_hood *H, const double *x,
 struct vm_body {
   size_t first, count;
   double D, k, eta; /* lattice spacing, stiffness [N/m], damping [kg/s] */
+  double rho0, c, xsph; /* fluid: rest density of the lattice, speed of
+                           sound (0: no pressure), XSPH share */
+  double melt_T, melt_rate; /* melting point [K] (INFINITY: never), the
+                               rate per kelvin above it [1/(s K)] */
 };
 
 struct state {
@@ -86,6 +91,10 @@ struct state {
                                     centre; 1 per particle: its energy */
   uint32_t *body_of;
   uint8_t *held;                 /* in its body's hold box: stays put */
+  uint8_t *solid;                /* in the lattice (else fluid) */
+  double *rho, *p;               /* fluid: density, pressure */
+  double *dvx;                   /* 3 per particle: XSPH's change */
+  uint64_t steps, seed;          /* melting's random draws */
   int32_t *meta;
   struct vm_body *body;
   uint32_t nbody;
@@ -98,10 +107,27 @@ struct state {
   struct vm_slot *slot;
   size_t cap_idx;
   double elastic;                /* energy of the last fit [J] */
-  struct ms_field fields[6];
+  struct ms_field fields[7];
 };
 
 /* config.c: the system's keys, its bodies and particles. */
 int vm_configure(struct state *s, const ms_config *sec);
+
+/* ---- fluid.c: the particle fluid under the lattice ------------------- */
+/* Density of an interior particle of a perfect lattice (mass m, spacing
+ * D, kernel radius R): the rest density, so a lattice at rest feels no
+ * pressure. */
+double vm_rest_density(double m, double D, double R);
+/* The Tait pressure (gamma 7, B = rho0 c^2 / 7) clipped at 0, and its
+ * energy per mass (int p / rho^2 d rho from rho0). */
+double vm_pressure(const struct vm_body *B, double rho);
+double vm_fluid_energy(const struct vm_body *B, double rho);
+/* rho and p of every particle over its row. */
+void vm_fluid_density(struct state *s);
+/* Add the symmetric pressure force to s->f. */
+void vm_fluid_forces(struct state *s);
+/* XSPH's velocity change of every fluid particle into dv (3 per
+ * particle), among fluid neighbours. */
+void vm_fluid_xsph(struct state *s, double *dv);
 
 #endif

@@ -44,7 +44,7 @@ static void build(struct fixture *F, const double *R, const double *t,
         F->m[p] = 1e-3 * (1.0 + 0.1 * p);
       }
   for (uint32_t q = 0; q < n; q++) F->nb[q] = q + 1;
-  F->H = (struct vm_hood){0, n, F->nb, D, 1.5 * D, 100.0};
+  F->H = (struct vm_hood){0, n, F->nb, D, 1.5 * D, 100.0, NULL};
 }
 
 /* A turn of 0.7 rad about the axis (1, 2, 3). */

@@ -224,13 +224,15 @@ static double draw(const struct state *s, size_t i) {
  * rewind must find the state the step began with), a solid particle
  * above its body's melting point leaves the lattice with probability
  * 1 - exp(-lambda_m0 (T - T_m) dt). */
-static void melt(struct state *s, double dt) {
+static size_t melt(struct state *s, double dt) {
+  size_t melted = 0;
   for (size_t i = 0; i < s->n; i++) {
     const struct vm_body *B = &s->body[s->body_of[i]];
     if (!s->solid[i] || !(s->T[i] > B->melt_T)) continue;
     double rate = B->melt_rate * (s->T[i] - B->melt_T);
-    if (draw(s, i) < 1.0 - exp(-rate * dt)) s->solid[i] = 0;
+    if (draw(s, i) < 1.0 - exp(-rate * dt)) s->solid[i] = 0, melted++;
   }
+  return melted;
 }
 
 static int begin_step(ms_instance *inst, const struct ms_step *st) {
@@ -347,7 +349,8 @@ static int energy(ms_instance *inst, struct ms_energy *out) {
 
 static int end_step(ms_instance *inst, const struct ms_step *st) {
   struct state *s = S(inst);
-  melt(s, st->dt);
+  size_t melted = melt(s, st->dt);
+  if (melted) s->host->report(s->ctx, "melted", (double)melted);
   s->steps++;
   return MS_OK;
 }

@@ -127,6 +127,16 @@ static void gather(const struct state *s, const double *own, double *out) {
   }
 }
 
+/* Whether the fluid acts at all: a body with a pressure, or a fluid
+ * particle (XSPH); a lattice solid alone skips the densities. */
+static int fluid_acts(const struct state *s) {
+  for (uint32_t b = 0; b < s->nbody; b++)
+    if (s->body[b].c > 0.0) return 1;
+  for (size_t i = 0; i < s->n; i++)
+    if (!s->solid[i]) return 1;
+  return 0;
+}
+
 /* Hood i puts nothing anywhere (its slots and its centre's share). */
 static void no_share(struct state *s, size_t i) {
   for (uint32_t q = s->off[i]; q < s->off[i + 1]; q++)
@@ -275,9 +285,10 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   if (rc)
     return s->host->set_error(s->ctx, rc, "neighbour search failed (%zu "
                               "particles)", s->n);
-  vm_fluid_density(s);
+  int fluid = fluid_acts(s);
+  if (fluid) vm_fluid_density(s);
   s->elastic = lattice_forces(s, 1);
-  vm_fluid_forces(s);
+  if (fluid) vm_fluid_forces(s);
   for (size_t i = 0; i < s->n; i++) {
     if (s->meta[i] >= 0 || s->held[i]) continue;
     for (int a = 0; a < 3; a++)
@@ -288,7 +299,10 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   /* XSPH moves a fluid particle with its neighbours' mean velocity in
    * part; its own velocity stays (Monaghan's XSPH: the smoothing is in
    * the advection, not in the momentum) */
-  vm_fluid_xsph(s, s->dvx);
+  if (fluid)
+    vm_fluid_xsph(s, s->dvx);
+  else
+    memset(s->dvx, 0, 3 * s->n * sizeof(double));
   for (size_t i = 0; i < s->n; i++) {
     if (s->meta[i] >= 0 || s->held[i]) continue;
     double *v = s->v + 3 * i, d[3];
@@ -340,6 +354,7 @@ static int energy(ms_instance *inst, struct ms_energy *out) {
     return s->host->set_error(s->ctx, rc, "neighbour search failed (%zu "
                               "particles)", s->n);
   out->internal = lattice_forces(s, 0);
+  if (!fluid_acts(s)) return MS_OK;
   vm_fluid_density(s);
   for (size_t i = 0; i < s->n; i++)
     out->internal += s->m[i] * vm_fluid_energy(&s->body[s->body_of[i]],

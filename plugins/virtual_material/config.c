@@ -30,6 +30,18 @@
  *   melting_rate      lambda_m0 [1/(s K)], >= 0, default 1: a particle
  *                     melts in a step with probability 1 - exp(-lambda_m0
  *                     (T - T_m) dt) (Wicke et al. Eq. 15)
+ *   freezing_point    T_f [K]: a fluid particle below it, with more than
+ *                     n_0 solid neighbours of its object, freezes at the
+ *                     rate lambda_f0 (T_f - T)(n - n_0) min(1, v_max /
+ *                     |v - vbar|) (Eq. 16 without its force term)
+ *   freezing_rate     lambda_f0 [1/(s K)], >= 0, default 1
+ *   freezing_neighbours  n_0, >= 0, default 4
+ *   freezing_speed    v_max [m/s], > 0; absent: no speed limit
+ *   object            a name: bodies that give the same one are one
+ *                     lattice object (their particles are each other's
+ *                     neighbours: a fluid freezes onto a solid of its
+ *                     object); they need the same spacing.  Default:
+ *                     each body its own
  * In a `bodies` list the section's spacing, radius, density, temperature,
  * specific heat, stiffness and damping are the bodies' defaults.  The
  * lattice is the body's sampling lattice (simple cubic, spacing D). */
@@ -47,6 +59,8 @@ struct body_keys {
   double k, eta; /* eta NAN: the default */
   int fluid;     /* phase "fluid" */
   double c, xsph, melt_T, melt_rate; /* c NAN: the phase's default */
+  double freeze_T, freeze_rate, freeze_n, freeze_v;
+  const char *object;                 /* NULL: its own */
   int hold;      /* a hold box is given */
   double hold_lo[3], hold_hi[3];
 };
@@ -85,8 +99,19 @@ static int read_material(struct state *s, const ms_config *g,
       (rc = h->cfg_double(s->ctx, g, "melting_point", d->melt_T,
                           &k->melt_T)) ||
       (rc = ms_cfg_non_negative(h, s->ctx, g, "melting_rate", d->melt_rate,
-                                &k->melt_rate)))
+                                &k->melt_rate)) ||
+      (rc = h->cfg_double(s->ctx, g, "freezing_point", d->freeze_T,
+                          &k->freeze_T)) ||
+      (rc = ms_cfg_non_negative(h, s->ctx, g, "freezing_rate",
+                                d->freeze_rate, &k->freeze_rate)) ||
+      (rc = ms_cfg_non_negative(h, s->ctx, g, "freezing_neighbours",
+                                d->freeze_n, &k->freeze_n)) ||
+      (rc = ms_cfg_positive(h, s->ctx, g, "freezing_speed", d->freeze_v,
+                            &k->freeze_v)))
     return rc;
+  if (!isnan(k->freeze_T) && !(isfinite(k->freeze_T) && k->freeze_T > 0.0))
+    return h->cfg_error(s->ctx, g, "freezing_point", "must be a "
+                        "temperature > 0 K (got %g)", k->freeze_T);
   k->fluid = d->fluid;
   if (phase && strcmp(phase, "solid") && strcmp(phase, "fluid"))
     return h->cfg_error(s->ctx, g, "phase", "unknown value \"%s\" "
@@ -113,6 +138,8 @@ static int read_body(void *ud, const ms_config *g, const void *def,
     return s->host->cfg_error(s->ctx, g, "motion", "must be \"dynamic\": "
                               "fixed and scripted virtual materials are not "
                               "built yet (a clamp: hold)");
+  if ((rc = s->host->cfg_string(s->ctx, g, "object", NULL, &k->object)))
+    return rc;
   return read_hold(s, g, k);
 }
 
@@ -126,6 +153,7 @@ static int alloc(struct state *s, size_t n, uint32_t nbody) {
   s->T = malloc(k * sizeof(double)), s->c = malloc(k * sizeof(double));
   s->body_of = malloc(k * sizeof(uint32_t));
   s->held = malloc(k), s->solid = malloc(k);
+  s->object_of = malloc(k * sizeof(uint32_t));
   s->rho = malloc(k * sizeof(double)), s->p = malloc(k * sizeof(double));
   s->dvx = malloc(d3);
   s->meta = malloc(k * sizeof(int32_t));
@@ -135,12 +163,34 @@ static int alloc(struct state *s, size_t n, uint32_t nbody) {
                  s->work && s->A &&
                  s->A0 && s->m && s->r && s->T && s->c && s->body_of &&
                  s->held && s->solid && s->rho && s->p && s->dvx &&
+                 s->object_of &&
                  s->meta && s->off && s->body
              ? MS_OK
              : MS_ENOMEM;
 }
 
-static void add_body(struct state *s, const struct body_keys *k,
+/* Body k's lattice object: an earlier body's of the same `object` name
+ * (which must share its spacing), else a new one.  The id, or -1 with
+ * the error set. */
+static int64_t object_id(struct state *s, const struct body_keys *k,
+                         double D) {
+  uint32_t fresh = 0;
+  for (uint32_t b = 0; b < s->nbody; b++) {
+    const struct vm_body *o = &s->body[b];
+    fresh = o->object + 1 > fresh ? o->object + 1 : fresh;
+    if (!k->object || !o->object_name || strcmp(k->object, o->object_name))
+      continue;
+    if (o->D != D)
+      return s->host->cfg_error(s->ctx, k->b.group, "object", "\"%s\" "
+                                "holds bodies of spacing %g and %g: one "
+                                "object has one lattice", k->object, o->D,
+                                D), -1;
+    return o->object;
+  }
+  return fresh;
+}
+
+static int add_body(struct state *s, const struct body_keys *k,
                      const struct ms_points *pts, double mass) {
   static const double eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
   struct vm_body *b = &s->body[s->nbody];
@@ -157,6 +207,12 @@ static void add_body(struct state *s, const struct body_keys *k,
   b->xsph = k->xsph;
   b->melt_T = isnan(k->melt_T) ? INFINITY : k->melt_T;
   b->melt_rate = k->melt_rate;
+  b->freeze_T = isnan(k->freeze_T) ? -INFINITY : k->freeze_T;
+  b->freeze_rate = k->freeze_rate, b->freeze_n = k->freeze_n;
+  b->freeze_v = isnan(k->freeze_v) ? INFINITY : k->freeze_v;
+  int64_t obj = object_id(s, k, b->D);
+  if (obj < 0) return MS_ECONFIG;
+  b->object = (uint32_t)obj, b->object_name = k->object;
   for (size_t i = 0; i < n; i++)
     for (int a = 0; a < 3; a++) c[a] += pts->xyz[3 * i + a] / (double)n;
   for (size_t i = 0; i < n; i++) {
@@ -169,6 +225,7 @@ static void add_body(struct state *s, const struct body_keys *k,
     s->v[3 * p + 2] = V[2] + w[0] * d[1] - w[1] * d[0];
     memcpy(s->A + 9 * p, eye, sizeof eye);
     s->m[p] = mi, s->r[p] = k->b.radius, s->body_of[p] = s->nbody;
+    s->object_of[p] = b->object;
     s->held[p] = k->hold && x[0] >= k->hold_lo[0] && x[0] <= k->hold_hi[0] &&
                  x[1] >= k->hold_lo[1] && x[1] <= k->hold_hi[1] &&
                  x[2] >= k->hold_lo[2] && x[2] <= k->hold_hi[2];
@@ -178,6 +235,7 @@ static void add_body(struct state *s, const struct body_keys *k,
   }
   s->n += n;
   s->nbody++;
+  return MS_OK;
 }
 
 static int system_keys(struct state *s, const ms_config *sec) {
@@ -200,7 +258,9 @@ int vm_configure(struct state *s, const ms_config *sec) {
   uint32_t nb;
   struct body_keys def = {.b = MSC_BODY_UNSET, .k = 1000.0, .eta = NAN,
                           .c = NAN, .xsph = 0.5, .melt_T = NAN,
-                          .melt_rate = 1.0};
+                          .melt_rate = 1.0, .freeze_T = NAN,
+                          .freeze_rate = 1.0, .freeze_n = 4.0,
+                          .freeze_v = NAN};
   int rc;
   if ((rc = system_keys(s, sec)) ||
       (rc = msc_body_list(s->host, s->ctx, sec, &list, &nb)))
@@ -214,7 +274,8 @@ int vm_configure(struct state *s, const ms_config *sec) {
                          &B);
   if (!rc) rc = alloc(s, B.total, nb);
   for (uint32_t b = 0; !rc && b < nb; b++)
-    add_body(s, (const struct body_keys *)B.keys + b, &B.pts[b], B.mass[b]);
+    rc = add_body(s, (const struct body_keys *)B.keys + b, &B.pts[b],
+                  B.mass[b]);
   msc_bodies_free(s->host, &B);
   return rc;
 }

@@ -94,18 +94,20 @@ void vm_fluid_xsph(struct state *s, double *dv) {
   for (size_t i = 0; i < s->n; i++) {
     const struct vm_body *B = &s->body[s->body_of[i]];
     double R = s->support * B->D, u[3] = {0, 0, 0};
-    if (s->solid[i] || !(B->xsph > 0.0)) {
+    if (s->solid[i]) {
       dv[3 * i] = dv[3 * i + 1] = dv[3 * i + 2] = 0.0;
       continue;
     }
     for (uint32_t q = s->off[i]; q < s->off[i + 1]; q++) {
       uint32_t j = s->idx[q];
       if (s->solid[j]) continue;
-      double w = 2.0 * s->m[j] / (s->rho[i] + s->rho[j]) *
+      /* the pair's mean share: bodies of one object may differ */
+      double e = 0.5 * (B->xsph + s->body[s->body_of[j]].xsph);
+      double w = e * 2.0 * s->m[j] / (s->rho[i] + s->rho[j]) *
                  w_poly6(dist2(s->x + 3 * i, s->x + 3 * (size_t)j), R);
       for (int a = 0; a < 3; a++)
         u[a] += w * (s->v[3 * (size_t)j + a] - s->v[3 * i + a]);
     }
-    for (int a = 0; a < 3; a++) dv[3 * i + a] = B->xsph * u[a];
+    for (int a = 0; a < 3; a++) dv[3 * i + a] = u[a];
   }
 }

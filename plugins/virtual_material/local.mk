@@ -42,4 +42,5 @@ TESTS += tests/virtual_material/run-virtual-material
 # Wicke et al. 2007's scenes (those the plugin can run so far).
 wicke2007dir = $(configsdir)/wicke2007
 dist_wicke2007_DATA = configs/wicke2007/dice.cfg configs/wicke2007/on_cloth.cfg \
-	configs/wicke2007/on_slab.cfg configs/wicke2007/melting_body.cfg
+	configs/wicke2007/on_slab.cfg configs/wicke2007/melting_body.cfg \
+	configs/wicke2007/freezing_rod.cfg

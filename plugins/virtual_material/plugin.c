@@ -17,7 +17,7 @@ static void destroy(ms_instance *inst) {
   free(s->x), free(s->v), free(s->m), free(s->r), free(s->T), free(s->c);
   free(s->x0), free(s->v0), free(s->A0), free(s->A), free(s->f);
   free(s->dv), free(s->body_of), free(s->held), free(s->meta), free(s->body);
-  free(s->solid), free(s->rho), free(s->p), free(s->dvx);
+  free(s->solid), free(s->rho), free(s->p), free(s->dvx), free(s->object_of);
   free(s->off), free(s->idx), free(s->slot), free(s->work), free(s->own);
   free(s);
 }
@@ -58,8 +58,9 @@ static int view(ms_instance *inst, struct ms_view *out) {
   return MS_OK;
 }
 
-/* The neighbourhoods: for every particle the others of its body within
- * its support, each row sorted, with a slot per entry. */
+/* The neighbourhoods: for every particle the others of its lattice
+ * object within its support (one spacing per object: the rows are
+ * symmetric), each row sorted, with a slot per entry. */
 static int rows(struct state *s) {
   double h = 0.0;
   for (uint32_t b = 0; b < s->nbody; b++)
@@ -85,7 +86,8 @@ static int rows(struct state *s) {
       const double *a = s->x + 3 * i, *b = s->x + 3 * (size_t)j;
       double d2 = (a[0] - b[0]) * (a[0] - b[0]) +
                   (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]);
-      if (s->body_of[j] == s->body_of[i] && d2 < hi * hi) s->idx[k++] = j;
+      if (s->object_of[j] == s->object_of[i] && d2 < hi * hi)
+        s->idx[k++] = j;
     }
     /* sorted: the gather finds i in j's row by bisection */
     for (size_t p = s->off[i] + 1; p < k; p++)
@@ -215,7 +217,7 @@ static int filter_pairs(ms_instance *inst, const uint32_t *pairs,
                         size_t count, uint8_t *keep) {
   struct state *s = S(inst);
   for (size_t k = 0; k < count; k++)
-    keep[k] = s->body_of[pairs[2 * k]] != s->body_of[pairs[2 * k + 1]];
+    keep[k] = s->object_of[pairs[2 * k]] != s->object_of[pairs[2 * k + 1]];
   return MS_OK;
 }
 
@@ -243,6 +245,54 @@ static size_t melt(struct state *s, double dt) {
     if (draw(s, i) < 1.0 - exp(-rate * dt)) s->solid[i] = 0, melted++;
   }
   return melted;
+}
+
+/* Freezing (Eq. 16, without its lattice-force term): a fluid particle
+ * below its body's freezing point with n solid neighbours of its object
+ * freezes at the rate lambda_f0 (T_f - T)(n - n_0) min(1, v_max / |v -
+ * vbar|), vbar the solid neighbours' mean velocity; it joins the lattice
+ * turned as its nearest solid neighbour's.  Decided on the solid set the
+ * step ended with (rows of its last integrate), then applied, so the
+ * order of the particles does not matter. */
+static size_t freeze(struct state *s, double dt) {
+  size_t frozen = 0;
+  for (size_t i = 0; i < s->n; i++) {
+    const struct vm_body *B = &s->body[s->body_of[i]];
+    s->work[i] = -1.0;
+    if (s->solid[i] || !(s->T[i] < B->freeze_T)) continue;
+    double vbar[3] = {0, 0, 0}, best = INFINITY;
+    uint32_t n = 0, near = 0;
+    for (uint32_t q = s->off[i]; q < s->off[i + 1]; q++) {
+      uint32_t j = s->idx[q];
+      if (!s->solid[j]) continue;
+      double d2 = 0.0;
+      for (int a = 0; a < 3; a++) {
+        double e = s->x[3 * (size_t)j + a] - s->x[3 * i + a];
+        d2 += e * e, vbar[a] += s->v[3 * (size_t)j + a];
+      }
+      if (d2 < best) best = d2, near = j;
+      n++;
+    }
+    if (!(n > B->freeze_n)) continue;
+    double u = 0.0;
+    for (int a = 0; a < 3; a++) {
+      double e = s->v[3 * i + a] - vbar[a] / n;
+      u += e * e;
+    }
+    u = sqrt(u);
+    double rate = B->freeze_rate * (B->freeze_T - s->T[i]) *
+                  (n - B->freeze_n) * (u > B->freeze_v ? B->freeze_v / u : 1.0);
+    /* a stream apart from melting's draws */
+    if (draw(s, i + 0x5bd1e995u * (uint64_t)s->n) < 1.0 - exp(-rate * dt))
+      s->work[i] = (double)near;
+  }
+  for (size_t i = 0; i < s->n; i++) {
+    if (!(s->work[i] >= 0.0)) continue;
+    size_t j = (size_t)s->work[i];
+    s->solid[i] = 1, frozen++;
+    memcpy(s->A + 9 * i, s->A + 9 * j, 9 * sizeof(double));
+  }
+  return frozen;
 }
 
 static int begin_step(ms_instance *inst, const struct ms_step *st) {
@@ -364,8 +414,9 @@ static int energy(ms_instance *inst, struct ms_energy *out) {
 
 static int end_step(ms_instance *inst, const struct ms_step *st) {
   struct state *s = S(inst);
-  size_t melted = melt(s, st->dt);
+  size_t melted = melt(s, st->dt), frozen = freeze(s, st->dt);
   if (melted) s->host->report(s->ctx, "melted", (double)melted);
+  if (frozen) s->host->report(s->ctx, "frozen", (double)frozen);
   s->steps++;
   return MS_OK;
 }

@@ -76,6 +76,10 @@ struct vm_body {
                            sound (0: no pressure), XSPH share */
   double melt_T, melt_rate; /* melting point [K] (INFINITY: never), the
                                rate per kelvin above it [1/(s K)] */
+  double freeze_T, freeze_rate, freeze_n, freeze_v; /* Eq. 16: T_f
+                               (-INFINITY: never), lambda_f0, n_0, v_max */
+  uint32_t object;          /* its lattice object */
+  const char *object_name;  /* the scene's `object`, or NULL */
 };
 
 struct state {
@@ -89,7 +93,7 @@ struct state {
                                     velocity changes (gathered) */
   double *own, *work;            /* 3 per particle: a hood's share for its
                                     centre; 1 per particle: its energy */
-  uint32_t *body_of;
+  uint32_t *body_of, *object_of;
   uint8_t *held;                 /* in its body's hold box: stays put */
   uint8_t *solid;                /* in the lattice (else fluid) */
   double *rho, *p;               /* fluid: density, pressure */

@@ -393,6 +393,77 @@ START_TEST(a_heated_block_melts_and_flows) {
 }
 END_TEST
 
+/* Freezing (Wicke et al. Eq. 16): a cold rod held in place, a fluid blob
+ * resting on it and another far away, one lattice object ("ice"), all
+ * below the fluid's freezing point.  The blob on the rod freezes onto it
+ * from the contact outward, a particle only with more than n_0 = 2 solid
+ * neighbours; the far blob, with none, stays fluid. */
+START_TEST(fluid_freezes_onto_a_cold_rod_and_only_there) {
+  static const char text[] =
+      ZERO_G "systems = ( { name = \"vm\"; solver = \"virtual_material\";\n"
+             "  spacing = 0.01; temperature = 250.0;\n"
+             "  bodies = (\n"
+             "  { object = \"ice\"; temperature = 200.0;\n"
+             "    shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"
+             "              max = [0.1, 0.02, 0.02]; };\n"
+             "    hold = { min = [-1.0, -1.0, -1.0]; max = [1.0, 0.02, 1.0]; }; },\n"
+             "  { object = \"ice\"; phase = \"fluid\"; freezing_point = 273.0;\n"
+             "    freezing_rate = 0.05; freezing_neighbours = 2;\n"
+             "    shape = { type = \"box\"; min = [0.03, 0.02, 0.0];\n"
+             "              max = [0.07, 0.06, 0.02]; }; },\n"
+             "  { object = \"ice\"; phase = \"fluid\"; freezing_point = 273.0;\n"
+             "    freezing_rate = 0.05; freezing_neighbours = 2;\n"
+             "    shape = { type = \"box\"; min = [0.3, 0.3, 0.3];\n"
+             "              max = [0.34, 0.34, 0.32]; }; } ); } );\n";
+  ms_sim *S = st_open_text(text, 1);
+  struct ms__system *y = st_system(S, "vm");
+  size_t n = y->view.count, solid0 = solids(y), before = solid0;
+  ck_assert_uint_eq(solid0, 40); /* the rod */
+  const struct ms_field *f = NULL;
+  for (uint32_t k = 0; k < y->view.field_count; k++)
+    if (!strcmp(y->view.fields[k].name, "solid")) f = &y->view.fields[k];
+  uint8_t *was = malloc(n);
+  double *xp = malloc(3 * n * sizeof *xp);
+  size_t far_frozen = 0, checked = 0;
+  while (S->stepper.time < S->scene.duration - 1e-9) {
+    y = st_system(S, "vm");
+    for (size_t i = 0; i < n; i++) {
+      was[i] = ((const uint8_t *)f->data)[i * f->stride];
+      memcpy(xp + 3 * i, ms__at(&y->x, i), 3 * sizeof *xp);
+    }
+    st_step(S);
+    y = st_system(S, "vm");
+    size_t now = solids(y);
+    ck_assert_uint_ge(now, before); /* nothing melts here */
+    before = now;
+    for (size_t i = 0; i < n; i++) {
+      if (was[i] || !((const uint8_t *)f->data)[i * f->stride]) continue;
+      /* it froze in this step: count the solid neighbours it had
+       * (positions at the step's start, within the support 1.5 D) */
+      size_t nb = 0;
+      for (size_t j = 0; j < n; j++) {
+        double d2 = 0.0;
+        for (int a = 0; a < 3; a++)
+          d2 += (xp[3 * j + a] - xp[3 * i + a]) * (xp[3 * j + a] - xp[3 * i + a]);
+        nb += j != i && was[j] && d2 < 0.015 * 0.015;
+      }
+      ck_assert_msg(nb > 2, "particle %zu froze with %zu solid neighbours",
+                    i, nb);
+      far_frozen += xp[3 * i] > 0.2;
+      checked++;
+    }
+  }
+  fprintf(stderr, "# freezing: %zu of the blob's 32 fluid particles froze "
+          "onto the rod in 1 s, each with more than 2 solid neighbours; "
+          "%zu of the far blob's 32\n", before - solid0, far_frozen);
+  ck_assert_uint_eq(checked, before - solid0);
+  ck_assert_uint_eq(far_frozen, 0);
+  ck_assert_msg(before - solid0 >= 8, "only %zu froze", before - solid0);
+  free(was), free(xp);
+  st_close(S);
+}
+END_TEST
+
 static void expect_error(const char *body, const char *want) {
   char text[2048], err[1024] = "";
   snprintf(text, sizeof text,
@@ -418,6 +489,20 @@ START_TEST(bad_settings_get_one_line) {
   expect_error("melting_point = -3.0;", "melting_point: must be a "
                "temperature > 0");
   expect_error("speed_of_sound = -1.0;", "speed_of_sound: must be >= 0");
+  expect_error("freezing_point = 0.0;", "freezing_point: must be a "
+               "temperature > 0");
+  expect_error("freezing_speed = 0.0;", "freezing_speed: must be > 0");
+  /* one object, two spacings */
+  char err[1024] = "";
+  ck_assert(st_try_text(
+      ZERO_G "systems = ( { name = \"vm\"; solver = \"virtual_material\";\n"
+             "  bodies = ( { object = \"a\"; spacing = 0.01; shape = {\n"
+             "    type = \"box\"; min = [0.0, 0.0, 0.0]; max = [0.04, 0.04, 0.04]; }; },\n"
+             "  { object = \"a\"; spacing = 0.02; shape = {\n"
+             "    type = \"box\"; min = [0.5, 0.0, 0.0]; max = [0.6, 0.1, 0.1]; }; }\n"
+             "  ); } );\n", err, sizeof err, NULL) != 0);
+  ck_assert_msg(strstr(err, ":6: ") && strstr(err, "object: \"a\" holds "
+                "bodies of spacing 0.01 and 0.02"), "%s", err);
 }
 END_TEST
 
@@ -434,6 +519,7 @@ Suite *suite_bodies(void) {
   tcase_add_test(t, a_hard_landing_dents_for_good);
   tcase_add_test(t, a_fluid_block_flows);
   tcase_add_test(t, a_heated_block_melts_and_flows);
+  tcase_add_test(t, fluid_freezes_onto_a_cold_rod_and_only_there);
   suite_add_tcase(s, t);
   return s;
 }

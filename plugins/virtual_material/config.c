@@ -37,6 +37,23 @@
  *   freezing_rate     lambda_f0 [1/(s K)], >= 0, default 1
  *   freezing_neighbours  n_0, >= 0, default 4
  *   freezing_speed    v_max [m/s], > 0; absent: no speed limit
+ *   docking_rate      lambda_0 [1/s], > 0: fracture (Wicke et al. sect.
+ *                     4.2).  A neighbour docks at its lattice point in a
+ *                     step with probability 1 - exp(-lambda dt), lambda
+ *                     the point's rate: lambda_0 at first, gaining
+ *                     lambda_0 dt / tau in a step the point is docked,
+ *                     losing as much in one it is empty.  Absent: every
+ *                     neighbour docks while its point has a rate
+ *   docking_memory    tau [s], > 0, default 0.01: how long a point may
+ *                     stay empty before it is lost for good (a crack
+ *                     closing sooner heals; later, its pieces collide and
+ *                     do not rejoin)
+ *   fracture_strain   eps_c, > 0: the stress criterion — a neighbour whose
+ *                     spring is extended beyond eps_c |l| ((r - R l) . R l
+ *                     / |l| under last step's rotation R: tension, not
+ *                     compression or shear) does not dock.  Absent:
+ *                     none.  With neither this nor docking_rate the body
+ *                     does not fracture
  *   object            a name: bodies that give the same one are one
  *                     lattice object (their particles are each other's
  *                     neighbours: a fluid freezes onto a solid of its
@@ -60,6 +77,7 @@ struct body_keys {
   int fluid;     /* phase "fluid" */
   double c, xsph, melt_T, melt_rate; /* c NAN: the phase's default */
   double freeze_T, freeze_rate, freeze_n, freeze_v;
+  double dock_rate, dock_tau, dock_strain; /* NAN: absent (tau: default) */
   const char *object;                 /* NULL: its own */
   int hold;      /* a hold box is given */
   double hold_lo[3], hold_hi[3];
@@ -107,7 +125,13 @@ static int read_material(struct state *s, const ms_config *g,
       (rc = ms_cfg_non_negative(h, s->ctx, g, "freezing_neighbours",
                                 d->freeze_n, &k->freeze_n)) ||
       (rc = ms_cfg_positive(h, s->ctx, g, "freezing_speed", d->freeze_v,
-                            &k->freeze_v)))
+                            &k->freeze_v)) ||
+      (rc = ms_cfg_positive(h, s->ctx, g, "docking_rate", d->dock_rate,
+                            &k->dock_rate)) ||
+      (rc = ms_cfg_positive(h, s->ctx, g, "docking_memory", d->dock_tau,
+                            &k->dock_tau)) ||
+      (rc = ms_cfg_positive(h, s->ctx, g, "fracture_strain", d->dock_strain,
+                            &k->dock_strain)))
     return rc;
   if (!isnan(k->freeze_T) && !(isfinite(k->freeze_T) && k->freeze_T > 0.0))
     return h->cfg_error(s->ctx, g, "freezing_point", "must be a "
@@ -158,13 +182,15 @@ static int alloc(struct state *s, size_t n, uint32_t nbody) {
   s->dvx = malloc(d3);
   s->meta = malloc(k * sizeof(int32_t));
   s->off = malloc((k + 1) * sizeof(uint32_t));
+  s->piece = malloc(k * sizeof(uint32_t));
+  s->piece0 = malloc(k * sizeof(uint32_t));
   s->body = calloc(nbody ? nbody : 1, sizeof *s->body);
   return s->x && s->v && s->x0 && s->v0 && s->f && s->dv && s->own &&
                  s->work && s->A &&
                  s->A0 && s->m && s->r && s->T && s->c && s->body_of &&
                  s->held && s->solid && s->rho && s->p && s->dvx &&
                  s->object_of &&
-                 s->meta && s->off && s->body
+                 s->meta && s->off && s->body && s->piece && s->piece0
              ? MS_OK
              : MS_ENOMEM;
 }
@@ -210,6 +236,9 @@ static int add_body(struct state *s, const struct body_keys *k,
   b->freeze_T = isnan(k->freeze_T) ? -INFINITY : k->freeze_T;
   b->freeze_rate = k->freeze_rate, b->freeze_n = k->freeze_n;
   b->freeze_v = isnan(k->freeze_v) ? INFINITY : k->freeze_v;
+  b->dock_rate = isnan(k->dock_rate) ? INFINITY : k->dock_rate;
+  b->dock_tau = isnan(k->dock_tau) ? 0.01 : k->dock_tau;
+  b->dock_strain = isnan(k->dock_strain) ? INFINITY : k->dock_strain;
   int64_t obj = object_id(s, k, b->D);
   if (obj < 0) return MS_ECONFIG;
   b->object = (uint32_t)obj, b->object_name = k->object;
@@ -253,6 +282,35 @@ static int system_keys(struct state *s, const ms_config *sec) {
   return MS_OK;
 }
 
+/* Fracture's rates, when a body fractures: every point's at lambda_0.
+ * The pieces at first: one per lattice object (the first step finds the
+ * lattice's own). */
+static int docking(struct state *s) {
+  int any = 0;
+  for (uint32_t b = 0; b < s->nbody; b++)
+    any |= vm_fractures(&s->body[b]);
+  uint32_t *first = malloc((s->nbody ? s->nbody : 1) * sizeof *first);
+  if (!first) return MS_ENOMEM;
+  for (uint32_t b = 0; b < s->nbody; b++) first[b] = UINT32_MAX;
+  for (size_t i = 0; i < s->n; i++) { /* object ids are below nbody */
+    uint32_t *f = &first[s->object_of[i]];
+    if (s->solid[i] && *f == UINT32_MAX) *f = (uint32_t)i;
+    s->piece[i] = s->solid[i] ? *f : UINT32_MAX;
+    s->pieces += s->piece[i] == i;
+  }
+  free(first);
+  s->pieces_most = s->pieces;
+  if (!any) return MS_OK;
+  s->dock_K = (int)ceil(s->support) - 1;
+  int w = 2 * s->dock_K + 1;
+  size_t count = s->n * (size_t)(w * w * w);
+  s->dock = malloc((count ? count : 1) * sizeof *s->dock);
+  s->dock0 = malloc((count ? count : 1) * sizeof *s->dock0);
+  if (!s->dock || !s->dock0) return MS_ENOMEM;
+  for (size_t q = 0; q < count; q++) s->dock[q] = 1.0f;
+  return MS_OK;
+}
+
 int vm_configure(struct state *s, const ms_config *sec) {
   const ms_config *list;
   uint32_t nb;
@@ -260,7 +318,8 @@ int vm_configure(struct state *s, const ms_config *sec) {
                           .c = NAN, .xsph = 0.5, .melt_T = NAN,
                           .melt_rate = 1.0, .freeze_T = NAN,
                           .freeze_rate = 1.0, .freeze_n = 4.0,
-                          .freeze_v = NAN};
+                          .freeze_v = NAN, .dock_rate = NAN,
+                          .dock_tau = NAN, .dock_strain = NAN};
   int rc;
   if ((rc = system_keys(s, sec)) ||
       (rc = msc_body_list(s->host, s->ctx, sec, &list, &nb)))
@@ -277,5 +336,5 @@ int vm_configure(struct state *s, const ms_config *sec) {
     rc = add_body(s, (const struct body_keys *)B.keys + b, &B.pts[b],
                   B.mass[b]);
   msc_bodies_free(s->host, &B);
-  return rc;
+  return rc ? rc : docking(s);
 }

@@ -65,6 +65,62 @@ static void assign(const struct vm_hood *H, const double *x,
     }
 }
 
+/* Fracture's docking (struct vm_dock): of the neighbours assigned a
+ * point, those on a lost point (rate 0) leave the hood; those refused by
+ * their draw or the stress criterion (their spring's extension (r - R l)
+ * . R l / |l|^2 under the rotation R of the last step's transform A:
+ * tension only, a brittle material's failure) stay in the fit but feel
+ * no spring — the fit, and the rotation the other springs pull toward,
+ * do not jump with each refusal (measured: refusing them from the fit
+ * too left hoods of three or four springs whose rotation swung, and a
+ * shattering block gained a third of its energy).  Then the rates of the
+ * points docked gain and the others lose a step's change. */
+static void dock(const struct vm_hood *H, const double *x, const double *A,
+                 struct vm_slot *slot) {
+  const struct vm_dock *K = H->dock;
+  const int w = 2 * K->K + 1, crit = isfinite(K->strain);
+  const double *xi = x + 3 * (size_t)H->i;
+  double R[9], qw[4] = {1, 0, 0, 0};
+  uint8_t hit[125] = {0}; /* K <= 2: the support is at most 3 spacings */
+  if (crit) msc_polar(A, R, qw);
+  for (uint32_t q = 0; q < H->count; q++) {
+    struct vm_slot *S = &slot[q];
+    if (!S->used) continue;
+    int p = 0, out = 0;
+    for (int a = 0; a < 3; a++) {
+      long c = lround(S->l[a] / H->D);
+      out |= c < -K->K || c > K->K;
+      p = p * w + (int)(c + K->K);
+    }
+    double rate = out ? 0.0 : K->rate[p];
+    if (!(rate > 0.0)) { /* a lost point: out of the hood */
+      S->used = 0;
+      continue;
+    }
+    int docks = 1;
+    if (crit) {
+      const double *xj = x + 3 * (size_t)H->nb[q];
+      double ext = 0.0, ll = 0.0; /* (r - R l) . R l */
+      for (int a = 0; a < 3; a++) {
+        double g = R[3 * a] * S->l[0] + R[3 * a + 1] * S->l[1] +
+                   R[3 * a + 2] * S->l[2];
+        ext += (xj[a] - xi[a] - g) * g, ll += g * g;
+      }
+      docks = !(ext > K->strain * ll);
+    }
+    if (docks && K->step && isfinite(K->p_dt) &&
+        !(vm_uniform(K->key + (uint64_t)(p + 1) * 0xD1B54A32D192ED03ull) <
+          1.0 - exp(-K->p_dt * rate)))
+      docks = 0;
+    S->used = docks ? 1 : 2;
+    hit[p] |= (uint8_t)docks;
+  }
+  if (!K->step) return;
+  for (int p = 0; p < w * w * w; p++)
+    K->rate[p] = hit[p] ? fminf(1.0f, K->rate[p] + (float)K->change)
+                        : fmaxf(0.0f, K->rate[p] - (float)K->change);
+}
+
 /* The hood (centre and every neighbour) as a rigid body: mass centre c,
  * inertia I about it (sym3); returns the mass. */
 static double hood_frame(const struct vm_hood *H, const double *x,
@@ -115,6 +171,7 @@ double vm_hood_forces(const struct vm_hood *H, const double *x,
   static const double eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
   if (!msc_inverse3(A, Ai, 0.0)) memcpy(Ai, eye, sizeof Ai);
   assign(H, x, Ai, slot);
+  if (H->dock) dock(H, x, A, slot);
   fi[0] = fi[1] = fi[2] = 0.0;
   uint32_t used = 0;
   for (uint32_t q = 0; q < H->count; q++) {
@@ -133,7 +190,10 @@ double vm_hood_forces(const struct vm_hood *H, const double *x,
   }
   double tq = (Q[0] + Q[4] + Q[8]) / 3.0, Qi[9], An[9], R[9];
   double qw[4] = {1, 0, 0, 0};
-  if (used < 3 || !msc_inverse3(Q, Qi, 1e-9 * tq * tq * tq)) return 0.0;
+  if (used < 3 || !msc_inverse3(Q, Qi, 1e-9 * tq * tq * tq)) {
+    for (uint32_t q = 0; q < H->count; q++) slot[q].used = 0; /* holds none */
+    return 0.0;
+  }
   for (int a = 0; a < 3; a++)
     for (int b = 0; b < 3; b++)
       An[3 * a + b] = P[3 * a] * Qi[b] + P[3 * a + 1] * Qi[3 + b] +
@@ -143,7 +203,7 @@ double vm_hood_forces(const struct vm_hood *H, const double *x,
   double tau[3] = {0, 0, 0};
   for (uint32_t q = 0; q < H->count; q++) {
     struct vm_slot *S = &slot[q];
-    if (!S->used) continue;
+    if (S->used != 1) continue; /* out, or in the fit only */
     const double *xj = x + 3 * (size_t)H->nb[q];
     double r[3] = {xj[0] - xi[0], xj[1] - xi[1], xj[2] - xi[2]}, F[3], t[3];
     double wk = vm_weight(norm(S->l), H->h) * H->k, e2 = 0.0;

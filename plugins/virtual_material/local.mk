@@ -28,7 +28,7 @@ dist_man7_MANS += plugins/virtual_material/mergesplit-virtual_material.7
 check_PROGRAMS += tests/virtual_material/run-virtual-material
 tests_virtual_material_run_virtual_material_SOURCES = tests/runner.c \
 	tests/virtual_material/suites.h tests/virtual_material/test_lattice.c \
-	tests/virtual_material/test_bodies.c
+	tests/virtual_material/test_bodies.c tests/virtual_material/test_fracture.c
 tests_virtual_material_run_virtual_material_CPPFLAGS = $(AM_CPPFLAGS) \
 	-D_GNU_SOURCE -I$(srcdir)/tests/virtual_material -I$(srcdir)/sdk/include \
 	$(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
@@ -43,4 +43,4 @@ TESTS += tests/virtual_material/run-virtual-material
 wicke2007dir = $(configsdir)/wicke2007
 dist_wicke2007_DATA = configs/wicke2007/dice.cfg configs/wicke2007/on_cloth.cfg \
 	configs/wicke2007/on_slab.cfg configs/wicke2007/melting_body.cfg \
-	configs/wicke2007/freezing_rod.cfg
+	configs/wicke2007/freezing_rod.cfg configs/wicke2007/fracture.cfg

@@ -19,6 +19,7 @@ static void destroy(ms_instance *inst) {
   free(s->dv), free(s->body_of), free(s->held), free(s->meta), free(s->body);
   free(s->solid), free(s->rho), free(s->p), free(s->dvx), free(s->object_of);
   free(s->off), free(s->idx), free(s->slot), free(s->work), free(s->own);
+  free(s->dock), free(s->dock0), free(s->piece), free(s->piece0);
   free(s);
 }
 
@@ -46,6 +47,8 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   s->fields[5] = (struct ms_field){"specific_heat", MS_TYPE_F64, 1, v1,
                                    s->c};
   s->fields[6] = (struct ms_field){"solid", MS_TYPE_U8, 1, 1, s->solid};
+  s->fields[7] = (struct ms_field){"piece", MS_TYPE_U32, 1, sizeof(uint32_t),
+                                   s->piece};
   *out = (ms_instance *)(void *)s;
   return MS_OK;
 }
@@ -53,7 +56,7 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
 static int view(ms_instance *inst, struct ms_view *out) {
   struct state *s = S(inst);
   out->count = s->n;
-  out->field_count = 7;
+  out->field_count = 8;
   out->fields = s->fields;
   return MS_OK;
 }
@@ -106,7 +109,48 @@ static struct vm_hood hood(const struct state *s, size_t i) {
   return (struct vm_hood){(uint32_t)i,          s->off[i + 1] - s->off[i],
                           s->idx + s->off[i], B->D,
                           s->support * B->D,  B->k,
-                          s->solid};
+                          s->solid,           NULL};
+}
+
+/* Particle i's docking in a step of dt (step: 1) or an energy (0); NULL
+ * when its body does not fracture.  Its draws: a stream of the scene's
+ * seed, the step and the particle, apart from melting's. */
+static const struct vm_dock *docking(const struct state *s, size_t i,
+                                     double dt, int step,
+                                     struct vm_dock *out) {
+  const struct vm_body *B = &s->body[s->body_of[i]];
+  if (!s->dock || !vm_fractures(B)) return NULL;
+  int w = 2 * s->dock_K + 1;
+  *out = (struct vm_dock){s->dock + i * (size_t)(w * w * w), s->dock_K,
+                          B->dock_rate * dt, dt / B->dock_tau, B->dock_strain,
+                          (s->seed ^ 0x632BE59BD9B4E019ull) +
+                              (s->steps * 0x9E3779B97F4A7C15ull + i) *
+                                  0xBF58476D1CE4E5B9ull,
+                          step};
+  return out;
+}
+
+/* The pieces: the solid particles the lattice held together in the step
+ * (a docked neighbour in either one's hood), each named by its least
+ * index (union by the lesser root); how many there are. */
+static uint32_t find_pieces(struct state *s) {
+  uint32_t *p = s->piece, count = 0;
+  for (size_t i = 0; i < s->n; i++) p[i] = s->solid[i] ? (uint32_t)i : UINT32_MAX;
+  for (size_t i = 0; i < s->n; i++)
+    for (uint32_t q = s->off[i]; s->solid[i] && q < s->off[i + 1]; q++) {
+      if (s->slot[q].used != 1) continue; /* docked only */
+      uint32_t a = (uint32_t)i, b = s->idx[q];
+      while (p[a] != a) a = p[a] = p[p[a]];
+      while (p[b] != b) b = p[b] = p[p[b]];
+      if (a < b) p[b] = a;
+      else p[a] = b;
+    }
+  for (size_t i = 0; i < s->n; i++) {
+    if (!s->solid[i]) continue;
+    p[i] = p[p[i]]; /* a root's index is below every member's */
+    count += p[i] == i;
+  }
+  return count;
 }
 
 /* out_j = own_j + what every hood holding j put in j's slot there (rows
@@ -147,11 +191,14 @@ static void no_share(struct state *s, size_t i) {
 }
 
 /* Every hood's forces into s->f (gathered); the lattice energy returned.
- * keep: the hoods' new transforms replace A (a step) or not (energy). */
-static double lattice_forces(struct state *s, int keep) {
+ * keep: a step of dt — the hoods' new transforms replace A and fracture
+ * draws and updates its rates — or not (an energy). */
+static double lattice_forces(struct state *s, int keep, double dt) {
 #pragma omp parallel for schedule(static) num_threads(s->host->thread_count(s->ctx))
   for (size_t i = 0; i < s->n; i++) {
     struct vm_hood H = hood(s, i);
+    struct vm_dock dk;
+    H.dock = docking(s, i, dt, keep, &dk);
     double A[9];
     if (!s->solid[i]) { /* a fluid particle is no hood's centre */
       no_share(s, i);
@@ -216,8 +263,13 @@ static int max_dt(ms_instance *inst, double *dt) {
 static int filter_pairs(ms_instance *inst, const uint32_t *pairs,
                         size_t count, uint8_t *keep) {
   struct state *s = S(inst);
-  for (size_t k = 0; k < count; k++)
-    keep[k] = s->object_of[pairs[2 * k]] != s->object_of[pairs[2 * k + 1]];
+  /* the lattice holds the pairs of a piece; pieces of one object that
+   * it no longer holds together (a crack) collide like bodies */
+  for (size_t k = 0; k < count; k++) {
+    uint32_t i = pairs[2 * k], j = pairs[2 * k + 1];
+    keep[k] = s->object_of[i] != s->object_of[j] ||
+              (s->solid[i] && s->solid[j] && s->piece[i] != s->piece[j]);
+  }
   return MS_OK;
 }
 
@@ -242,7 +294,8 @@ static size_t melt(struct state *s, double dt) {
     const struct vm_body *B = &s->body[s->body_of[i]];
     if (!s->solid[i] || !(s->T[i] > B->melt_T)) continue;
     double rate = B->melt_rate * (s->T[i] - B->melt_T);
-    if (draw(s, i) < 1.0 - exp(-rate * dt)) s->solid[i] = 0, melted++;
+    if (draw(s, i) < 1.0 - exp(-rate * dt))
+      s->solid[i] = 0, s->piece[i] = UINT32_MAX, melted++;
   }
   return melted;
 }
@@ -289,10 +342,15 @@ static size_t freeze(struct state *s, double dt) {
   for (size_t i = 0; i < s->n; i++) {
     if (!(s->work[i] >= 0.0)) continue;
     size_t j = (size_t)s->work[i];
-    s->solid[i] = 1, frozen++;
+    s->solid[i] = 1, s->piece[i] = s->piece[j], frozen++;
     memcpy(s->A + 9 * i, s->A + 9 * j, 9 * sizeof(double));
   }
   return frozen;
+}
+
+static size_t dock_bytes(const struct state *s) {
+  size_t w = 2 * (size_t)s->dock_K + 1;
+  return s->n * w * w * w * sizeof *s->dock;
 }
 
 static int begin_step(ms_instance *inst, const struct ms_step *st) {
@@ -301,6 +359,9 @@ static int begin_step(ms_instance *inst, const struct ms_step *st) {
   memcpy(s->x0, s->x, 3 * s->n * sizeof(double));
   memcpy(s->v0, s->v, 3 * s->n * sizeof(double));
   memcpy(s->A0, s->A, 9 * s->n * sizeof(double));
+  if (s->dock) memcpy(s->dock0, s->dock, dock_bytes(s));
+  memcpy(s->piece0, s->piece, s->n * sizeof *s->piece);
+  s->pieces0 = s->pieces;
   return MS_OK;
 }
 
@@ -309,6 +370,9 @@ static int rewind_step(ms_instance *inst) {
   memcpy(s->x, s->x0, 3 * s->n * sizeof(double));
   memcpy(s->v, s->v0, 3 * s->n * sizeof(double));
   memcpy(s->A, s->A0, 9 * s->n * sizeof(double));
+  if (s->dock) memcpy(s->dock, s->dock0, dock_bytes(s));
+  memcpy(s->piece, s->piece0, s->n * sizeof *s->piece);
+  s->pieces = s->pieces0;
   return MS_OK;
 }
 
@@ -337,7 +401,8 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
                               "particles)", s->n);
   int fluid = fluid_acts(s);
   if (fluid) vm_fluid_density(s);
-  s->elastic = lattice_forces(s, 1);
+  s->elastic = lattice_forces(s, 1, dt);
+  s->pieces = find_pieces(s);
   if (fluid) vm_fluid_forces(s);
   for (size_t i = 0; i < s->n; i++) {
     if (s->meta[i] >= 0 || s->held[i]) continue;
@@ -403,7 +468,7 @@ static int energy(ms_instance *inst, struct ms_energy *out) {
   if (rc)
     return s->host->set_error(s->ctx, rc, "neighbour search failed (%zu "
                               "particles)", s->n);
-  out->internal = lattice_forces(s, 0);
+  out->internal = lattice_forces(s, 0, 0.0);
   if (!fluid_acts(s)) return MS_OK;
   vm_fluid_density(s);
   for (size_t i = 0; i < s->n; i++)
@@ -417,13 +482,20 @@ static int end_step(ms_instance *inst, const struct ms_step *st) {
   size_t melted = melt(s, st->dt), frozen = freeze(s, st->dt);
   if (melted) s->host->report(s->ctx, "melted", (double)melted);
   if (frozen) s->host->report(s->ctx, "frozen", (double)frozen);
+  /* new pieces beyond the most there ever were: the statistic sums to
+   * the most pieces of the run (a crack that heals and opens again, or a
+   * draw refused for a step, counts once) */
+  if (s->pieces > s->pieces_most) {
+    s->host->report(s->ctx, "pieces", (double)(s->pieces - s->pieces_most));
+    s->pieces_most = s->pieces;
+  }
   s->steps++;
   return MS_OK;
 }
 
 /* The state: positions, velocities, the hoods' transforms (the lattice's
- * memory of the last step), temperatures, which particles are solid, and
- * the step count melting draws from. */
+ * memory of the last step), temperatures, which particles are solid, the
+ * step count the draws come from, the pieces and fracture's rates. */
 static int save(ms_instance *inst, const struct ms_stream *out) {
   struct state *s = S(inst);
   uint64_t n = s->n;
@@ -434,9 +506,12 @@ static int save(ms_instance *inst, const struct ms_stream *out) {
       (rc = out->write(out->opaque, s->A, 9 * s->n * sizeof(double))) ||
       (rc = out->write(out->opaque, s->T, s->n * sizeof(double))) ||
       (rc = out->write(out->opaque, s->solid, s->n)) ||
-      (rc = out->write(out->opaque, &s->steps, sizeof s->steps)))
+      (rc = out->write(out->opaque, &s->steps, sizeof s->steps)) ||
+      (rc = out->write(out->opaque, s->piece, s->n * sizeof *s->piece)) ||
+      (rc = out->write(out->opaque, &s->pieces, sizeof s->pieces)) ||
+      (rc = out->write(out->opaque, &s->pieces_most, sizeof s->pieces)))
     return rc;
-  return MS_OK;
+  return s->dock ? out->write(out->opaque, s->dock, dock_bytes(s)) : MS_OK;
 }
 
 static int load(ms_instance *inst, const struct ms_stream *in) {
@@ -453,9 +528,12 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
       (rc = in->read(in->opaque, s->A, 9 * s->n * sizeof(double))) ||
       (rc = in->read(in->opaque, s->T, s->n * sizeof(double))) ||
       (rc = in->read(in->opaque, s->solid, s->n)) ||
-      (rc = in->read(in->opaque, &s->steps, sizeof s->steps)))
+      (rc = in->read(in->opaque, &s->steps, sizeof s->steps)) ||
+      (rc = in->read(in->opaque, s->piece, s->n * sizeof *s->piece)) ||
+      (rc = in->read(in->opaque, &s->pieces, sizeof s->pieces)) ||
+      (rc = in->read(in->opaque, &s->pieces_most, sizeof s->pieces)))
     return rc;
-  return MS_OK;
+  return s->dock ? in->read(in->opaque, s->dock, dock_bytes(s)) : MS_OK;
 }
 
 static const struct ms_plugin virtual_material = {

@@ -25,10 +25,41 @@
 #ifndef MS_PLUGINS_VIRTUAL_MATERIAL_H
 #define MS_PLUGINS_VIRTUAL_MATERIAL_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <mergesplit/plugin.h>
+
+/* Fracture (Wicke et al. sect. 4.2): each particle keeps a docking rate
+ * per point of its lattice; a neighbour the assignment brings to a point
+ * docks there in a step with probability 1 - exp(-lambda dt), and not at
+ * all when its spring is extended beyond the strain eps_c (the stress
+ * criterion: tension along the spring, (r - R l) . R l > eps_c |l|^2).  A point docked in a step gains, one left empty loses
+ * lambda_0 dt / tau of its rate (bounded to [0, lambda_0]): a point empty
+ * for tau is lost for good, and what docked there does not dock again —
+ * the pieces of a crack do not rejoin.  Rates are kept as lambda /
+ * lambda_0, one float per point of the cube |a|, |b|, |c| <= K (K the
+ * largest whole number of spacings below the support). */
+struct vm_dock {
+  float *rate;       /* the centre's (2K+1)^3 rates / lambda_0 */
+  int K;
+  double p_dt;       /* lambda_0 dt (INFINITY: a point with a rate docks) */
+  double change;     /* dt / tau: the step's change of a rate */
+  double strain;     /* eps_c (INFINITY: no stress criterion) */
+  uint64_t key;      /* the random stream of this hood in this step */
+  int step;          /* 1: draw and update the rates; 0 (an energy):
+                        dock wherever the rate is above 0 */
+};
+
+/* A uniform number in [0, 1) from a 64-bit key (splitmix64's finish):
+ * counter-based, so the same on any thread count and after a resume. */
+static inline double vm_uniform(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return (double)(z >> 11) * 0x1.0p-53;
+}
 
 /* One neighbourhood's inputs, host-free (lattice.c). */
 struct vm_hood {
@@ -37,13 +68,16 @@ struct vm_hood {
   const uint32_t *nb;     /* their indices */
   double D, h, k;         /* lattice spacing, support, stiffness [N/m] */
   const uint8_t *solid;   /* per particle: in the lattice (NULL: all) */
+  const struct vm_dock *dock; /* the centre's docking (NULL: no fracture) */
 };
 
 /* Per neighbour slot of a neighbourhood: the lattice point (3), and the
  * force on the neighbour from this neighbourhood (3). */
 struct vm_slot {
   double l[3], f[3];
-  int used; /* assigned a lattice point */
+  int used; /* 0: out of the hood; 1: docked at its lattice point (in the
+               fit, pulled); 2: in the fit only (fracture refused its
+               docking this step) */
 };
 
 /* The smooth weight of the support h: (1 - (r / h)^2)^3 within h. */
@@ -78,6 +112,9 @@ struct vm_body {
                                rate per kelvin above it [1/(s K)] */
   double freeze_T, freeze_rate, freeze_n, freeze_v; /* Eq. 16: T_f
                                (-INFINITY: never), lambda_f0, n_0, v_max */
+  double dock_rate, dock_tau, dock_strain; /* fracture: lambda_0 [1/s],
+                               tau [s], eps_c (INFINITY: none); off when
+                               both lambda_0 and eps_c are infinite */
   uint32_t object;          /* its lattice object */
   const char *object_name;  /* the scene's `object`, or NULL */
 };
@@ -99,6 +136,15 @@ struct state {
   double *rho, *p;               /* fluid: density, pressure */
   double *dvx;                   /* 3 per particle: XSPH's change */
   uint64_t steps, seed;          /* melting's random draws */
+  float *dock, *dock0;           /* fracture: per particle (2K+1)^3 rates
+                                    (struct vm_dock), NULL without */
+  int dock_K;
+  uint32_t *piece;               /* per particle: the least index of the
+                                    solid particles the lattice holds
+                                    together with it (UINT32_MAX: fluid) */
+  uint32_t *piece0, pieces, pieces0; /* at begin_step, for rewind; how
+                                    many pieces after the last step */
+  uint32_t pieces_most;          /* the most there were at a step's end */
   int32_t *meta;
   struct vm_body *body;
   uint32_t nbody;
@@ -111,8 +157,13 @@ struct state {
   struct vm_slot *slot;
   size_t cap_idx;
   double elastic;                /* energy of the last fit [J] */
-  struct ms_field fields[7];
+  struct ms_field fields[8];
 };
+
+/* Whether body B fractures (docking_rate or fracture_strain given). */
+static inline int vm_fractures(const struct vm_body *B) {
+  return B->dock_rate < INFINITY || B->dock_strain < INFINITY;
+}
 
 /* config.c: the system's keys, its bodies and particles. */
 int vm_configure(struct state *s, const ms_config *sec);

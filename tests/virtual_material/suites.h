@@ -4,7 +4,8 @@
 
 #define MS_SUITES(X) \
   X(lattice)        \
-  X(bodies)
+  X(bodies)         \
+  X(fracture)
 
 #define MS__DECLARE_SUITE(name) Suite *suite_##name(void);
 MS_SUITES(MS__DECLARE_SUITE)

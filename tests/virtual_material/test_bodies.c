@@ -492,6 +492,9 @@ START_TEST(bad_settings_get_one_line) {
   expect_error("freezing_point = 0.0;", "freezing_point: must be a "
                "temperature > 0");
   expect_error("freezing_speed = 0.0;", "freezing_speed: must be > 0");
+  expect_error("docking_rate = 0.0;", "docking_rate: must be > 0");
+  expect_error("docking_memory = -1.0;", "docking_memory: must be > 0");
+  expect_error("fracture_strain = 0.0;", "fracture_strain: must be > 0");
   /* one object, two spacings */
   char err[1024] = "";
   ck_assert(st_try_text(

@@ -44,7 +44,7 @@ static void build(struct fixture *F, const double *R, const double *t,
         F->m[p] = 1e-3 * (1.0 + 0.1 * p);
       }
   for (uint32_t q = 0; q < n; q++) F->nb[q] = q + 1;
-  F->H = (struct vm_hood){0, n, F->nb, D, 1.5 * D, 100.0, NULL};
+  F->H = (struct vm_hood){0, n, F->nb, D, 1.5 * D, 100.0, NULL, NULL};
 }
 
 /* A turn of 0.7 rad about the axis (1, 2, 3). */
@@ -177,12 +177,123 @@ START_TEST(damping_keeps_rigid_motion_and_momenta) {
 }
 END_TEST
 
+/* Fracture's docking (struct vm_dock) on the turned lattice at rest. */
+static struct vm_dock dock_of(float *rate, double p_dt, double change,
+                              double strain, uint64_t key) {
+  for (int p = 0; p < 27; p++) rate[p] = 1.0f;
+  return (struct vm_dock){rate, 1, p_dt, change, strain, key, 1};
+}
+
+/* Each neighbour docks at its point with the Poisson process's
+ * probability 1 - exp(-lambda dt): lambda_0 dt = ln 2 gives one half;
+ * ln 4 at half the rate one half too (ignoring the rate: 3/4).  (At a
+ * half, a hood left with fewer than three docked, which then holds none,
+ * is rare enough: 0.07 %.) */
+START_TEST(docking_follows_its_poisson_rate) {
+  static struct fixture F;
+  double R[9], t[3] = {0.3, -0.2, 0.1}, fi[3], A[9];
+  float rate[27];
+  turn(R);
+  build(&F, R, t, 0.0);
+  const double want = 0.5, p_dt[2] = {log(2.0), log(4.0)};
+  for (int half = 0; half < 2; half++) {
+    size_t docked = 0, tries = 0;
+    for (uint64_t key = 0; key < 4000; key++) {
+      struct vm_dock K = dock_of(rate, p_dt[half], 0.0, INFINITY, key * 977);
+      if (half)
+        for (int p = 0; p < 27; p++) rate[p] = 0.5f;
+      F.H.dock = &K;
+      memcpy(A, R, sizeof A);
+      vm_hood_forces(&F.H, F.x, F.m, A, F.slot, fi);
+      for (uint32_t q = 0; q < F.H.count; q++) docked += F.slot[q].used == 1;
+      tries += F.H.count;
+    }
+    double got = (double)docked / tries, sd = sqrt(want * (1 - want) / tries);
+    ck_assert_msg(fabs(got - want) < 4 * sd, "docked %.4f of the "
+                  "neighbours, the process says %.4f (sd %.4f)", got, want,
+                  sd);
+  }
+  F.H.dock = NULL;
+}
+END_TEST
+
+/* A point left empty loses lambda_0 dt / tau a step: after tau / dt steps
+ * it is lost, and a neighbour that comes back to it does not dock, while
+ * the points that stayed docked keep their full rate. */
+START_TEST(a_point_empty_for_its_memory_is_lost) {
+  static struct fixture F;
+  double R[9], t[3] = {0.3, -0.2, 0.1}, fi[3], A[9];
+  float rate[27];
+  turn(R);
+  build(&F, R, t, 0.0);
+  struct vm_dock K = dock_of(rate, INFINITY, 0.25, INFINITY, 1);
+  F.H.dock = &K;
+  uint32_t all = F.H.count;
+  memcpy(A, R, sizeof A);
+  vm_hood_forces(&F.H, F.x, F.m, A, F.slot, fi); /* whose point is whose */
+  double l[3];
+  memcpy(l, F.slot[all - 1].l, sizeof l);
+  int p = 0;
+  for (int a = 0; a < 3; a++) p = 3 * p + (int)lround(l[a] / D) + 1;
+  for (int step = 1; step <= 4; step++) {
+    F.H.count = all - 1; /* the last neighbour gone */
+    vm_hood_forces(&F.H, F.x, F.m, A, F.slot, fi);
+    ck_assert_msg(rate[p] == 1.0f - 0.25f * step, "step %d: rate %g", step,
+                  rate[p]);
+  }
+  F.H.count = all; /* back */
+  vm_hood_forces(&F.H, F.x, F.m, A, F.slot, fi);
+  ck_assert_msg(!F.slot[all - 1].used, "a lost point docked again");
+  for (uint32_t q = 0; q + 1 < all; q++) ck_assert_int_eq(F.slot[q].used, 1);
+  for (int r = 0; r < 27; r++)
+    if (r != p && r != 13 && fabs(r / 9 - 1.0) + fabs(r / 3 % 3 - 1.0) +
+                                     fabs(r % 3 - 1.0) < 3)
+      ck_assert_msg(rate[r] == 1.0f, "point %d: rate %g", r, rate[r]);
+  F.H.dock = NULL;
+}
+END_TEST
+
+/* The stress criterion: a spring extended beyond eps_c |l| along its
+ * rest direction does not dock; one compressed or sheared as much does. */
+START_TEST(the_stress_criterion_refuses_a_spring_in_tension) {
+  static struct fixture F;
+  double R[9], t[3] = {0.3, -0.2, 0.1}, fi[3], A[9];
+  float rate[27];
+  turn(R);
+  const double by[4] = {1.03, 0.97, 1.01, 0.0};
+  for (int k = 0; k < 4; k++) {
+    build(&F, R, t, 0.0);
+    struct vm_dock K = dock_of(rate, INFINITY, 0.0, 0.02, 1);
+    F.H.dock = &K;
+    double *x1 = F.x + 3; /* neighbour 0 (particle 1), moved along l */
+    double d[3] = {x1[0] - F.x[0], x1[1] - F.x[1], x1[2] - F.x[2]};
+    double s[3] = {-d[1], d[0], 0.0}; /* across it (k = 3: shear 3 %) */
+    double sn = sqrt(s[0] * s[0] + s[1] * s[1]), dn = sqrt(d[0] * d[0] +
+                                                          d[1] * d[1] +
+                                                          d[2] * d[2]);
+    for (int a = 0; a < 3; a++)
+      x1[a] = F.x[a] + (k < 3 ? by[k] * d[a] : d[a] + 0.03 * dn * s[a] / sn);
+    memcpy(A, R, sizeof A);
+    vm_hood_forces(&F.H, F.x, F.m, A, F.slot, fi);
+    /* refused: in the fit, without a spring (2); docked: 1 */
+    ck_assert_msg(F.slot[0].used == (k != 0 ? 1 : 2), "case %d: used %d",
+                  k, F.slot[0].used);
+    for (uint32_t q = 1; q < F.H.count; q++)
+      ck_assert_int_eq(F.slot[q].used, 1);
+  }
+  F.H.dock = NULL;
+}
+END_TEST
+
 Suite *suite_lattice(void) {
   Suite *s = suite_create("lattice");
   TCase *t = tcase_create("hood");
   tcase_add_test(t, a_turned_lattice_feels_no_force);
   tcase_add_test(t, a_deformed_lattice_is_pulled_back_without_net_force_or_torque);
   tcase_add_test(t, damping_keeps_rigid_motion_and_momenta);
+  tcase_add_test(t, docking_follows_its_poisson_rate);
+  tcase_add_test(t, a_point_empty_for_its_memory_is_lost);
+  tcase_add_test(t, the_stress_criterion_refuses_a_spring_in_tension);
   suite_add_tcase(s, t);
   return s;
 }

@@ -16,8 +16,11 @@
  *   damping           eta [kg/s], >= 0, default 0.1 sqrt(k m): the drag on
  *                     the velocity that is not a neighbourhood's rigid
  *                     motion (capped each step at the paper's m / dt)
- *   hold              { min = [x, y, z]; max = [x, y, z]; }: the body's
- *                     particles inside stay where they are (a clamp)
+ *   hold              { min = [x, y, z]; max = [x, y, z]; velocity =
+ *                     [x, y, z]; until = t; }: the body's particles
+ *                     inside (as sampled) move at the velocity (default
+ *                     0: they stay put, a clamp) until the time `until`
+ *                     [s] (default: for ever), then are let go (a press)
  *   phase             "solid" (default) | "fluid": in the lattice, or the
  *                     particle fluid alone
  *   speed_of_sound    c [m/s], >= 0: the fluid's Tait pressure
@@ -80,7 +83,7 @@ struct body_keys {
   double dock_rate, dock_tau, dock_strain; /* NAN: absent (tau: default) */
   const char *object;                 /* NULL: its own */
   int hold;      /* a hold box is given */
-  double hold_lo[3], hold_hi[3];
+  double hold_lo[3], hold_hi[3], hold_v[3], hold_until;
 };
 
 /* The body's `hold` box, if any. */
@@ -92,9 +95,13 @@ static int read_hold(struct state *s, const ms_config *g,
   if (rc == MS_ENOENT) return k->hold = 0, MS_OK;
   if (rc) return rc;
   static const double nan3[3] = {NAN, NAN, NAN};
+  static const double zero3[3] = {0, 0, 0};
   if ((rc = h->cfg_vec3(s->ctx, box, "min", nan3, k->hold_lo)) ||
-      (rc = h->cfg_vec3(s->ctx, box, "max", nan3, k->hold_hi)))
+      (rc = h->cfg_vec3(s->ctx, box, "max", nan3, k->hold_hi)) ||
+      (rc = h->cfg_vec3(s->ctx, box, "velocity", zero3, k->hold_v)) ||
+      (rc = ms_cfg_positive(h, s->ctx, box, "until", NAN, &k->hold_until)))
     return rc;
+  if (isnan(k->hold_until)) k->hold_until = INFINITY;
   for (int a = 0; a < 3; a++)
     if (!(k->hold_lo[a] <= k->hold_hi[a]))
       return h->cfg_error(s->ctx, g, "hold", "needs min and max with min "
@@ -176,7 +183,7 @@ static int alloc(struct state *s, size_t n, uint32_t nbody) {
   s->m = malloc(k * sizeof(double)), s->r = malloc(k * sizeof(double));
   s->T = malloc(k * sizeof(double)), s->c = malloc(k * sizeof(double));
   s->body_of = malloc(k * sizeof(uint32_t));
-  s->held = malloc(k), s->solid = malloc(k);
+  s->held = malloc(k), s->solid = malloc(k), s->in_hold = malloc(k);
   s->object_of = malloc(k * sizeof(uint32_t));
   s->rho = malloc(k * sizeof(double)), s->p = malloc(k * sizeof(double));
   s->dvx = malloc(d3);
@@ -188,7 +195,7 @@ static int alloc(struct state *s, size_t n, uint32_t nbody) {
   return s->x && s->v && s->x0 && s->v0 && s->f && s->dv && s->own &&
                  s->work && s->A &&
                  s->A0 && s->m && s->r && s->T && s->c && s->body_of &&
-                 s->held && s->solid && s->rho && s->p && s->dvx &&
+                 s->held && s->in_hold && s->solid && s->rho && s->p && s->dvx &&
                  s->object_of &&
                  s->meta && s->off && s->body && s->piece && s->piece0
              ? MS_OK
@@ -239,6 +246,8 @@ static int add_body(struct state *s, const struct body_keys *k,
   b->dock_rate = isnan(k->dock_rate) ? INFINITY : k->dock_rate;
   b->dock_tau = isnan(k->dock_tau) ? 0.01 : k->dock_tau;
   b->dock_strain = isnan(k->dock_strain) ? INFINITY : k->dock_strain;
+  memcpy(b->hold_v, k->hold_v, sizeof b->hold_v);
+  b->hold_until = k->hold ? k->hold_until : INFINITY;
   int64_t obj = object_id(s, k, b->D);
   if (obj < 0) return MS_ECONFIG;
   b->object = (uint32_t)obj, b->object_name = k->object;
@@ -255,10 +264,11 @@ static int add_body(struct state *s, const struct body_keys *k,
     memcpy(s->A + 9 * p, eye, sizeof eye);
     s->m[p] = mi, s->r[p] = k->b.radius, s->body_of[p] = s->nbody;
     s->object_of[p] = b->object;
-    s->held[p] = k->hold && x[0] >= k->hold_lo[0] && x[0] <= k->hold_hi[0] &&
+    s->in_hold[p] = k->hold && x[0] >= k->hold_lo[0] && x[0] <= k->hold_hi[0] &&
                  x[1] >= k->hold_lo[1] && x[1] <= k->hold_hi[1] &&
                  x[2] >= k->hold_lo[2] && x[2] <= k->hold_hi[2];
-    if (s->held[p]) s->v[3 * p] = s->v[3 * p + 1] = s->v[3 * p + 2] = 0.0;
+    s->held[p] = s->in_hold[p];
+    if (s->held[p]) memcpy(s->v + 3 * p, k->hold_v, 3 * sizeof(double));
     s->solid[p] = !k->fluid;
     s->T[p] = k->b.temperature, s->c[p] = k->b.specific_heat;
   }

@@ -16,7 +16,7 @@ static void destroy(ms_instance *inst) {
   if (!s) return;
   free(s->x), free(s->v), free(s->m), free(s->r), free(s->T), free(s->c);
   free(s->x0), free(s->v0), free(s->A0), free(s->A), free(s->f);
-  free(s->dv), free(s->body_of), free(s->held), free(s->meta), free(s->body);
+  free(s->dv), free(s->body_of), free(s->held), free(s->in_hold), free(s->meta), free(s->body);
   free(s->solid), free(s->rho), free(s->p), free(s->dvx), free(s->object_of);
   free(s->off), free(s->idx), free(s->slot), free(s->work), free(s->own);
   free(s->dock), free(s->dock0), free(s->piece), free(s->piece0);
@@ -355,7 +355,10 @@ static size_t dock_bytes(const struct state *s) {
 
 static int begin_step(ms_instance *inst, const struct ms_step *st) {
   struct state *s = S(inst);
-  (void)st;
+  /* a clamp holds until its time is up (from the step's time: nothing
+   * to save) */
+  for (size_t i = 0; i < s->n; i++)
+    s->held[i] = s->in_hold[i] && st->time < s->body[s->body_of[i]].hold_until;
   memcpy(s->x0, s->x, 3 * s->n * sizeof(double));
   memcpy(s->v0, s->v, 3 * s->n * sizeof(double));
   memcpy(s->A0, s->A, 9 * s->n * sizeof(double));
@@ -419,6 +422,11 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   else
     memset(s->dvx, 0, 3 * s->n * sizeof(double));
   for (size_t i = 0; i < s->n; i++) {
+    if (s->held[i] && s->meta[i] < 0) { /* the clamp moves it (or not) */
+      const double *u = s->body[s->body_of[i]].hold_v;
+      for (int a = 0; a < 3; a++)
+        s->v[3 * i + a] = u[a], s->x[3 * i + a] += dt * u[a];
+    }
     if (s->meta[i] >= 0 || s->held[i]) continue;
     double *v = s->v + 3 * i, d[3];
     uint32_t one = (uint32_t)i;
@@ -430,10 +438,10 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   for (uint32_t k = 0; k < metas->count; k++) {
     uint32_t q0 = metas->member_offset[k], q1 = metas->member_offset[k + 1];
     double f[3] = {0, 0, 0}, P[3] = {0, 0, 0}, V[3], d[3], M = metas->mass[k];
-    int held = 0;
+    const double *held = NULL; /* a held member's clamp velocity */
     for (uint32_t q = q0; q < q1; q++) {
       size_t j = metas->member[q];
-      held |= s->held[j];
+      if (s->held[j] && !held) held = s->body[s->body_of[j]].hold_v;
       for (int a = 0; a < 3; a++) {
         f[a] += s->f[3 * j + a] + (F ? F[3 * j + a] : 0.0);
         P[a] += s->m[j] * s->dv[3 * j + a];
@@ -443,10 +451,12 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
       V[a] = metas->velocity[3 * k + a] + dt * (g[a] + f[a] / M) + P[a] / M;
       d[a] = dt * V[a];
     }
-    /* a held member holds its meta-particle, as a wall would */
-    if (held) V[0] = V[1] = V[2] = d[0] = d[1] = d[2] = 0.0;
-    res->constrained[k] =
-        (uint8_t)(walls(s, metas->member + q0, q1 - q0, d, V) | held);
+    /* a held member holds its meta-particle to its clamp, as a wall
+     * would */
+    if (held)
+      for (int a = 0; a < 3; a++) V[a] = held[a], d[a] = dt * held[a];
+    res->constrained[k] = (uint8_t)(
+        (held ? 0 : walls(s, metas->member + q0, q1 - q0, d, V)) | !!held);
     ms_meta_finish(metas, k, V, d, s->x, s->v, res);
   }
   for (size_t i = 0; i < 3 * s->n; i++)

@@ -115,6 +115,8 @@ struct vm_body {
   double dock_rate, dock_tau, dock_strain; /* fracture: lambda_0 [1/s],
                                tau [s], eps_c (INFINITY: none); off when
                                both lambda_0 and eps_c are infinite */
+  double hold_v[3], hold_until; /* the clamp's velocity [m/s], and when
+                               it lets go [s] (INFINITY: never) */
   uint32_t object;          /* its lattice object */
   const char *object_name;  /* the scene's `object`, or NULL */
 };
@@ -131,7 +133,8 @@ struct state {
   double *own, *work;            /* 3 per particle: a hood's share for its
                                     centre; 1 per particle: its energy */
   uint32_t *body_of, *object_of;
-  uint8_t *held;                 /* in its body's hold box: stays put */
+  uint8_t *in_hold;              /* in its body's hold box as sampled */
+  uint8_t *held;                 /* held this step: moved by its clamp */
   uint8_t *solid;                /* in the lattice (else fluid) */
   double *rho, *p;               /* fluid: density, pressure */
   double *dvx;                   /* 3 per particle: XSPH's change */

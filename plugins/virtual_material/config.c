@@ -40,6 +40,12 @@
  *   freezing_rate     lambda_f0 [1/(s K)], >= 0, default 1
  *   freezing_neighbours  n_0, >= 0, default 4
  *   freezing_speed    v_max [m/s], > 0; absent: no speed limit
+ *   conductivity      lambda [W/(m K)], >= 0, default 0: heat conducts
+ *                     between neighbours of an object, pair conductance
+ *                     lambda 2 D^3 w(r) / c (c = sum_l w(|l|) l_x^2 over
+ *                     the lattice points within the support: lambda D
+ *                     across a face when only faces count), the
+ *                     harmonic mean of the two bodies' lambda
  *   docking_rate      lambda_0 [1/s], > 0: fracture (Wicke et al. sect.
  *                     4.2).  A neighbour docks at its lattice point in a
  *                     step with probability 1 - exp(-lambda dt), lambda
@@ -81,6 +87,7 @@ struct body_keys {
   double c, xsph, melt_T, melt_rate; /* c NAN: the phase's default */
   double freeze_T, freeze_rate, freeze_n, freeze_v;
   double dock_rate, dock_tau, dock_strain; /* NAN: absent (tau: default) */
+  double conductivity;
   const char *object;                 /* NULL: its own */
   int hold;      /* a hold box is given */
   double hold_lo[3], hold_hi[3], hold_v[3], hold_until;
@@ -133,6 +140,8 @@ static int read_material(struct state *s, const ms_config *g,
                                 d->freeze_n, &k->freeze_n)) ||
       (rc = ms_cfg_positive(h, s->ctx, g, "freezing_speed", d->freeze_v,
                             &k->freeze_v)) ||
+      (rc = ms_cfg_non_negative(h, s->ctx, g, "conductivity",
+                                d->conductivity, &k->conductivity)) ||
       (rc = ms_cfg_positive(h, s->ctx, g, "docking_rate", d->dock_rate,
                             &k->dock_rate)) ||
       (rc = ms_cfg_positive(h, s->ctx, g, "docking_memory", d->dock_tau,
@@ -246,6 +255,7 @@ static int add_body(struct state *s, const struct body_keys *k,
   b->dock_rate = isnan(k->dock_rate) ? INFINITY : k->dock_rate;
   b->dock_tau = isnan(k->dock_tau) ? 0.01 : k->dock_tau;
   b->dock_strain = isnan(k->dock_strain) ? INFINITY : k->dock_strain;
+  b->conductivity = k->conductivity;
   memcpy(b->hold_v, k->hold_v, sizeof b->hold_v);
   b->hold_until = k->hold ? k->hold_until : INFINITY;
   int64_t obj = object_id(s, k, b->D);
@@ -329,7 +339,8 @@ int vm_configure(struct state *s, const ms_config *sec) {
                           .melt_rate = 1.0, .freeze_T = NAN,
                           .freeze_rate = 1.0, .freeze_n = 4.0,
                           .freeze_v = NAN, .dock_rate = NAN,
-                          .dock_tau = NAN, .dock_strain = NAN};
+                          .dock_tau = NAN, .dock_strain = NAN,
+                          .conductivity = 0.0};
   int rc;
   if ((rc = system_keys(s, sec)) ||
       (rc = msc_body_list(s->host, s->ctx, sec, &list, &nb)))

@@ -17,6 +17,17 @@ double vm_weight(double r, double h) {
   return u * u * u;
 }
 
+double vm_lattice_moment(double D, double h) {
+  double c = 0.0;
+  int K = (int)ceil(h / D);
+  for (int i = -K; i <= K; i++)
+    for (int j = -K; j <= K; j++)
+      for (int m = -K; m <= K; m++)
+        c += vm_weight(D * sqrt((double)(i * i + j * j + m * m)), h) *
+             (i * D) * (i * D);
+  return c;
+}
+
 static void cross(const double *a, const double *b, double *c) {
   c[0] = a[1] * b[2] - a[2] * b[1];
   c[1] = a[2] * b[0] - a[0] * b[2];

@@ -115,6 +115,7 @@ struct vm_body {
   double dock_rate, dock_tau, dock_strain; /* fracture: lambda_0 [1/s],
                                tau [s], eps_c (INFINITY: none); off when
                                both lambda_0 and eps_c are infinite */
+  double conductivity;      /* lambda [W/(m K)], 0: none */
   double hold_v[3], hold_until; /* the clamp's velocity [m/s], and when
                                it lets go [s] (INFINITY: never) */
   uint32_t object;          /* its lattice object */
@@ -167,6 +168,11 @@ struct state {
 static inline int vm_fractures(const struct vm_body *B) {
   return B->dock_rate < INFINITY || B->dock_strain < INFINITY;
 }
+
+/* c = sum over the lattice points l within the support h of w(|l|)
+ * l_x^2 [m^2], for spacing D: a neighbourhood's second moment (the
+ * modulus E = k c / (2 D^3), the conductance lambda 2 D^3 w / c). */
+double vm_lattice_moment(double D, double h);
 
 /* config.c: the system's keys, its bodies and particles. */
 int vm_configure(struct state *s, const ms_config *sec);

@@ -340,6 +340,65 @@ START_TEST(heat_conducts_through_the_lattice_as_diffusion_says) {
 }
 END_TEST
 
+/* The stretches of the two halves of the rod below (upper, lower), each
+ * the middle of its swing; `soft` the lower half's stiffness. */
+static void rod_halves(const char *soft, double *up, double *down) {
+  char text[2048];
+  snprintf(text, sizeof text,
+      "scene = { duration = 0.5; fps = 20.0; gravity = [0.0, -9.81, 0.0];\n"
+      "  domain = { min = [-0.1, 0.0, -0.1]; max = [0.1, 0.4, 0.1]; }; };\n"
+      "systems = ( { name = \"vm\"; solver = \"virtual_material\";\n"
+      "  spacing = 0.01; bodies = (\n"
+      "  { object = \"rod\"; stiffness = 4000.0; shape = { type = \"box\";\n"
+      "    min = [-0.015, 0.2, -0.015]; max = [0.015, 0.3, 0.015]; };\n"
+      "    hold = { min = [-1.0, 0.28, -1.0]; max = [1.0, 1.0, 1.0]; }; },\n"
+      "  { object = \"rod\"; stiffness = %s; shape = { type = \"box\";\n"
+      "    min = [-0.015, 0.1, -0.015]; max = [0.015, 0.2, 0.015]; }; } ); } );\n",
+      soft);
+  ms_sim *S = st_open_text(text, 1);
+  struct ms__system *y = st_system(S, "vm");
+  size_t n = y->view.count;
+  ck_assert_uint_eq(n, 180);
+  /* rows: the lowest held (y 0.285), the soft half's top (0.195), the
+   * bottom (0.105) */
+  const double rows[3] = {0.285, 0.195, 0.105};
+  double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+  double *y0 = malloc(n * sizeof *y0);
+  for (size_t i = 0; i < n; i++) y0[i] = ms__at(&y->x, i)[1];
+  while (S->stepper.time < S->scene.duration - 1e-9) {
+    st_step(S);
+    y = st_system(S, "vm");
+    double at[3] = {0, 0, 0};
+    for (size_t i = 0; i < n; i++)
+      for (int r = 0; r < 3; r++)
+        if (fabs(y0[i] - rows[r]) < 1e-9) at[r] += ms__at(&y->x, i)[1] / 9.0;
+    double u = (at[0] - at[1]) - 0.09, d = (at[1] - at[2]) - 0.09;
+    lo[0] = fmin(lo[0], u), hi[0] = fmax(hi[0], u);
+    lo[1] = fmin(lo[1], d), hi[1] = fmax(hi[1], d);
+  }
+  st_close(S);
+  free(y0);
+  *up = 0.5 * (lo[0] + hi[0]), *down = 0.5 * (lo[1] + hi[1]);
+}
+
+/* Material by region: a 3 x 20 x 3 rod hanging from its top two rows,
+ * one lattice object of two bodies.  Under its weight a half stretches
+ * by the integral of rho g (y - y_bottom) / E over it: the upper,
+ * carrying the whole rod, 3/8 rho g L^2 / E_1, the lower 1/8 rho g L^2 /
+ * E_2.  One material: the lower stretches 1/3 as much as the upper; the
+ * lower half four times softer: 4/3.  Each within 15 %. */
+START_TEST(each_region_of_one_object_keeps_its_own_stiffness) {
+  double up1, down1, up4, down4;
+  rod_halves("4000.0", &up1, &down1);
+  rod_halves("1000.0", &up4, &down4);
+  fprintf(stderr, "# regions: one material, the lower half stretches "
+          "%.3f of the upper (1/3 says the weight); four times softer, "
+          "%.3f (4/3)\n", down1 / up1, down4 / up4);
+  ck_assert_msg(fabs(down1 / up1 * 3.0 - 1.0) < 0.15, "one: %g", down1 / up1);
+  ck_assert_msg(fabs(down4 / up4 * 0.75 - 1.0) < 0.15, "two: %g", down4 / up4);
+}
+END_TEST
+
 /* A clamp (hold): a bar whose first columns are held, spinning free
  * otherwise, in zero gravity: the held particles stay where they were,
  * bit for bit, while the free end swings. */
@@ -667,6 +726,7 @@ Suite *suite_bodies(void) {
   tcase_set_timeout(t, 300);
   tcase_add_test(t, a_free_spinning_body_keeps_its_momenta_while_it_stops_ringing);
   tcase_add_test(t, a_cube_bounces_and_keeps_its_shape);
+  tcase_add_test(t, each_region_of_one_object_keeps_its_own_stiffness);
   tcase_add_test(t, heat_conducts_through_the_lattice_as_diffusion_says);
   tcase_add_test(t, a_clamped_bar_sags_as_euler_bernoulli_says);
   tcase_add_test(t, resume_and_threads_change_nothing);

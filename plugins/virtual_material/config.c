@@ -326,8 +326,12 @@ static int docking(struct state *s) {
   size_t count = s->n * (size_t)(w * w * w);
   s->dock = malloc((count ? count : 1) * sizeof *s->dock);
   s->dock0 = malloc((count ? count : 1) * sizeof *s->dock0);
-  if (!s->dock || !s->dock0) return MS_ENOMEM;
-  for (size_t q = 0; q < count; q++) s->dock[q] = 1.0f;
+  s->who = malloc((count ? count : 1) * sizeof *s->who);
+  s->who0 = malloc((count ? count : 1) * sizeof *s->who0);
+  if (!s->dock || !s->dock0 || !s->who || !s->who0) return MS_ENOMEM;
+  /* every point fresh; the first step's neighbours count as docked (the
+   * body starts whole) */
+  for (size_t q = 0; q < count; q++) s->dock[q] = 1.0f, s->who[q] = UINT32_MAX;
   return MS_OK;
 }
 

@@ -20,6 +20,7 @@ static void destroy(ms_instance *inst) {
   free(s->solid), free(s->rho), free(s->p), free(s->dvx), free(s->object_of);
   free(s->off), free(s->idx), free(s->slot), free(s->work), free(s->own);
   free(s->dock), free(s->dock0), free(s->piece), free(s->piece0);
+  free(s->who), free(s->who0);
   free(s);
 }
 
@@ -114,15 +115,18 @@ static struct vm_hood hood(const struct state *s, size_t i) {
 
 /* Particle i's docking in a step of dt (step: 1) or an energy (0); NULL
  * when its body does not fracture.  Its draws: a stream of the scene's
- * seed, the step and the particle, apart from melting's. */
+ * seed, the step and the particle, apart from melting's; none in the
+ * first step (the body starts whole: every neighbour docks). */
 static const struct vm_dock *docking(const struct state *s, size_t i,
                                      double dt, int step,
                                      struct vm_dock *out) {
   const struct vm_body *B = &s->body[s->body_of[i]];
   if (!s->dock || !vm_fractures(B)) return NULL;
   int w = 2 * s->dock_K + 1;
-  *out = (struct vm_dock){s->dock + i * (size_t)(w * w * w), s->dock_K,
-                          B->dock_rate * dt, dt / B->dock_tau, B->dock_strain,
+  *out = (struct vm_dock){s->dock + i * (size_t)(w * w * w),
+                          s->who + i * (size_t)(w * w * w), s->dock_K,
+                          s->steps ? B->dock_rate * dt : INFINITY,
+                          dt / B->dock_tau, B->dock_strain,
                           (s->seed ^ 0x632BE59BD9B4E019ull) +
                               (s->steps * 0x9E3779B97F4A7C15ull + i) *
                                   0xBF58476D1CE4E5B9ull,
@@ -353,6 +357,11 @@ static size_t dock_bytes(const struct state *s) {
   return s->n * w * w * w * sizeof *s->dock;
 }
 
+static size_t who_bytes(const struct state *s) {
+  size_t w = 2 * (size_t)s->dock_K + 1;
+  return s->n * w * w * w * sizeof *s->who;
+}
+
 static int begin_step(ms_instance *inst, const struct ms_step *st) {
   struct state *s = S(inst);
   /* a clamp holds until its time is up (from the step's time: nothing
@@ -362,7 +371,10 @@ static int begin_step(ms_instance *inst, const struct ms_step *st) {
   memcpy(s->x0, s->x, 3 * s->n * sizeof(double));
   memcpy(s->v0, s->v, 3 * s->n * sizeof(double));
   memcpy(s->A0, s->A, 9 * s->n * sizeof(double));
-  if (s->dock) memcpy(s->dock0, s->dock, dock_bytes(s));
+  if (s->dock) {
+    memcpy(s->dock0, s->dock, dock_bytes(s));
+    memcpy(s->who0, s->who, who_bytes(s));
+  }
   memcpy(s->piece0, s->piece, s->n * sizeof *s->piece);
   s->pieces0 = s->pieces;
   return MS_OK;
@@ -373,7 +385,10 @@ static int rewind_step(ms_instance *inst) {
   memcpy(s->x, s->x0, 3 * s->n * sizeof(double));
   memcpy(s->v, s->v0, 3 * s->n * sizeof(double));
   memcpy(s->A, s->A0, 9 * s->n * sizeof(double));
-  if (s->dock) memcpy(s->dock, s->dock0, dock_bytes(s));
+  if (s->dock) {
+    memcpy(s->dock, s->dock0, dock_bytes(s));
+    memcpy(s->who, s->who0, who_bytes(s));
+  }
   memcpy(s->piece, s->piece0, s->n * sizeof *s->piece);
   s->pieces = s->pieces0;
   return MS_OK;
@@ -549,7 +564,9 @@ static int save(ms_instance *inst, const struct ms_stream *out) {
       (rc = out->write(out->opaque, &s->pieces, sizeof s->pieces)) ||
       (rc = out->write(out->opaque, &s->pieces_most, sizeof s->pieces)))
     return rc;
-  return s->dock ? out->write(out->opaque, s->dock, dock_bytes(s)) : MS_OK;
+  if (s->dock && (rc = out->write(out->opaque, s->dock, dock_bytes(s))))
+    return rc;
+  return s->dock ? out->write(out->opaque, s->who, who_bytes(s)) : MS_OK;
 }
 
 static int load(ms_instance *inst, const struct ms_stream *in) {
@@ -571,7 +588,9 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
       (rc = in->read(in->opaque, &s->pieces, sizeof s->pieces)) ||
       (rc = in->read(in->opaque, &s->pieces_most, sizeof s->pieces)))
     return rc;
-  return s->dock ? in->read(in->opaque, s->dock, dock_bytes(s)) : MS_OK;
+  if (s->dock && (rc = in->read(in->opaque, s->dock, dock_bytes(s))))
+    return rc;
+  return s->dock ? in->read(in->opaque, s->who, who_bytes(s)) : MS_OK;
 }
 
 static const struct ms_plugin virtual_material = {

@@ -33,7 +33,8 @@
 
 /* Fracture (Wicke et al. sect. 4.2): each particle keeps a docking rate
  * per point of its lattice; a neighbour the assignment brings to a point
- * docks there in a step with probability 1 - exp(-lambda dt), and not at
+ * docks there in a step with probability 1 - exp(-lambda dt) (once
+ * docked it stays, while the assignment keeps it there), and not at
  * all when its spring is extended beyond the strain eps_c (the stress
  * criterion: tension along the spring, (r - R l) . R l > eps_c |l|^2).  A point docked in a step gains, one left empty loses
  * lambda_0 dt / tau of its rate (bounded to [0, lambda_0]): a point empty
@@ -43,6 +44,10 @@
  * largest whole number of spacings below the support). */
 struct vm_dock {
   float *rate;       /* the centre's (2K+1)^3 rates / lambda_0 */
+  uint32_t *who;     /* per point, the neighbour docked there in the last
+                        step (UINT32_MAX: none); it stays docked without a
+                        draw — the Poisson process is the docking of a
+                        particle that comes to the point */
   int K;
   double p_dt;       /* lambda_0 dt (INFINITY: a point with a rate docks) */
   double change;     /* dt / tau: the step's change of a rate */
@@ -142,6 +147,7 @@ struct state {
   uint64_t steps, seed;          /* melting's random draws */
   float *dock, *dock0;           /* fracture: per particle (2K+1)^3 rates
                                     (struct vm_dock), NULL without */
+  uint32_t *who, *who0;          /* and who is docked at each point */
   int dock_K;
   uint32_t *piece;               /* per particle: the least index of the
                                     solid particles the lattice holds

@@ -267,20 +267,22 @@ END_TEST
 
 /* Inherent plasticity by a press: squeezed to half its height (the top
  * layer 2 cm down of the 4 between the layers) the block springs back to
- * its shape; squeezed by three quarters (3 cm) it keeps a set.  The limit
- * is measured, not predicted: 62 % still returns (0.5 % of the spacing),
- * 75 % keeps 31 % of a spacing, the same at 3 s as at 1.5 s. */
+ * its shape; squeezed by nine tenths (3.6 cm) it keeps a set.  The limit
+ * is measured, not predicted: 80 % still returns (6 % of the spacing at
+ * 1.5 s, ringing), 85 % keeps 93 %.  (The lattice's Poisson ratio is 0:
+ * a uniform squeeze is affine, each neighbour stays on its point, and
+ * only a squeeze that buckles the layers moves them off.) */
 START_TEST(a_pressed_block_returns_below_the_limit_and_keeps_a_set_beyond) {
   double soft_worst, soft_end, hard_worst, hard_end;
   shape_kept(PRESS("0.1"), &soft_worst, &soft_end, NULL);  /* 2 cm */
-  shape_kept(PRESS("0.15"), &hard_worst, &hard_end, NULL); /* 3 cm */
-  fprintf(stderr, "# press to 50 / 75 %%: RMS from the rest shape %.3g / "
+  shape_kept(PRESS("0.18"), &hard_worst, &hard_end, NULL); /* 3.6 cm */
+  fprintf(stderr, "# press to 50 / 90 %%: RMS from the rest shape %.3g / "
           "%.3g m at worst, %.3g / %.3g m (%.1f / %.0f %% of the spacing) "
           "at 1.5 s\n", soft_worst, hard_worst, soft_end, hard_end,
           100 * soft_end / 0.01, 100 * hard_end / 0.01);
   ck_assert_msg(soft_worst > 0.5 * 0.01, "50 %%: not squeezed");
   ck_assert_msg(soft_end < 0.02 * 0.01, "50 %%: not back (%g m)", soft_end);
-  ck_assert_msg(hard_end > 0.2 * 0.01, "75 %%: back (%g m)", hard_end);
+  ck_assert_msg(hard_end > 0.2 * 0.01, "90 %%: back (%g m)", hard_end);
 }
 END_TEST
 

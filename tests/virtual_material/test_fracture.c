@@ -245,12 +245,12 @@ static double *state(ms_sim *S, size_t *n) {
 }
 
 /* A crack with docking drawn (lambda_0 dt about 3) and a memory still
- * fading at the checkpoint (0.2 s into 0.5 s): resumed, the run is the
+ * fading at the checkpoint (0.2 s into 0.3 s): resumed, the run is the
  * same bit for bit, and on two threads too. */
 START_TEST(a_resumed_crack_and_two_threads_change_nothing) {
   static const char text[] = HALVES("fracture_strain = 0.02; "
                                     "docking_rate = 1e5; "
-                                    "docking_memory = 0.5;");
+                                    "docking_memory = 0.3;");
   ms_sim *A, *C;
   st_resume_pair(text, 4, &A, &C);
   size_t na, nc;

@@ -178,17 +178,20 @@ START_TEST(damping_keeps_rigid_motion_and_momenta) {
 END_TEST
 
 /* Fracture's docking (struct vm_dock) on the turned lattice at rest. */
+static uint32_t who[27]; /* who docked where: none at first */
+
 static struct vm_dock dock_of(float *rate, double p_dt, double change,
                               double strain, uint64_t key) {
-  for (int p = 0; p < 27; p++) rate[p] = 1.0f;
-  return (struct vm_dock){rate, 1, p_dt, change, strain, key, 1};
+  for (int p = 0; p < 27; p++) rate[p] = 1.0f, who[p] = UINT32_MAX;
+  return (struct vm_dock){rate, who, 1, p_dt, change, strain, key, 1};
 }
 
-/* Each neighbour docks at its point with the Poisson process's
- * probability 1 - exp(-lambda dt): lambda_0 dt = ln 2 gives one half;
- * ln 4 at half the rate one half too (ignoring the rate: 3/4).  (At a
- * half, a hood left with fewer than three docked, which then holds none,
- * is rare enough: 0.07 %.) */
+/* Each neighbour that comes to a point docks there with the Poisson
+ * process's probability 1 - exp(-lambda dt): lambda_0 dt = ln 2 gives
+ * one half; ln 4 at half the rate one half too (ignoring the rate: 3/4).
+ * In the next step those docked stay, all of them, and half of the
+ * others dock.  (At a half, a hood left with fewer than three docked,
+ * which then holds none, is rare enough: 0.07 %.) */
 START_TEST(docking_follows_its_poisson_rate) {
   static struct fixture F;
   double R[9], t[3] = {0.3, -0.2, 0.1}, fi[3], A[9];
@@ -196,6 +199,7 @@ START_TEST(docking_follows_its_poisson_rate) {
   turn(R);
   build(&F, R, t, 0.0);
   const double want = 0.5, p_dt[2] = {log(2.0), log(4.0)};
+  size_t stayed = 0, was = 0, joined = 0, left = 0;
   for (int half = 0; half < 2; half++) {
     size_t docked = 0, tries = 0;
     for (uint64_t key = 0; key < 4000; key++) {
@@ -205,14 +209,31 @@ START_TEST(docking_follows_its_poisson_rate) {
       F.H.dock = &K;
       memcpy(A, R, sizeof A);
       vm_hood_forces(&F.H, F.x, F.m, A, F.slot, fi);
-      for (uint32_t q = 0; q < F.H.count; q++) docked += F.slot[q].used == 1;
+      int first[NMAX];
+      for (uint32_t q = 0; q < F.H.count; q++) {
+        docked += F.slot[q].used == 1;
+        first[q] = F.slot[q].used == 1;
+      }
       tries += F.H.count;
+      if (half) continue;
+      K.key += 1; /* the next step */
+      memcpy(A, R, sizeof A);
+      vm_hood_forces(&F.H, F.x, F.m, A, F.slot, fi);
+      for (uint32_t q = 0; q < F.H.count; q++) {
+        was += first[q], left += !first[q];
+        stayed += first[q] && F.slot[q].used == 1;
+        joined += !first[q] && F.slot[q].used == 1;
+      }
     }
     double got = (double)docked / tries, sd = sqrt(want * (1 - want) / tries);
     ck_assert_msg(fabs(got - want) < 4 * sd, "docked %.4f of the "
                   "neighbours, the process says %.4f (sd %.4f)", got, want,
                   sd);
   }
+  double sd = sqrt(0.25 / left);
+  ck_assert_uint_eq(stayed, was);
+  ck_assert_msg(fabs((double)joined / left - 0.5) < 4 * sd, "%zu of %zu "
+                "docked in the next step", joined, left);
   F.H.dock = NULL;
 }
 END_TEST

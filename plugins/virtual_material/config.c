@@ -36,10 +36,16 @@
  *   freezing_point    T_f [K]: a fluid particle below it, with more than
  *                     n_0 solid neighbours of its object, freezes at the
  *                     rate lambda_f0 (T_f - T)(n - n_0) min(1, v_max /
- *                     |v - vbar|) (Eq. 16 without its force term)
+ *                     |v - vbar|) min(1, F_max / |sum_j F_ji|) (Eq. 16;
+ *                     the last factor: freezing_force)
  *   freezing_rate     lambda_f0 [1/(s K)], >= 0, default 1
  *   freezing_neighbours  n_0, >= 0, default 4
  *   freezing_speed    v_max [m/s], > 0; absent: no speed limit
+ *   freezing_force    F_max [N], > 0: the rate is also scaled by
+ *                     min(1, F_max / |sum_j F_ji|), the lattice force the
+ *                     solid neighbours would put on the particle (how
+ *                     well it fits their lattice; Eq. 16's last factor);
+ *                     absent: no such limit
  *   conductivity      lambda [W/(m K)], >= 0, default 0: heat conducts
  *                     between neighbours of an object, pair conductance
  *                     lambda 2 D^3 w(r) / c (c = sum_l w(|l|) l_x^2 over
@@ -85,7 +91,7 @@ struct body_keys {
   double k, eta; /* eta NAN: the default */
   int fluid;     /* phase "fluid" */
   double c, xsph, melt_T, melt_rate; /* c NAN: the phase's default */
-  double freeze_T, freeze_rate, freeze_n, freeze_v;
+  double freeze_T, freeze_rate, freeze_n, freeze_v, freeze_F;
   double dock_rate, dock_tau, dock_strain; /* NAN: absent (tau: default) */
   double conductivity;
   const char *object;                 /* NULL: its own */
@@ -140,6 +146,8 @@ static int read_material(struct state *s, const ms_config *g,
                                 d->freeze_n, &k->freeze_n)) ||
       (rc = ms_cfg_positive(h, s->ctx, g, "freezing_speed", d->freeze_v,
                             &k->freeze_v)) ||
+      (rc = ms_cfg_positive(h, s->ctx, g, "freezing_force", d->freeze_F,
+                            &k->freeze_F)) ||
       (rc = ms_cfg_non_negative(h, s->ctx, g, "conductivity",
                                 d->conductivity, &k->conductivity)) ||
       (rc = ms_cfg_positive(h, s->ctx, g, "docking_rate", d->dock_rate,
@@ -252,6 +260,7 @@ static int add_body(struct state *s, const struct body_keys *k,
   b->freeze_T = isnan(k->freeze_T) ? -INFINITY : k->freeze_T;
   b->freeze_rate = k->freeze_rate, b->freeze_n = k->freeze_n;
   b->freeze_v = isnan(k->freeze_v) ? INFINITY : k->freeze_v;
+  b->freeze_F = isnan(k->freeze_F) ? INFINITY : k->freeze_F;
   b->dock_rate = isnan(k->dock_rate) ? INFINITY : k->dock_rate;
   b->dock_tau = isnan(k->dock_tau) ? 0.01 : k->dock_tau;
   b->dock_strain = isnan(k->dock_strain) ? INFINITY : k->dock_strain;
@@ -342,7 +351,7 @@ int vm_configure(struct state *s, const ms_config *sec) {
                           .c = NAN, .xsph = 0.5, .melt_T = NAN,
                           .melt_rate = 1.0, .freeze_T = NAN,
                           .freeze_rate = 1.0, .freeze_n = 4.0,
-                          .freeze_v = NAN, .dock_rate = NAN,
+                          .freeze_v = NAN, .freeze_F = NAN, .dock_rate = NAN,
                           .dock_tau = NAN, .dock_strain = NAN,
                           .conductivity = 0.0};
   int rc;

@@ -7,6 +7,7 @@
 
 #include <mergesplit/plugin_util.h>
 
+#include "../common/polar.h"
 #include "virtual_material.h"
 
 #define S(inst) ((struct state *)(void *)(inst))
@@ -304,10 +305,38 @@ static size_t melt(struct state *s, double dt) {
   return melted;
 }
 
-/* Freezing (Eq. 16, without its lattice-force term): a fluid particle
- * below its body's freezing point with n solid neighbours of its object
- * freezes at the rate lambda_f0 (T_f - T)(n - n_0) min(1, v_max / |v -
- * vbar|), vbar the solid neighbours' mean velocity; it joins the lattice
+/* |sum_j F_ji|: the lattice force the solid neighbours j would put on
+ * fluid particle i were it solid, each through its own last transform
+ * (i's nearest point l of j's lattice, F = w(|l|) k_j (R_j l - r_ji)):
+ * how well i fits the neighbouring lattice (Wicke et al., Eq. 16). */
+static double fit_force(const struct state *s, size_t i) {
+  double F[3] = {0, 0, 0};
+  for (uint32_t q = s->off[i]; q < s->off[i + 1]; q++) {
+    size_t j = s->idx[q];
+    if (!s->solid[j]) continue;
+    const struct vm_body *B = &s->body[s->body_of[j]];
+    const double *A = s->A + 9 * j;
+    double Ai[9], R[9], qw[4] = {1, 0, 0, 0}, r[3], l[3], y[3], ll = 0.0;
+    if (!msc_inverse3(A, Ai, 0.0)) continue;
+    msc_polar(A, R, qw);
+    for (int a = 0; a < 3; a++) r[a] = s->x[3 * i + a] - s->x[3 * j + a];
+    for (int a = 0; a < 3; a++) {
+      y[a] = Ai[3 * a] * r[0] + Ai[3 * a + 1] * r[1] + Ai[3 * a + 2] * r[2];
+      l[a] = B->D * nearbyint(y[a] / B->D) + 0.0;
+      ll += l[a] * l[a];
+    }
+    double wk = vm_weight(sqrt(ll), s->support * B->D) * B->k;
+    for (int a = 0; a < 3; a++)
+      F[a] += wk * (R[3 * a] * l[0] + R[3 * a + 1] * l[1] +
+                    R[3 * a + 2] * l[2] - r[a]);
+  }
+  return sqrt(F[0] * F[0] + F[1] * F[1] + F[2] * F[2]);
+}
+
+/* Freezing (Eq. 16): a fluid particle below its body's freezing point
+ * with n solid neighbours of its object freezes at the rate lambda_f0
+ * (T_f - T)(n - n_0) min(1, v_max / |v - vbar|) min(1, F_max / |sum_j
+ * F_ji|), vbar the solid neighbours' mean velocity; it joins the lattice
  * turned as its nearest solid neighbour's.  Decided on the solid set the
  * step ended with (rows of its last integrate), then applied, so the
  * order of the particles does not matter. */
@@ -339,6 +368,10 @@ static size_t freeze(struct state *s, double dt) {
     u = sqrt(u);
     double rate = B->freeze_rate * (B->freeze_T - s->T[i]) *
                   (n - B->freeze_n) * (u > B->freeze_v ? B->freeze_v / u : 1.0);
+    if (B->freeze_F < INFINITY) { /* Eq. 16's last factor */
+      double F = fit_force(s, i);
+      rate *= F > B->freeze_F ? B->freeze_F / F : 1.0;
+    }
     /* a stream apart from melting's draws */
     if (draw(s, i + 0x5bd1e995u * (uint64_t)s->n) < 1.0 - exp(-rate * dt))
       s->work[i] = (double)near;

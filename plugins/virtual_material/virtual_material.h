@@ -117,6 +117,7 @@ struct vm_body {
                                rate per kelvin above it [1/(s K)] */
   double freeze_T, freeze_rate, freeze_n, freeze_v; /* Eq. 16: T_f
                                (-INFINITY: never), lambda_f0, n_0, v_max */
+  double freeze_F;          /* Eq. 16's F_max [N] (INFINITY: none) */
   double dock_rate, dock_tau, dock_strain; /* fracture: lambda_0 [1/s],
                                tau [s], eps_c (INFINITY: none); off when
                                both lambda_0 and eps_c are infinite */

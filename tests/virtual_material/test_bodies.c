@@ -608,23 +608,71 @@ END_TEST
  * below the fluid's freezing point.  The blob on the rod freezes onto it
  * from the contact outward, a particle only with more than n_0 = 2 solid
  * neighbours; the far blob, with none, stays fluid. */
+/* A cold held rod (200 K) and two fluid blobs of its object at 250 K,
+ * one on it (from x = x0 to x1) and one far off; `extra`: keys of both
+ * blobs. */
+#define ROD_AND_BLOBS(extra, x0, x1)                                        \
+  ZERO_G "systems = ( { name = \"vm\"; solver = \"virtual_material\";\n"    \
+  "  spacing = 0.01; temperature = 250.0;\n"                               \
+  "  bodies = (\n"                                                         \
+  "  { object = \"ice\"; temperature = 200.0;\n"                           \
+  "    shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"                 \
+  "              max = [0.1, 0.02, 0.02]; };\n"                            \
+  "    hold = { min = [-1.0, -1.0, -1.0]; max = [1.0, 0.02, 1.0]; }; },\n" \
+  "  { object = \"ice\"; phase = \"fluid\"; freezing_point = 273.0;\n"     \
+  "    freezing_neighbours = 2; " extra "\n"                              \
+  "    shape = { type = \"box\"; min = [" x0 ", 0.02, 0.0];\n"             \
+  "              max = [" x1 ", 0.06, 0.02]; }; },\n"                      \
+  "  { object = \"ice\"; phase = \"fluid\"; freezing_point = 273.0;\n"     \
+  "    freezing_neighbours = 2; " extra "\n"                              \
+  "    shape = { type = \"box\"; min = [0.3, 0.3, 0.3];\n"                 \
+  "              max = [0.34, 0.34, 0.32]; }; } ); } );\n"
+
+/* The solid flags at the end of a run of `text`, and how many. */
+static uint8_t *solid_at_end(const char *text, size_t *count) {
+  ms_sim *S = st_open_text(text, 1);
+  while (S->stepper.time < S->scene.duration - 1e-9) st_step(S);
+  const struct ms__system *y = st_system(S, "vm");
+  const struct ms_field *f = NULL;
+  for (uint32_t k = 0; k < y->view.field_count; k++)
+    if (!strcmp(y->view.fields[k].name, "solid")) f = &y->view.fields[k];
+  uint8_t *r = malloc(y->view.count);
+  for (size_t i = 0; i < y->view.count; i++)
+    r[i] = ((const uint8_t *)f->data)[i * f->stride];
+  *count = solids(y);
+  st_close(S);
+  return r;
+}
+
+/* Eq. 16's last factor, min(1, F_max / |sum_j F_ji|), on a blob set
+ * half a spacing off the rod's lattice (sampled on it, a particle would
+ * fit it exactly): with F_max far above any fit's force the run is the
+ * run without it, solid for solid; far below (1e-6 N, a lattice force
+ * being about k w D / 2 = 1 N) only a particle that fits the lattice
+ * exactly freezes (measured: one, at 5e-18 N, of the 9 without F_max);
+ * between (0.05 N), fewer than without and more than that. */
+START_TEST(freezing_waits_for_a_fit) {
+  size_t n0, n_big, n_tiny, n_mid;
+#define OFF(extra) ROD_AND_BLOBS("freezing_rate = 1.0; " extra, "0.035", "0.075")
+  uint8_t *a = solid_at_end(OFF(""), &n0);
+  uint8_t *b = solid_at_end(OFF("freezing_force = 1e9;"), &n_big);
+  uint8_t *c = solid_at_end(OFF("freezing_force = 1e-6;"), &n_tiny);
+  uint8_t *d = solid_at_end(OFF("freezing_force = 0.05;"), &n_mid);
+#undef OFF
+  fprintf(stderr, "# freezing by fit: %zu frozen without F_max, %zu at "
+          "1e9 N, %zu at 1e-6 N, %zu at 0.05 N\n", n0 - 40, n_big - 40,
+          n_tiny - 40, n_mid - 40);
+  ck_assert_uint_eq(n_big, n0);
+  ck_assert(!memcmp(a, b, 104));
+  ck_assert(4 * (n_tiny - 40) <= n0 - 40);
+  ck_assert(n_tiny < n_mid && n_mid < n0);
+  free(a), free(b), free(c), free(d);
+}
+END_TEST
+
 START_TEST(fluid_freezes_onto_a_cold_rod_and_only_there) {
   static const char text[] =
-      ZERO_G "systems = ( { name = \"vm\"; solver = \"virtual_material\";\n"
-             "  spacing = 0.01; temperature = 250.0;\n"
-             "  bodies = (\n"
-             "  { object = \"ice\"; temperature = 200.0;\n"
-             "    shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"
-             "              max = [0.1, 0.02, 0.02]; };\n"
-             "    hold = { min = [-1.0, -1.0, -1.0]; max = [1.0, 0.02, 1.0]; }; },\n"
-             "  { object = \"ice\"; phase = \"fluid\"; freezing_point = 273.0;\n"
-             "    freezing_rate = 0.05; freezing_neighbours = 2;\n"
-             "    shape = { type = \"box\"; min = [0.03, 0.02, 0.0];\n"
-             "              max = [0.07, 0.06, 0.02]; }; },\n"
-             "  { object = \"ice\"; phase = \"fluid\"; freezing_point = 273.0;\n"
-             "    freezing_rate = 0.05; freezing_neighbours = 2;\n"
-             "    shape = { type = \"box\"; min = [0.3, 0.3, 0.3];\n"
-             "              max = [0.34, 0.34, 0.32]; }; } ); } );\n";
+      ROD_AND_BLOBS("freezing_rate = 0.05;", "0.03", "0.07");
   ms_sim *S = st_open_text(text, 1);
   struct ms__system *y = st_system(S, "vm");
   size_t n = y->view.count, solid0 = solids(y), before = solid0;
@@ -706,6 +754,7 @@ START_TEST(bad_settings_get_one_line) {
   expect_error("docking_memory = -1.0;", "docking_memory: must be > 0");
   expect_error("fracture_strain = 0.0;", "fracture_strain: must be > 0");
   expect_error("conductivity = -1.0;", "conductivity: must be >= 0");
+  expect_error("freezing_force = 0.0;", "freezing_force: must be > 0");
   expect_error("hold = { min = [0.0, 0.0, 0.0]; max = [1.0, 1.0, 1.0]; "
                "until = 0.0; };", "until: must be > 0");
   /* one object, two spacings */
@@ -740,6 +789,7 @@ Suite *suite_bodies(void) {
   tcase_add_test(t, a_fluid_block_flows);
   tcase_add_test(t, a_heated_block_melts_and_flows);
   tcase_add_test(t, fluid_freezes_onto_a_cold_rod_and_only_there);
+  tcase_add_test(t, freezing_waits_for_a_fit);
   suite_add_tcase(s, t);
   return s;
 }

@@ -670,6 +670,41 @@ START_TEST(freezing_waits_for_a_fit) {
 }
 END_TEST
 
+/* Melting without walls: a 5 x 5 x 5 block thrown and spinning in zero
+ * gravity, a heat source over the whole domain at 400 K (melting point
+ * 300 K, 0.05 / (s K)): most of it melts within 0.5 s, and its momentum
+ * stays to round-off through the lattice, the fluid and every melt. */
+START_TEST(a_block_melting_in_flight_keeps_its_momentum) {
+  static const char text[] =
+      "scene = { duration = 0.5; fps = 20.0; seed = 9;\n"
+      "  gravity = [0.0, 0.0, 0.0];\n"
+      "  domain = { min = [-1.0, -1.0, -1.0]; max = [1.0, 1.0, 1.0]; };\n"
+      "  heat_sources = ( { min = [-1.0, -1.0, -1.0]; max = [1.0, 1.0, 1.0];\n"
+      "    temperature = 400.0; } ); };\n"
+      "systems = ( { name = \"vm\"; solver = \"virtual_material\";\n"
+      "  shape = { type = \"box\"; min = [-0.025, -0.025, -0.025];\n"
+      "  max = [0.025, 0.025, 0.025]; }; spacing = 0.01; stiffness = 3000.0;\n"
+      "  speed_of_sound = 10.0; temperature = 250.0; velocity = [0.3, -0.2, 0.1];\n"
+      "  angular_velocity = [1.0, 4.0, -2.0];\n"
+      "  melting_point = 300.0; melting_rate = 0.05; } );\n";
+  ms_sim *S = st_open_text(text, 1);
+  double P0[3], L0[3], vib, P[3], L[3], worst = 0.0;
+  momenta(st_system(S, "vm"), P0, L0, &vib);
+  double p0 = sqrt(P0[0] * P0[0] + P0[1] * P0[1] + P0[2] * P0[2]);
+  while (S->stepper.time < S->scene.duration - 1e-9) {
+    st_step(S);
+    momenta(st_system(S, "vm"), P, L, &vib);
+    for (int a = 0; a < 3; a++) worst = fmax(worst, fabs(P[a] - P0[a]) / p0);
+  }
+  size_t solid = solids(st_system(S, "vm"));
+  fprintf(stderr, "# melting in flight: %zu of 125 still solid at 0.5 s; "
+          "momentum kept to %.1e\n", solid, worst);
+  ck_assert_msg(solid < 40, "only %zu melted", 125 - solid);
+  ck_assert_msg(worst < 1e-13, "momentum off by %g", worst);
+  st_close(S);
+}
+END_TEST
+
 START_TEST(fluid_freezes_onto_a_cold_rod_and_only_there) {
   static const char text[] =
       ROD_AND_BLOBS("freezing_rate = 0.05;", "0.03", "0.07");
@@ -790,6 +825,7 @@ Suite *suite_bodies(void) {
   tcase_add_test(t, a_heated_block_melts_and_flows);
   tcase_add_test(t, fluid_freezes_onto_a_cold_rod_and_only_there);
   tcase_add_test(t, freezing_waits_for_a_fit);
+  tcase_add_test(t, a_block_melting_in_flight_keeps_its_momentum);
   suite_add_tcase(s, t);
   return s;
 }

@@ -29,13 +29,14 @@ static void grad_spiky(const double *d, double r, double R, double *g) {
   for (int a = 0; a < 3; a++) g[a] = s * d[a];
 }
 
-double vm_rest_density(double m, double D, double R) {
-  double rho = m * w_poly6(0.0, R);
-  int n = (int)ceil(R / D);
+double vm_rest_density(double m, double D, double R, int ccp) {
+  double rho = m * w_poly6(0.0, R), u = vm_unit(D, ccp);
+  int n = (int)ceil(R / u);
   for (int i = -n; i <= n; i++)
     for (int j = -n; j <= n; j++)
       for (int k = -n; k <= n; k++)
-        if (i || j || k) rho += m * w_poly6(D * D * (i * i + j * j + k * k), R);
+        if ((i || j || k) && vm_is_point(i, j, k, ccp))
+          rho += m * w_poly6(u * u * (i * i + j * j + k * k), R);
   return rho;
 }
 

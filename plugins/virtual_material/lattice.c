@@ -17,14 +17,42 @@ double vm_weight(double r, double h) {
   return u * u * u;
 }
 
-double vm_lattice_moment(double D, double h) {
-  double c = 0.0;
-  int K = (int)ceil(h / D);
+double vm_unit(double D, int ccp) { return ccp ? D * VM_SQRT1_2 : D; }
+
+double vm_volume(double D, int ccp) {
+  return ccp ? D * D * D * VM_SQRT1_2 : D * D * D;
+}
+
+int vm_is_point(int i, int j, int k, int ccp) {
+  return !ccp || ((i + j + k) & 1) == 0;
+}
+
+void vm_nearest(const double *y, double D, int ccp, double *l) {
+  double u = vm_unit(D, ccp), n[3];
+  for (int a = 0; a < 3; a++) n[a] = nearbyint(y[a] / u);
+  if (ccp && fmod(fabs(n[0] + n[1] + n[2]), 2.0) == 1.0) {
+    /* odd: move the coordinate rounded the farthest to its other
+     * neighbour (the nearest point of the D3 lattice) */
+    int m = 0;
+    double worst = -1.0;
+    for (int a = 0; a < 3; a++) {
+      double e = fabs(y[a] / u - n[a]);
+      if (e > worst) worst = e, m = a;
+    }
+    n[m] += y[m] / u > n[m] ? 1.0 : -1.0;
+  }
+  for (int a = 0; a < 3; a++) l[a] = u * n[a] + 0.0;
+}
+
+double vm_lattice_moment(double D, double h, int ccp) {
+  double c = 0.0, u = vm_unit(D, ccp);
+  int K = (int)ceil(h / u);
   for (int i = -K; i <= K; i++)
     for (int j = -K; j <= K; j++)
       for (int m = -K; m <= K; m++)
-        c += vm_weight(D * sqrt((double)(i * i + j * j + m * m)), h) *
-             (i * D) * (i * D);
+        if (vm_is_point(i, j, m, ccp))
+          c += vm_weight(u * sqrt((double)(i * i + j * j + m * m)), h) *
+               (i * u) * (i * u);
   return c;
 }
 
@@ -57,10 +85,10 @@ static void assign(const struct vm_hood *H, const double *x,
     struct vm_slot *S = &slot[q];
     for (int a = 0; a < 3; a++)
       y[a] = Ai[3 * a] * r[0] + Ai[3 * a + 1] * r[1] + Ai[3 * a + 2] * r[2];
-    /* + 0.0: no -0, so two neighbours on one point compare equal bit
-     * for bit (measured: with -0 two were pulled onto one point, and a
-     * shattering block gained 85 % of its energy) */
-    for (int a = 0; a < 3; a++) S->l[a] = D * nearbyint(y[a] / D) + 0.0;
+    /* vm_nearest gives no -0, so two neighbours on one point compare
+     * equal bit for bit (measured: with -0 two were pulled onto one
+     * point, and a shattering block gained 85 % of its energy) */
+    vm_nearest(y, D, H->ccp, S->l);
     for (int a = 0; a < 3; a++) e += (y[a] - S->l[a]) * (y[a] - S->l[a]);
     S->used = in_hood(H, q) &&
               (S->l[0] != 0.0 || S->l[1] != 0.0 || S->l[2] != 0.0);
@@ -93,8 +121,10 @@ static void dock(const struct vm_hood *H, const double *x, const double *A,
   const int w = 2 * K->K + 1, crit = isfinite(K->strain);
   const double *xi = x + 3 * (size_t)H->i;
   double R[9], qw[4] = {1, 0, 0, 0};
-  uint8_t hit[125] = {0}; /* K <= 2: the support is at most 3 spacings */
-  uint32_t now[125];
+  /* K <= 4: the support is at most 3 spacings, 3 sqrt 2 units */
+  uint8_t hit[729] = {0};
+  uint32_t now[729];
+  const double u = vm_unit(H->D, H->ccp);
   for (int p = 0; p < w * w * w; p++) now[p] = UINT32_MAX;
   if (crit) msc_polar(A, R, qw);
   for (uint32_t q = 0; q < H->count; q++) {
@@ -102,7 +132,7 @@ static void dock(const struct vm_hood *H, const double *x, const double *A,
     if (!S->used) continue;
     int p = 0, out = 0;
     for (int a = 0; a < 3; a++) {
-      long c = lround(S->l[a] / H->D);
+      long c = lround(S->l[a] / u);
       out |= c < -K->K || c > K->K;
       p = p * w + (int)(c + K->K);
     }

@@ -111,7 +111,8 @@ static struct vm_hood hood(const struct state *s, size_t i) {
   return (struct vm_hood){(uint32_t)i,          s->off[i + 1] - s->off[i],
                           s->idx + s->off[i], B->D,
                           s->support * B->D,  B->k,
-                          s->solid,           NULL};
+                          s->solid,           NULL,
+                          s->ccp};
 }
 
 /* Particle i's docking in a step of dt (step: 1) or an energy (0); NULL
@@ -244,11 +245,12 @@ static int max_dt(ms_instance *inst, double *dt) {
     const struct vm_body *B = &s->body[b];
     if (!B->count) continue;
     /* a particle feels about twice the weights of its lattice neighbours */
-    double W = 0.0, h = s->support;
-    for (int i = -3; i <= 3; i++)
-      for (int j = -3; j <= 3; j++)
-        for (int k = -3; k <= 3; k++)
-          if (i || j || k) W += vm_weight(sqrt(i * i + j * j + k * k), h);
+    double W = 0.0, h = s->support, u = vm_unit(1.0, s->ccp);
+    for (int i = -5; i <= 5; i++)
+      for (int j = -5; j <= 5; j++)
+        for (int k = -5; k <= 5; k++)
+          if ((i || j || k) && vm_is_point(i, j, k, s->ccp))
+            W += vm_weight(u * sqrt(i * i + j * j + k * k), h);
     double m = s->m[B->first];
     double d = 0.5 * sqrt(m / (2.0 * B->k * W));
     /* the fluid's sound crosses 0.4 of a neighbourhood a step */
@@ -320,11 +322,10 @@ static double fit_force(const struct state *s, size_t i) {
     if (!msc_inverse3(A, Ai, 0.0)) continue;
     msc_polar(A, R, qw);
     for (int a = 0; a < 3; a++) r[a] = s->x[3 * i + a] - s->x[3 * j + a];
-    for (int a = 0; a < 3; a++) {
+    for (int a = 0; a < 3; a++)
       y[a] = Ai[3 * a] * r[0] + Ai[3 * a + 1] * r[1] + Ai[3 * a + 2] * r[2];
-      l[a] = B->D * nearbyint(y[a] / B->D) + 0.0;
-      ll += l[a] * l[a];
-    }
+    vm_nearest(y, B->D, s->ccp, l);
+    for (int a = 0; a < 3; a++) ll += l[a] * l[a];
     double wk = vm_weight(sqrt(ll), s->support * B->D) * B->k;
     for (int a = 0; a < 3; a++)
       F[a] += wk * (R[3 * a] * l[0] + R[3 * a + 1] * l[1] +
@@ -543,8 +544,8 @@ static void conduct(struct state *s, double dt) {
   for (size_t i = 0; i < s->n; i++) {
     const struct vm_body *A = &s->body[s->body_of[i]];
     if (!(A->conductivity > 0.0)) continue;
-    double h = s->support * A->D, G0 = 2.0 * A->D * A->D * A->D /
-                                       vm_lattice_moment(A->D, h);
+    double h = s->support * A->D, G0 = 2.0 * vm_volume(A->D, s->ccp) /
+                                       vm_lattice_moment(A->D, h, s->ccp);
     for (uint32_t q = s->off[i]; q < s->off[i + 1]; q++) {
       size_t j = s->idx[q];
       const struct vm_body *B = &s->body[s->body_of[j]];

@@ -48,7 +48,7 @@ struct vm_dock {
                         step (UINT32_MAX: none); it stays docked without a
                         draw — the Poisson process is the docking of a
                         particle that comes to the point */
-  int K;
+  int K;             /* the cube |i|, |j|, |k| <= K in units vm_unit */
   double p_dt;       /* lambda_0 dt (INFINITY: a point with a rate docks) */
   double change;     /* dt / tau: the step's change of a rate */
   double strain;     /* eps_c (INFINITY: no stress criterion) */
@@ -66,6 +66,19 @@ static inline double vm_uniform(uint64_t z) {
   return (double)(z >> 11) * 0x1.0p-53;
 }
 
+/* The lattice: simple cubic of spacing D, or the paper's cubic closest
+ * packing (face-centred cubic) of nearest-neighbour distance D — the
+ * points u (i, j, k) with i + j + k even, u = D / sqrt 2.  The unit u
+ * of a lattice's integer coordinates; whether (i, j, k) is a point; the
+ * point nearest to y (into l, 3; never -0: equal points compare equal
+ * bit for bit). */
+#define VM_SQRT1_2 0.70710678118654752440
+double vm_unit(double D, int ccp);
+int vm_is_point(int i, int j, int k, int ccp);
+void vm_nearest(const double *y, double D, int ccp, double *l);
+/* The volume per particle: D^3, or D^3 / sqrt 2 for the packing. */
+double vm_volume(double D, int ccp);
+
 /* One neighbourhood's inputs, host-free (lattice.c). */
 struct vm_hood {
   uint32_t i;             /* the centre particle */
@@ -74,6 +87,7 @@ struct vm_hood {
   double D, h, k;         /* lattice spacing, support, stiffness [N/m] */
   const uint8_t *solid;   /* per particle: in the lattice (NULL: all) */
   const struct vm_dock *dock; /* the centre's docking (NULL: no fracture) */
+  int ccp;                /* the lattice: 0 simple cubic, 1 the packing */
 };
 
 /* Per neighbour slot of a neighbourhood: the lattice point (3), and the
@@ -160,6 +174,7 @@ struct state {
   struct vm_body *body;
   uint32_t nbody;
   double support;                /* h / D */
+  int ccp;                       /* the lattice (struct vm_hood) */
   double restitution, friction;  /* at the domain walls */
   double gravity[3], lo[3], hi[3];
   /* the step's neighbourhoods: rows of the host's lists, same body only,
@@ -179,7 +194,7 @@ static inline int vm_fractures(const struct vm_body *B) {
 /* c = sum over the lattice points l within the support h of w(|l|)
  * l_x^2 [m^2], for spacing D: a neighbourhood's second moment (the
  * modulus E = k c / (2 D^3), the conductance lambda 2 D^3 w / c). */
-double vm_lattice_moment(double D, double h);
+double vm_lattice_moment(double D, double h, int ccp);
 
 /* config.c: the system's keys, its bodies and particles. */
 int vm_configure(struct state *s, const ms_config *sec);
@@ -188,7 +203,7 @@ int vm_configure(struct state *s, const ms_config *sec);
 /* Density of an interior particle of a perfect lattice (mass m, spacing
  * D, kernel radius R): the rest density, so a lattice at rest feels no
  * pressure. */
-double vm_rest_density(double m, double D, double R);
+double vm_rest_density(double m, double D, double R, int ccp);
 /* The Tait pressure (gamma 7, B = rho0 c^2 / 7) clipped at 0, and its
  * energy per mass (int p / rho^2 d rho from rho0). */
 double vm_pressure(const struct vm_body *B, double rho);

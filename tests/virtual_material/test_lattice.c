@@ -14,9 +14,7 @@
 #define D 0.01
 #define NMAX 27
 
-/* A hood: the centre (index 0) and its lattice neighbours within h =
- * 1.5 D (18), turned by R, moved by t, each then displaced by `jitter`
- * times a fixed pseudo-random offset. */
+/* A hood's particles, its inputs and its slots. */
 struct fixture {
   double x[3 * NMAX], m[NMAX], v[3 * NMAX];
   uint32_t nb[NMAX];
@@ -24,17 +22,24 @@ struct fixture {
   struct vm_slot slot[NMAX];
 };
 
-static void build(struct fixture *F, const double *R, const double *t,
-                  double jitter) {
+/* A hood on the lattice (ccp: the cubic closest packing, else simple
+ * cubic): the centre (index 0) and its lattice neighbours within h =
+ * 1.5 D (18 on either), turned by R, moved by t, each then displaced by
+ * `jitter` times a fixed pseudo-random offset. */
+static void build_on(struct fixture *F, const double *R, const double *t,
+                     double jitter, int ccp) {
   uint32_t n = 0;
-  unsigned seed = 12345;
-  for (int i = -1; i <= 1; i++)
-    for (int j = -1; j <= 1; j++)
-      for (int k = -1; k <= 1; k++) {
+  unsigned seed = ccp ? 777 : 12345;
+  const double u = vm_unit(D, ccp);
+  for (int i = -2; i <= 2; i++)
+    for (int j = -2; j <= 2; j++)
+      for (int k = -2; k <= 2; k++) {
         int centre = !i && !j && !k;
-        if (i * i + j * j + k * k > 2) continue;
+        if (!vm_is_point(i, j, k, ccp) ||
+            u * u * (i * i + j * j + k * k) >= 2.25 * D * D)
+          continue;
         uint32_t p = centre ? 0 : ++n;
-        double l[3] = {i * D, j * D, k * D};
+        double l[3] = {i * u, j * u, k * u};
         for (int a = 0; a < 3; a++) {
           seed = seed * 1103515245u + 12345u;
           double e = jitter * D * (((seed >> 8) & 1023) / 1023.0 - 0.5);
@@ -44,7 +49,17 @@ static void build(struct fixture *F, const double *R, const double *t,
         F->m[p] = 1e-3 * (1.0 + 0.1 * p);
       }
   for (uint32_t q = 0; q < n; q++) F->nb[q] = q + 1;
-  F->H = (struct vm_hood){0, n, F->nb, D, 1.5 * D, 100.0, NULL, NULL};
+  F->H = (struct vm_hood){0, n, F->nb, D, 1.5 * D, 100.0, NULL, NULL, ccp};
+}
+
+static void build(struct fixture *F, const double *R, const double *t,
+                  double jitter) {
+  build_on(F, R, t, jitter, 0);
+}
+
+static void build_ccp(struct fixture *F, const double *R, const double *t,
+                      double jitter) {
+  build_on(F, R, t, jitter, 1);
 }
 
 /* A turn of 0.7 rad about the axis (1, 2, 3). */
@@ -306,6 +321,97 @@ START_TEST(the_stress_criterion_refuses_a_spring_in_tension) {
 }
 END_TEST
 
+/* The packing: a turned hood of it feels no force and its fit is the
+ * turn; a jittered one is pulled back with no net force or torque; the
+ * nearest point of the packing to any point is a point of it, no
+ * farther than the cubic grid's candidates. */
+START_TEST(the_packed_lattice_holds_like_the_cubic) {
+  static struct fixture F;
+  double R[9], t[3] = {0.3, -0.2, 0.1}, fi[3], A[9], f[3], tq[3];
+  turn(R);
+  build_ccp(&F, R, t, 0.0);
+  ck_assert_uint_eq(F.H.count, 18);
+  memcpy(A, R, sizeof A);
+  double e = vm_hood_forces(&F.H, F.x, F.m, A, F.slot, fi);
+  double worst = fabs(fi[0]) + fabs(fi[1]) + fabs(fi[2]), dA = 0.0;
+  for (uint32_t q = 0; q < F.H.count; q++) {
+    ck_assert_int_eq(F.slot[q].used, 1);
+    for (int a = 0; a < 3; a++) worst = fmax(worst, fabs(F.slot[q].f[a]));
+  }
+  for (int i = 0; i < 9; i++) dA = fmax(dA, fabs(A[i] - R[i]));
+  ck_assert_msg(worst < 1e-11 && e < 1e-24, "force %g N", worst);
+  ck_assert_msg(dA < 1e-12, "fit off the turn by %g", dA);
+  build_ccp(&F, R, t, 0.3);
+  memcpy(A, R, sizeof A);
+  e = vm_hood_forces(&F.H, F.x, F.m, A, F.slot, fi);
+  totals(&F, fi, f, tq);
+  double big = 0.0;
+  for (uint32_t q = 0; q < F.H.count; q++)
+    for (int a = 0; a < 3; a++) big = fmax(big, fabs(F.slot[q].f[a]));
+  ck_assert(e > 0.0 && big > 1e-3);
+  for (int a = 0; a < 3; a++)
+    ck_assert_msg(fabs(f[a]) < 2e-13 * big && fabs(tq[a]) < 2e-13 * big,
+                  "net force %g, torque %g", f[a], tq[a]);
+  unsigned seed = 99;
+  const double u = vm_unit(D, 1);
+  for (int k = 0; k < 10000; k++) {
+    double y[3], l[3], best = INFINITY, got = 0.0;
+    for (int a = 0; a < 3; a++) {
+      seed = seed * 1103515245u + 12345u;
+      y[a] = 5.0 * D * (((seed >> 8) & 65535) / 65535.0 - 0.5);
+    }
+    vm_nearest(y, D, 1, l);
+    int n[3];
+    for (int a = 0; a < 3; a++) {
+      n[a] = (int)lround(l[a] / u);
+      got += (y[a] - l[a]) * (y[a] - l[a]);
+    }
+    ck_assert(vm_is_point(n[0], n[1], n[2], 1));
+    for (int i = -1; i <= 1; i++)
+      for (int j = -1; j <= 1; j++)
+        for (int m = -1; m <= 1; m++) {
+          int c[3] = {(int)floor(y[0] / u) + i, (int)floor(y[1] / u) + j,
+                      (int)floor(y[2] / u) + m};
+          if (!vm_is_point(c[0], c[1], c[2], 1)) continue;
+          double d = 0.0;
+          for (int a = 0; a < 3; a++)
+            d += (y[a] - u * c[a]) * (y[a] - u * c[a]);
+          best = fmin(best, d);
+        }
+    ck_assert_msg(got <= best * (1 + 1e-12), "not the nearest point");
+  }
+}
+END_TEST
+
+/* A hood under a uniform strain e (symmetric, so the fit's rotation is
+ * none) stores (k c / 4) tr(e^2) on either lattice: the sum of w l l^T
+ * over its points is c times the identity (both lattices are cubic),
+ * which the modulus E = k c / (2 V) rests on. */
+START_TEST(a_strained_hood_stores_what_the_modulus_says) {
+  static struct fixture F;
+  static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  const double t[3] = {0, 0, 0}, e[9] = {0.010, 0.004, -0.003, 0.004,
+                                         -0.006, 0.002, -0.003, 0.002, 0.005};
+  double fi[3], A[9], x[3];
+  for (int ccp = 0; ccp < 2; ccp++) {
+    if (ccp) build_ccp(&F, I3, t, 0.0);
+    else build(&F, I3, t, 0.0);
+    for (uint32_t p = 0; p <= F.H.count; p++) {
+      for (int a = 0; a < 3; a++)
+        x[a] = F.x[3 * p + a] + e[3 * a] * F.x[3 * p] +
+               e[3 * a + 1] * F.x[3 * p + 1] + e[3 * a + 2] * F.x[3 * p + 2];
+      memcpy(F.x + 3 * p, x, sizeof x);
+    }
+    memcpy(A, I3, sizeof A);
+    double U = vm_hood_forces(&F.H, F.x, F.m, A, F.slot, fi), tr = 0.0;
+    for (int i = 0; i < 9; i++) tr += e[i] * e[i];
+    double want = 100.0 * vm_lattice_moment(D, 1.5 * D, ccp) / 4.0 * tr;
+    ck_assert_msg(fabs(U / want - 1.0) < 1e-9, "%s: energy %g, want %g",
+                  ccp ? "ccp" : "cubic", U, want);
+  }
+}
+END_TEST
+
 Suite *suite_lattice(void) {
   Suite *s = suite_create("lattice");
   TCase *t = tcase_create("hood");
@@ -313,6 +419,8 @@ Suite *suite_lattice(void) {
   tcase_add_test(t, a_deformed_lattice_is_pulled_back_without_net_force_or_torque);
   tcase_add_test(t, damping_keeps_rigid_motion_and_momenta);
   tcase_add_test(t, docking_follows_its_poisson_rate);
+  tcase_add_test(t, the_packed_lattice_holds_like_the_cubic);
+  tcase_add_test(t, a_strained_hood_stores_what_the_modulus_says);
   tcase_add_test(t, a_point_empty_for_its_memory_is_lost);
   tcase_add_test(t, the_stress_criterion_refuses_a_spring_in_tension);
   suite_add_tcase(s, t);

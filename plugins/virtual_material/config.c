@@ -268,6 +268,8 @@ static int add_body(struct state *s, const struct body_keys *k,
   b->dock_tau = isnan(k->dock_tau) ? 0.01 : k->dock_tau;
   b->dock_strain = isnan(k->dock_strain) ? INFINITY : k->dock_strain;
   b->conductivity = k->conductivity;
+  b->conduct_G = 2.0 * vm_volume(b->D, s->ccp) /
+                 vm_lattice_moment(b->D, s->support * b->D, s->ccp);
   memcpy(b->hold_v, k->hold_v, sizeof b->hold_v);
   b->hold_until = k->hold ? k->hold_until : INFINITY;
   int64_t obj = object_id(s, k, b->D);

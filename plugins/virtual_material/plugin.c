@@ -544,8 +544,7 @@ static void conduct(struct state *s, double dt) {
   for (size_t i = 0; i < s->n; i++) {
     const struct vm_body *A = &s->body[s->body_of[i]];
     if (!(A->conductivity > 0.0)) continue;
-    double h = s->support * A->D, G0 = 2.0 * vm_volume(A->D, s->ccp) /
-                                       vm_lattice_moment(A->D, h, s->ccp);
+    double h = s->support * A->D;
     for (uint32_t q = s->off[i]; q < s->off[i + 1]; q++) {
       size_t j = s->idx[q];
       const struct vm_body *B = &s->body[s->body_of[j]];
@@ -558,7 +557,7 @@ static void conduct(struct state *s, double dt) {
       double lam = 2.0 * A->conductivity * B->conductivity /
                    (A->conductivity + B->conductivity);
       ms_heat_pair(&s->T[i], s->m[i] * s->c[i], &s->T[j], s->m[j] * s->c[j],
-                   lam * G0 * vm_weight(sqrt(r2), h), dt);
+                   lam * A->conduct_G * vm_weight(sqrt(r2), h), dt);
     }
   }
 }

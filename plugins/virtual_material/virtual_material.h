@@ -136,6 +136,8 @@ struct vm_body {
                                tau [s], eps_c (INFINITY: none); off when
                                both lambda_0 and eps_c are infinite */
   double conductivity;      /* lambda [W/(m K)], 0: none */
+  double conduct_G;         /* 2 V / c: a pair's conductance per lambda
+                               and weight (config.c, once) */
   double hold_v[3], hold_until; /* the clamp's velocity [m/s], and when
                                it lets go [s] (INFINITY: never) */
   uint32_t object;          /* its lattice object */

@@ -234,6 +234,7 @@ int flip_read_params(const struct ms_host *h, ms_ctx *c, const ms_config *sec,
       (rc = h->cfg_double(c, sec, "cfl", 1.0, &p->cfl)) ||
       (rc = h->cfg_bool(c, sec, "couple_cells", 1, &p->couple_cells)) ||
       (rc = h->cfg_double(c, sec, "separation", 0.0, &p->separation)) ||
+      (rc = h->cfg_bool(c, sec, "energy_limit", 1, &p->energy_limit)) ||
       (rc = h->cfg_double(c, sec, "specific_heat", 4186.0,
                           &p->specific_heat)) ||
       (rc = h->cfg_double(c, sec, "conductivity", 0.6, &p->conductivity)) ||

@@ -488,12 +488,25 @@ struct flip_params {
   int couple_cells;     /* other systems' particles make cells non-empty */
   double separation;    /* share of an overlap below the spacing a pair
                            of particles is moved apart per step */
+  int energy_limit;     /* a step without meta-particles ends with at most
+                           the energy it started with (energy.c) */
   double lo[3];         /* the tank: grid origin */
   int n[3];             /* cells per axis */
   int auto_tank;        /* lo, n: to be fitted around the water */
   struct flip_box *obst;
   int nobst;
 };
+
+/* Kinetic plus gravitational energy of n particles [J] (energy.c). */
+double flip_energy(const double *x, const double *v, const double *m,
+                   const double g[3], size_t n);
+/* Hold a step to the energy e0 it started with: v (the blend's end
+ * velocities) is moved toward vp (PIC's) as far as needed so that the
+ * particles at x end with at most e0; returns the share of the blend's
+ * FLIP part kept, 1 when nothing changed.  Serial: thread-count free. */
+double flip_limit_energy(double *v, const double *vp, const double *x,
+                         const double *m, const double g[3], size_t n,
+                         double e0);
 
 /* Read and check every key of the section.  On failure the reason is
  * recorded through the host and nothing is leaked. */

@@ -43,6 +43,9 @@
  *                         spacing by which two particles are pushed apart
  *                         each step (keeps the volume in flows that clump
  *                         particles)
+ *   energy_limit          true: a step without meta-particles or external
+ *                         forces ends with at most the energy it began
+ *                         with; the blend goes toward PIC (energy.c)
  *   temperature           [K], 293.15; a shape group may give its own
  *   specific_heat         [J/(kg K)], > 0, 4186 (water)
  *   conductivity          [W/(m K)], >= 0, 0.6 (water): conduction
@@ -77,7 +80,9 @@ struct state {
   double *rho, *pv;             /* each particle's density; pv: the
                                    projection's volumes (phases only) */
   double *dx;                   /* 3 n: separation's work space */
+  double *vp;                   /* 3 n: PIC's velocities (energy limit) */
   double separation, spacing;
+  int energy_limit;
   int phases;                   /* densities differ: variable-density
                                    projection */
   double *Cc, *Tc, *T0c;        /* per cell: conduction's work space */
@@ -99,7 +104,7 @@ static void destroy(ms_instance *inst) {
   free(s->x0), free(s->v0), free(s->pres0), free(s->meta);
   free(s->phi0);
   free(s->T), free(s->c), free(s->T0), free(s->Cc), free(s->Tc), free(s->T0c);
-  free(s->rho), free(s->pv), free(s->dx);
+  free(s->rho), free(s->pv), free(s->dx), free(s->vp);
   free(s);
 }
 
@@ -121,9 +126,10 @@ static int alloc_arrays(struct state *s, size_t n) {
   s->rho = malloc(k * sizeof(double));
   s->pv = malloc(k * sizeof(double));
   s->dx = malloc(3 * k * sizeof(double));
+  s->vp = malloc(3 * k * sizeof(double));
   return s->x && s->v && s->x0 && s->v0 && s->m && s->r && s->pres &&
                  s->pres0 && s->meta && s->T && s->c && s->T0 && s->rho &&
-                 s->pv && s->dx
+                 s->pv && s->dx && s->vp
              ? MS_OK
              : MS_ENOMEM;
 }
@@ -274,6 +280,7 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   s->sim.solve.max_iterations = (int)p.max_iterations;
   s->sim.warm_start = p.warm_start;
   s->separation = p.separation;
+  s->energy_limit = p.energy_limit;
   s->spacing = p.spacing;
   s->phi0 = malloc(s->sim.g.ncell * sizeof *s->phi0);
   s->Cc = malloc(s->sim.g.ncell * sizeof *s->Cc);
@@ -409,6 +416,10 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   F->threads = s->host->thread_count(s->ctx);
   if (F->threads < 1) F->threads = 1;
   prepare(s, st, metas);
+  /* a step on the water alone: held to the energy it starts with */
+  const int limit = s->energy_limit && !metas->count && !st->external_force;
+  const double e0 = limit ? flip_energy(s->x, s->v, s->m, s->gravity, s->n)
+                          : 0.0;
   /* members' shares of the faces matter only when there are members */
   const int32_t *tags = metas->count ? s->meta : NULL;
   /* several densities: each particle's volume in units of rho0 */
@@ -441,6 +452,10 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
                  ss.iterations, st->time);
   s->host->report(s->ctx, "pressure_iterations", ss.iterations);
   s->host->report(s->ctx, "fluid_cells", (double)ss.unknowns);
+  if (limit) {
+    memcpy(s->vp, s->v, 3 * s->n * sizeof(double));
+    flip_g2p(&F->g, s->x, s->vp, tags, s->n, 0.0, F->threads);
+  }
   flip_g2p(&F->g, s->x, s->v, tags, s->n, s->flip_ratio, F->threads);
   if (s->advect == FLIP_ADVECT_GRID)
     flip_advect(&F->g, s->x, s->n, dt, s->meta, F->threads);
@@ -459,6 +474,9 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
                               "%zu particles)", s->n);
   flip_push_out(&F->g, F->obst, F->nobst, s->x, s->v, s->r, s->n, s->meta,
                 F->threads);
+  if (limit &&
+      flip_limit_energy(s->v, s->vp, s->x, s->m, s->gravity, s->n, e0) < 1.0)
+    s->host->report(s->ctx, "energy_limited_steps", 1.0);
   finish_metas(s, dt, metas, res);
   flip_sample_cells(&F->g, F->poisson.pressure, s->x0, s->pres, s->n,
                     s->density * F->g.h / dt, F->threads);
@@ -505,7 +523,7 @@ static int max_dt(ms_instance *inst, double *dt) {
  * first min(n, count) keep their values. */
 static int resize(struct state *s, size_t n) {
   size_t k = n ? n : 1;
-  double **d3[] = {&s->x, &s->v, &s->x0, &s->v0, &s->dx};
+  double **d3[] = {&s->x, &s->v, &s->x0, &s->v0, &s->dx, &s->vp};
   double **d1[] = {&s->m, &s->r, &s->pres, &s->pres0, &s->T, &s->c, &s->T0,
                    &s->rho, &s->pv};
   for (size_t q = 0; q < sizeof d3 / sizeof *d3; q++) {

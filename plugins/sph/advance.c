@@ -178,7 +178,9 @@ int sph_integrate(struct sph_solver *S, double t, double dt,
   int rc = sph_prepare(S);
   S->fresh0 = rc == MS_OK;
   sph_gravity(&S->P, t, S->g_now);
+  S->alone = S->P.energy_limit && !cnt && !ext;
   if (rc == MS_OK) {
+    if (S->alone) S->e_start = sph_energy_total(S);
     sph_heat(S, dt); /* on the lists of the step's start */
     sph_forces(S);
     sph_advance(S, t, dt, ext, metas, res);

@@ -12,7 +12,9 @@
  *   cfl (0.4), clamp_pressure (true), radius (spacing/2), gravity_ramp (0),
  *   others_as_boundary (false), temperature (293.15 K; a shape may give
  *   its own), specific_heat (4186 J/(kg K)), conductivity (0.6 W/(m K)),
- *   neighbor_skin (0.2), sort_every (0)
+ *   neighbor_skin (0.2), sort_every (0), energy_limit (true: a step
+ *   without meta-particles or external forces ends with at most the
+ *   energy it began with; energy.c)
  *   obstacles          ( { min = [...]; max = [...]; }, ... ) static boxes
  *
  * Fluid-fluid interaction is SPH pressure, so the solver asks for no
@@ -236,15 +238,7 @@ static int energy(ms_instance *inst, struct ms_energy *out) {
   struct sph_solver *S = &pl->S;
   int rc = sph_prepare(S); /* a no-op between steps: the densities match */
   if (rc) return pl->host->set_error(pl->ctx, rc, "neighbour search failed");
-  const double *g = S->P.gravity;
-  double k = 0.0, p = 0.0, e = 0.0;
-  for (size_t i = 0; i < S->n; i++) {
-    const double *x = S->x + SPH_XS * i, *v = S->v + 3 * i;
-    k += 0.5 * S->m[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-    p -= S->m[i] * (g[0] * x[0] + g[1] * x[1] + g[2] * x[2]);
-    e += S->m[i] * sph_internal_energy(&S->P, S->rho[i]);
-  }
-  out->kinetic = k, out->potential = p, out->internal = e;
+  sph_energy(S, &out->kinetic, &out->potential, &out->internal);
   return MS_OK;
 }
 
@@ -264,6 +258,10 @@ static int end_step(ms_instance *inst, const struct ms_step *st) {
   /* density and pressure at the new positions: what the frame shows and
    * what the next step starts from */
   int rc = sph_prepare(S);
+  if (rc == MS_OK && S->alone) {
+    double removed = sph_limit_energy(S, S->e_start);
+    if (removed > 0.0) pl->host->report(pl->ctx, "energy_limited", removed);
+  }
   report(pl);
   return rc;
 }

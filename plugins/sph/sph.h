@@ -142,6 +142,9 @@ struct sph_params {
   int clamp_pressure;/* negative pressure -> 0 */
   int others_as_boundary; /* other systems' particles count in the
                         density (boundary.c, sph_others_density) */
+  int energy_limit;  /* a step without meta-particles or external forces
+                        ends with at most the energy it began with
+                        (energy.c) */
   int sort_every;    /* spatial reordering period [steps], 0: never
                         (renumbers the particles: `id` keeps identity) */
   double skin;       /* neighbour lists reach R (1 + skin), rebuilt only
@@ -213,6 +216,9 @@ struct sph_solver {
   uint64_t clamps0;
   double g_now[3];          /* gravity of the current step (ramped) */
   uint64_t clamps;          /* hard guard corrections, cumulative */
+  int alone;                /* this step: no meta-particles, no external
+                               force (the energy limit applies) */
+  double e_start;           /* ... and the energy it began with [J] */
   double time[SPH_T_COUNT]; /* seconds per pass, cumulative */
   /* sph_sort's workspace, allocated for the sort only */
   double *scratch;          /* 4n doubles: permutation workspace */
@@ -268,6 +274,16 @@ void sph_wsum(const struct sph_solver *S, size_t i0, size_t i1,
               double *out);
 /* Whether this build and processor can run instruction set isa. */
 int sph_wsum_isa(int isa);
+
+/* energy.c: kinetic, gravitational (the scene's gravity) and compression
+ * energy [J] at the current positions and densities. */
+void sph_energy(const struct sph_solver *S, double *kinetic,
+                double *potential, double *internal);
+double sph_energy_total(const struct sph_solver *S);
+/* Densities fresh at the end of a step that began with energy e0: if the
+ * fluid holds more, scale its velocities about their mass-weighted mean
+ * so that it holds e0.  Returns the energy removed [J]. */
+double sph_limit_energy(struct sph_solver *S, double e0);
 
 /* forces.c: accelerations of every fluid particle (pressure, viscosity,
  * walls, obstacles; no gravity) into S->a.  Needs sph_prepare. */

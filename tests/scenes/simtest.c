@@ -172,6 +172,17 @@ void st_totals(ms_sim *S, double *p, double *ke) {
 
 void st_close(ms_sim *S) { ms_sim_close(S); }
 
+double st_energy_rise(ms_sim *S, double *end) {
+  while (ms_sim_frames_done(S) < ms_sim_frames_total(S))
+    ck_assert_msg(ms_sim_frame(S) == 0, "%s", ms_sim_error(S));
+  struct ms_metrics m = {.struct_size = sizeof m};
+  ck_assert_int_eq(ms_sim_metrics(S, &m), 0);
+  ck_assert(m.energy_complete);
+  if (end) *end = m.energy_end / m.energy_start;
+  ms_sim_close(S);
+  return m.energy_max_rise / m.energy_scale;
+}
+
 static int by_value(const void *a, const void *b) {
   double s = *(const double *)a, t = *(const double *)b;
   return (s > t) - (s < t);

@@ -37,6 +37,11 @@ double st_max_speed(ms_sim *S);
 /* Total momentum and kinetic energy over all systems. */
 void st_totals(ms_sim *S, double *p, double *ke);
 void st_close(ms_sim *S);
+/* Run S to its last frame and close it: the largest rise of the total
+ * energy (every system reporting its internal energy) from one frame to
+ * the next, relative to the energy's scale; the end's energy over the
+ * start's in *end (when not NULL). */
+double st_energy_rise(ms_sim *S, double *end);
 /* Every particle's mass over all systems, sorted (malloc'ed; *n of them):
  * equal for two states when each mass travelled bit for bit. */
 double *st_masses(ms_sim *S, size_t *n);

@@ -23,7 +23,8 @@ MS_FIXTURES = good:GOOD bad_major:MAJOR bad_minor:MINOR bad_size:SIZE \
 	badview:BADVIEW leak:LEAK norewind:NOREWIND badsave:BADSAVE \
 	loose:LOOSE ownmass:OWNMASS lax:LAX chatty:CHATTY zerodt:ZERODT \
 	nolicense:NOLICENSE badenergy:BADENERGY now1:NOW1 now2:NOW2 \
-	no_release:NORELEASE heat:HEAT heatless:HEATLESS heatreset:HEATRESET
+	no_release:NORELEASE heat:HEAT heatless:HEATLESS heatreset:HEATRESET \
+	push:PUSH pushnan:PUSHNAN
 MS_FIXTURE_LAS = $(foreach f,$(MS_FIXTURES),tests/fixtures/$(firstword $(subst :, ,$(f))).la)
 # ... and fixtures of their own source: a rigid cluster (ABI 1.1 collective
 # response, and the same body as an ABI 1.0 descriptor).
@@ -113,7 +114,7 @@ tests_scenes_run_scenes_SOURCES = tests/runner.c tests/scenes/suites.h \
 	tests/scenes/test_core_scenes.c tests/scenes/test_baselines.c \
 	tests/scenes/test_metrics.c tests/scenes/test_scale.c \
 	tests/scenes/test_sync_scenes.c tests/scenes/test_handover.c \
-	tests/scenes/test_heat.c
+	tests/scenes/test_heat.c tests/scenes/test_push.c
 tests_scenes_run_scenes_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE -I$(srcdir)/tests/scenes \
 	$(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_scenes_run_scenes_LDADD = tests/scenes/libsimtest.la core/libmscore.la \

@@ -69,12 +69,14 @@ int ms__collective_inertia(struct ms__stepper *S, const struct ms_step *st) {
   return MS_OK;
 }
 
-/* System s integrates its piece of the step (its metas as sm holds them). */
+/* System s integrates its piece of the step (its metas as sm holds them),
+ * with the stage's pushed forces unless it pushes itself. */
 static int integrate_one(struct ms__stepper *S, struct ms_step *st,
                          uint32_t s) {
   struct ms__system *y = &S->sys[s];
   struct ms__sysmetas *sm = &y->sm;
-  st->external_force = S->fext ? S->fext + 3 * y->offset : NULL;
+  const double *F = S->fpushed && !y->plugin->desc.push ? S->fpushed : S->fext;
+  st->external_force = F ? F + 3 * y->offset : NULL;
   struct ms_metas in = metas_of(sm);
   struct ms_meta_result out = {.struct_size = sizeof out, .count = sm->count,
                                .velocity = sm->rvel, .displacement = sm->rdisp,
@@ -86,8 +88,53 @@ static int integrate_one(struct ms__stepper *S, struct ms_step *st,
   return MS_OK;
 }
 
+/* Forces on other systems (plugin.h, ABI 1.5): every system with push()
+ * adds its forces on each system without; the baselines' forces first. */
+static int collect_pushed(struct ms__stepper *S, const struct ms_step *st) {
+  size_t n3 = 3 * S->ntotal;
+  if (S->ntotal + 1 > S->cap_fpush) {
+    size_t c = S->ntotal + S->ntotal / 4 + 64;
+    if (ms__grow((void **)&S->fpush_store, c, 3 * sizeof(double)))
+      return ms__errf(S->err, MS_ENOMEM, "out of memory");
+    S->cap_fpush = c;
+  }
+  double *F = S->fpush_store;
+  if (S->fext) memcpy(F, S->fext, n3 * sizeof *F);
+  else memset(F, 0, n3 * sizeof *F);
+  for (uint32_t p = 0; p < S->nsys; p++) {
+    struct ms__system *y = &S->sys[p];
+    if (!y->plugin->desc.push) continue;
+    for (uint32_t r = 0; r < S->nsys; r++) {
+      struct ms__system *x = &S->sys[r];
+      if (x->plugin->desc.push) continue;
+      int rc = y->plugin->desc.push(y->inst, st, r, F + 3 * x->offset,
+                                    x->view.count);
+      if (rc) return ms__system_fail(y, S->err, rc, "push() failed");
+      for (size_t i = 3 * x->offset; i < 3 * (x->offset + x->view.count); i++)
+        if (!isfinite(F[i]))
+          return ms__errf(S->err, MS_ENUMERIC,
+                          "system '%s' (solver '%s', %s): push() gave "
+                          "particle %zu of system '%s' a force that is not "
+                          "finite at t = %g s (step %llu)",
+                          y->desc->name, y->plugin->desc.id, y->plugin->path,
+                          i / 3 - x->offset, x->desc->name, S->time,
+                          (unsigned long long)S->step);
+    }
+  }
+  S->fpushed = F;
+  return MS_OK;
+}
+
 int ms__integrate_all(struct ms__stepper *S, struct ms_step *st) {
-  for (uint32_t s = 0; s < S->nsys; s++) TRY(integrate_one(S, st, s));
+  int pushers = 0;
+  for (uint32_t s = 0; s < S->nsys; s++)
+    if (S->sys[s].plugin->desc.push) {
+      pushers = 1;
+      TRY(integrate_one(S, st, s));
+    }
+  if (pushers) TRY(collect_pushed(S, st));
+  for (uint32_t s = 0; s < S->nsys; s++)
+    if (!S->sys[s].plugin->desc.push) TRY(integrate_one(S, st, s));
   return MS_OK;
 }
 

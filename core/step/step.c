@@ -500,6 +500,7 @@ int ms__step(struct ms__stepper *S, double t_end) {
   TRY(choose_dt(S, t_end, vmax, rmin, &dt));
   ms__lap(&c, MS__PH_OTHER);
   S->fext = NULL;
+  S->fpushed = NULL;
   TRY(detect(S, m, dt, vmax, rmin, &c));
   ms__lap(&c, MS__PH_METRICS);
   TRY(ms__heat_exchange(S, dt));
@@ -581,4 +582,5 @@ void ms__stepper_free(struct ms__stepper *S) {
   free(S->keep);
   free(S->lkeep);
   free(S->fext_store);
+  free(S->fpush_store);
 }

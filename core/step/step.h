@@ -219,6 +219,11 @@ struct ms__stepper {
   size_t cap_local;
   double *fext, *fext_store;     /* baseline contact forces, 3 per particle */
   size_t cap_fext;
+  double *fpushed;               /* this stage: fext plus the forces systems
+                                    with push() state (ABI 1.5), what the
+                                    others receive; NULL: none pushed */
+  double *fpush_store;
+  size_t cap_fpush;
   struct ms__groups groups;
   struct ms__metaset metas;
   struct ms__contacts contacts;
@@ -253,7 +258,8 @@ struct ms__stepper;
  * Nothing for the paper's rule. */
 int ms__collective_inertia(struct ms__stepper *S, const struct ms_step *st);
 
-/* Every system integrates its piece of the step. */
+/* Every system integrates its piece of the step: those with push() (ABI
+ * 1.5) first, then the others with the forces those state added. */
 int ms__integrate_all(struct ms__stepper *S, struct ms_step *st);
 
 /* Synchronise the meta-particles (sync.c), let the systems that lead some

@@ -224,17 +224,33 @@ static int read_advect(const struct ms_host *h, ms_ctx *c,
   return MS_OK;
 }
 
+/* free_surface: "cell" (p = 0 at the first air cell's centre) or "ghost"
+ * (at the surface the particles show: surface.c). */
+static int read_surface(const struct ms_host *h, ms_ctx *c,
+                        const ms_config *sec, struct flip_params *p) {
+  const char *s;
+  int rc = h->cfg_string(c, sec, "free_surface", "cell", &s);
+  if (rc) return rc;
+  if (!strcmp(s, "cell")) p->ghost_fluid = 0;
+  else if (!strcmp(s, "ghost")) p->ghost_fluid = 1;
+  else
+    return h->cfg_error(c, sec, "free_surface", "unknown free surface '%s' "
+                        "(expected \"cell\" or \"ghost\")", s);
+  return MS_OK;
+}
+
 int flip_read_params(const struct ms_host *h, ms_ctx *c, const ms_config *sec,
                      struct flip_params *p) {
   int rc;
   memset(p, 0, sizeof *p);
   if ((rc = read_particles(h, c, sec, p)) ||
       (rc = h->cfg_double(c, sec, "flip_ratio", 0.97, &p->flip_ratio)) ||
-      (rc = read_advect(h, c, sec, p)) ||
+      (rc = read_advect(h, c, sec, p)) || (rc = read_surface(h, c, sec, p)) ||
       (rc = h->cfg_double(c, sec, "cfl", 1.0, &p->cfl)) ||
       (rc = h->cfg_bool(c, sec, "couple_cells", 1, &p->couple_cells)) ||
       (rc = h->cfg_double(c, sec, "separation", 0.0, &p->separation)) ||
       (rc = h->cfg_bool(c, sec, "energy_limit", 1, &p->energy_limit)) ||
+      (rc = h->cfg_bool(c, sec, "buoyancy", 0, &p->buoyancy)) ||
       (rc = h->cfg_double(c, sec, "specific_heat", 4186.0,
                           &p->specific_heat)) ||
       (rc = h->cfg_double(c, sec, "conductivity", 0.6, &p->conductivity)) ||

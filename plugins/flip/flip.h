@@ -304,7 +304,36 @@ struct flip_sim {
    * State: snapshot it with the particles for rewind and checkpoints. */
   int warm_start;
   double *phi_prev, dt_prev; /* dt_prev 0: no guess */
+  /* When set (face arrays): the projection's own change of every face
+   * velocity, u after minus u before it (buoyancy.c). */
+  double *dproj[3];
+  int gravity_added;     /* the caller added it already (once) */
 };
+
+/* Other systems' particles inside the tank, taken at begin_step
+ * (buoyancy.c): position, velocity, mass, volume times rho0, and the
+ * pressure force on each after the projection; sys and idx say whose. */
+struct flip_foreign {
+  size_t n, cap;
+  double *x, *v, *m, *pv, *force;
+  uint32_t *sys, *idx;
+};
+void flip_foreign_free(struct flip_foreign *f);
+/* After the others' cells are marked: those above the water line (no
+ * water in their layer across gravity nearby) back to air. */
+void flip_dry_others(struct flip_grid *g, const struct flip_bins *b,
+                     const double gravity[3]);
+/* Read every other system's view (at begin_step: the step's start). */
+int flip_foreign_gather(struct flip_foreign *f, const struct flip_grid *g,
+                        const struct ms_host *host, ms_ctx *ctx,
+                        double rho0);
+/* force = pv (dproj at the particle) / dt, -grad p times the particle's
+ * volume; J: their impulse over the step, summed [N s]. */
+void flip_foreign_forces(struct flip_foreign *f, const struct flip_grid *g,
+                         double *const dproj[3], double dt, double J[3]);
+/* Add the forces on system `system`'s particles to force (3 * count). */
+void flip_foreign_push(const struct flip_foreign *f, uint32_t system,
+                       double *force, size_t count);
 
 int flip_sim_init(struct flip_sim *S, const double lo[3], const int n[3],
                   double h, const struct flip_box *obst, int nobst);
@@ -490,12 +519,24 @@ struct flip_params {
                            of particles is moved apart per step */
   int energy_limit;     /* a step without meta-particles ends with at most
                            the energy it started with (energy.c) */
+  int buoyancy;         /* the water's pressure force on other systems'
+                           particles (buoyancy.c) */
+  int ghost_fluid;      /* free_surface = "ghost": p = 0 at the surface
+                           itself (surface.c) */
   double lo[3];         /* the tank: grid origin */
   int n[3];             /* cells per axis */
   int auto_tank;        /* lo, n: to be fitted around the water */
   struct flip_box *obst;
   int nobst;
 };
+
+/* Ghost-fluid free surface (surface.c): the links from fluid cells to air
+ * cells weighted by 1 / theta, theta the distance in cells from the fluid
+ * cell's centre to the surface its particles (binned in b) show; turns
+ * the variable-density path on (beta = 1 with one density).  After the
+ * cells are marked, before the projection. */
+int flip_ghost_fluid(struct flip_grid *g, const struct flip_bins *b,
+                     const double *x, double spacing, int threads);
 
 /* Kinetic plus gravitational energy of n particles [J] (energy.c). */
 double flip_energy(const double *x, const double *v, const double *m,

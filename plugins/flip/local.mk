@@ -8,7 +8,8 @@ plugins_flip_libflip_la_SOURCES = plugins/flip/flip.h \
 	plugins/flip/transfer.c plugins/flip/advect.c \
 	plugins/flip/poisson.c plugins/flip/pcg.c \
 	plugins/flip/cholmod.c plugins/flip/sim.c plugins/flip/heat.c \
-	plugins/flip/energy.c
+	plugins/flip/energy.c plugins/flip/buoyancy.c \
+	plugins/flip/surface.c
 plugins_flip_libflip_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS) $(CHOLMOD_CFLAGS)
 plugins_flip_libflip_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 plugins_flip_libflip_la_LIBADD = $(CHOLMOD_LIBS) -lm

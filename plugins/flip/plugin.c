@@ -46,6 +46,12 @@
  *   energy_limit          true: a step without meta-particles or external
  *                         forces ends with at most the energy it began
  *                         with; the blend goes toward PIC (energy.c)
+ *   buoyancy              false: the water's pressure acts on the whole
+ *                         volume of the other systems' particles in it
+ *                         (push(), plugin ABI 1.5; buoyancy.c)
+ *   free_surface          "cell" (p = 0 at the first air cell's centre) or
+ *                         "ghost" (at the surface the particles show;
+ *                         surface.c)
  *   temperature           [K], 293.15; a shape group may give its own
  *   specific_heat         [J/(kg K)], > 0, 4186 (water)
  *   conductivity          [W/(m K)], >= 0, 0.6 (water): conduction
@@ -83,6 +89,10 @@ struct state {
   double *vp;                   /* 3 n: PIC's velocities (energy limit) */
   double separation, spacing;
   int energy_limit;
+  int buoyancy;                 /* the water's pressure on the others */
+  int ghost_fluid;              /* p = 0 at the surface (surface.c) */
+  struct flip_foreign fo;       /* ... their particles this step */
+  double pushJ[3];              /* the impulse they were pushed with */
   int phases;                   /* densities differ: variable-density
                                    projection */
   double *Cc, *Tc, *T0c;        /* per cell: conduction's work space */
@@ -105,6 +115,7 @@ static void destroy(ms_instance *inst) {
   free(s->phi0);
   free(s->T), free(s->c), free(s->T0), free(s->Cc), free(s->Tc), free(s->T0c);
   free(s->rho), free(s->pv), free(s->dx), free(s->vp);
+  flip_foreign_free(&s->fo);
   free(s);
 }
 
@@ -281,6 +292,13 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   s->sim.warm_start = p.warm_start;
   s->separation = p.separation;
   s->energy_limit = p.energy_limit;
+  s->buoyancy = p.buoyancy;
+  s->ghost_fluid = p.ghost_fluid;
+  for (int a = 0; s->buoyancy && a < 3; a++)
+    if (!(s->sim.dproj[a] = malloc(s->sim.g.nface[a] * sizeof(double)))) {
+      rc = host->set_error(ctx, MS_ENOMEM, "out of memory");
+      goto fail;
+    }
   s->spacing = p.spacing;
   s->phi0 = malloc(s->sim.g.ncell * sizeof *s->phi0);
   s->Cc = malloc(s->sim.g.ncell * sizeof *s->Cc);
@@ -326,6 +344,15 @@ static int begin_step(ms_instance *inst, const struct ms_step *st) {
   memcpy(s->T0, s->T, s->n * sizeof(double));
   memcpy(s->phi0, s->sim.phi_prev, s->sim.g.ncell * sizeof(double));
   s->dt0 = s->sim.dt_prev;
+  if (s->buoyancy) {
+    int rc = flip_foreign_gather(&s->fo, &s->sim.g, s->host, s->ctx,
+                                 s->density);
+    if (rc == MS_EINVAL)
+      return s->host->set_error(s->ctx, rc, "buoyancy: another system's "
+                                "view lacks position, velocity, mass or "
+                                "radius as doubles");
+    if (rc) return rc;
+  }
   return MS_OK;
 }
 
@@ -416,8 +443,11 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   F->threads = s->host->thread_count(s->ctx);
   if (F->threads < 1) F->threads = 1;
   prepare(s, st, metas);
+  /* the water's pressure on other systems' particles (buoyancy.c) */
+  const int others = s->buoyancy && s->fo.n;
   /* a step on the water alone: held to the energy it starts with */
-  const int limit = s->energy_limit && !metas->count && !st->external_force;
+  const int limit = s->energy_limit && !metas->count && !st->external_force &&
+                    !others;
   const double e0 = limit ? flip_energy(s->x, s->v, s->m, s->gravity, s->n)
                           : 0.0;
   /* members' shares of the faces matter only when there are members */
@@ -436,7 +466,17 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   flip_heat_conduct(&F->g, &F->bins, s->m, s->c, s->T, s->conductivity, dt,
                     s->Cc, s->Tc, s->T0c);
   /* cells holding other systems' particles count as fluid (Sec. 6.2) */
-  if (s->couple_cells && (rc = mark_others(s, flip_mark_points))) return rc;
+  /* buoyancy: gravity first, so the others' cells stay at rest in the
+   * solve and the water's pressure continues through them (buoyancy.c) */
+  if (others) flip_add_gravity(&F->g, s->gravity, dt, F->threads);
+  F->gravity_added = others;
+  if ((s->couple_cells || others) && (rc = mark_others(s, flip_mark_points)))
+    return rc;
+  if (others) flip_dry_others(&F->g, &F->bins, s->gravity);
+  if (s->ghost_fluid &&
+      flip_ghost_fluid(&F->g, &F->bins, s->x, s->spacing, F->threads))
+    return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory (face "
+                              "weights)");
   rc = flip_sim_project(F, s->gravity, dt, &ss);
   if (rc == -1)
     return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory (pressure "
@@ -450,6 +490,8 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
     s->host->log(s->ctx, MS_LOG_WARN, "pressure solve stopped at relative "
                  "residual %.3g after %d iterations (t = %g s)", ss.residual,
                  ss.iterations, st->time);
+  if (others) flip_foreign_forces(&s->fo, &F->g, F->dproj, dt, s->pushJ);
+  else s->pushJ[0] = s->pushJ[1] = s->pushJ[2] = 0.0;
   s->host->report(s->ctx, "pressure_iterations", ss.iterations);
   s->host->report(s->ctx, "fluid_cells", (double)ss.unknowns);
   if (limit) {
@@ -493,7 +535,24 @@ static int energy(ms_instance *inst, struct ms_energy *out) {
   return MS_OK;
 }
 
+/* Buoyancy: the pressure force on system `sys`'s particles (ABI 1.5). */
+static int push(ms_instance *inst, const struct ms_step *st, uint32_t sys,
+                double *force, size_t count) {
+  struct state *s = S(inst);
+  (void)st;
+  if (s->buoyancy) flip_foreign_push(&s->fo, sys, force, count);
+  return MS_OK;
+}
+
+/* What the last integrate pushed (a stage 2 integrates again), summed
+ * per frame in the report [N s]. */
 static int end_step(ms_instance *inst, const struct ms_step *st) {
+  static const char *const name[3] = {"pushed_impulse_x", "pushed_impulse_y",
+                                      "pushed_impulse_z"};
+  struct state *s = S(inst);
+  (void)st;
+  for (int a = 0; s->buoyancy && a < 3; a++)
+    s->host->report(s->ctx, name[a], s->pushJ[a]);
   return MS_OK;
 }
 
@@ -656,6 +715,7 @@ static const struct ms_plugin flip = {
     .max_dt = max_dt,
     .energy = energy,
     .accept = accept,
+    .push = push,
 };
 
 MS_PLUGIN_EXPORT_ONE(flip)

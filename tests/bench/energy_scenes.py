@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Does a coupled run create energy?  For every shipped scene without pins
-(configs/, configs/zero_g/, configs/paper/; a scene that names `pins`,
+(configs/ and every folder under it; a scene that names `pins`,
 itself or in a file it @includes, is left out: a pin is an external
 force), run it with alpha = beta = 1 (the split gives back all the energy
 merging and synchronising stored), then with alpha = 1, beta = 0 and with
@@ -9,9 +9,12 @@ alpha = beta = 0, and print the largest rise of the total energy (kinetic
 to the next, relative to the energy's scale, and the frame it happened
 at.  A rise means the run created energy between those frames.
 
-    energy_scenes.py [--mergesplit PATH] [--threads N] [SCENE ...]
+    energy_scenes.py [--mergesplit PATH] [--threads N] [--variants A,B ...]
+                     [SCENE ...]
 
-SCENE: paths of scene files (default: every unpinned shipped scene).
+SCENE: paths of scene files (default: every unpinned scene of configs/
+and of each folder under it).  --variants: the (alpha, beta) pairs to
+run, e.g. --variants 1,1 (default: 1,1 1,0 0,0).
 The coupling's own share is in the split ledger; what a solver's
 integration does on its own shows in a scene with one system
 (sph_dam_break, flip_dam_break)."""
@@ -98,12 +101,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mergesplit", default="mergesplit")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--variants", nargs="+", metavar="A,B")
     ap.add_argument("scenes", nargs="*")
     args = ap.parse_args()
+    variants = ([tuple(float(x) for x in v.split(",")) for v in args.variants]
+                if args.variants else VARIANTS)
     scenes = args.scenes or sorted(
         glob.glob(os.path.join(top, "configs", "*.cfg")) +
-        glob.glob(os.path.join(top, "configs", "zero_g", "*.cfg")) +
-        glob.glob(os.path.join(top, "configs", "paper", "*.cfg")))
+        glob.glob(os.path.join(top, "configs", "*", "*.cfg")))
     print("| scene | alpha | beta | energy start -> end [J] | largest rise "
           "between frames (of the scale) | at frame |")
     print("|---|---|---|---|---|---|")
@@ -111,7 +116,7 @@ def main():
         if pinned(s):
             continue
         name = os.path.relpath(s, os.path.join(top, "configs"))
-        for a, b in VARIANTS:
+        for a, b in variants:
             r, err = run(args, s, a, b)
             if r is None:
                 print("| %s | %g | %g | — | %s | — |" % (name, a, b, err))

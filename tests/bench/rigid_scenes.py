@@ -22,8 +22,10 @@ NAME: box, box_heavy, box_light, sphere, stack, dominoes, wall, float
 - floating: the box's draft at the end (the water's surface -- the mean
   over the columns away from the box of the highest particle, plus half a
   spacing -- less the box's bottom, its lowest particle less half a
-  spacing) against Archimedes' (half its height at density 500), and how
-  far its centre moved over the last second.
+  spacing) against Archimedes' (half its height at density 500), the share
+  of its volume under that surface (each particle a slab one spacing
+  high: right also for a box that turned on an edge), and how far its
+  centre moved over the last second.
 """
 import argparse
 import glob
@@ -217,12 +219,17 @@ def floating(args, top):
         moved = math.dist(centre(a["position"], a["mass"]),
                           centre(b["position"], b["mass"]))
         pen = max(fr["penetration"]["max"] for fr in r["frames"])
+        # the share of the box under the water, each particle a slab of
+        # height h (a box that turns on an edge has no one draft)
+        under = sum(min(1.0, max(0.0, (surface - (p[1] - h / 2)) / h))
+                    for p in b["position"]) / len(b["position"])
         print("%s, 3 s: draft %.4f m (Archimedes %.3f m, %.1f %% off), "
+              "%.1f %% of the box under the water (Archimedes 50 %%), "
               "surface %.4f m, bottom %.4f m, centre moved %.1e m over the "
               "last second, penetrations at most %d" % (
                   cfg, surface - bottom, want,
-                  100 * abs(surface - bottom - want) / want, surface,
-                  bottom, moved, pen), flush=True)
+                  100 * abs(surface - bottom - want) / want, 100 * under,
+                  surface, bottom, moved, pen), flush=True)
 
 
 def main():

@@ -74,6 +74,102 @@ START_TEST(still_water) {
 }
 END_TEST
 
+/* Water 0.12 m deep at rest (a lattice: its top particles at 0.11 m, the
+ * surface half a spacing above), cells of 0.04 m: the bottom layer's
+ * pressure (the cells' centres at 0.02 m) against rho g (H - 0.02), with
+ * the free surface at the first air cell's centre (0.14 m: 0.02 m too
+ * high) and with the ghost fluid's surface at the particles (0.12 m). */
+static double bottom_pressure(const char *surface) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "scene = { duration = 0.3; fps = 10.0;\n"
+           "  domain = { min = [0.0, 0.0, 0.0]; max = [0.4, 0.32, 0.16]; }; };\n"
+           "systems = ( { name = \"w\"; solver = \"flip\"; spacing = 0.02;\n"
+           "  free_surface = \"%s\";\n"
+           "  shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"
+           "            max = [0.4, 0.12, 0.16]; jitter = 0.0; }; } );\n",
+           surface);
+  ms_sim *S = st_open_text(text, 1);
+  struct ms__system *w = st_system(S, "w");
+  while (S->frame < S->frames_total) ck_assert_int_eq(ms_sim_frame(S), 0);
+  const struct ms_field *P = NULL;
+  for (uint32_t f = 0; f < w->view.field_count; f++)
+    if (!strcmp(w->view.fields[f].name, "pressure")) P = &w->view.fields[f];
+  ck_assert_ptr_nonnull(P);
+  double sum = 0.0;
+  size_t cnt = 0;
+  for (size_t i = 0; i < w->view.count; i++)
+    if (ms__at(&w->x, i)[1] < 0.02) {
+      sum += *(const double *)((const char *)P->data + i * P->stride);
+      cnt++;
+    }
+  ck_assert_uint_gt(cnt, 0);
+  st_close(S);
+  return sum / (double)cnt;
+}
+
+START_TEST(ghost_fluid_puts_the_surface_at_the_water) {
+  const double want = 1000.0 * 9.81 * (0.12 - 0.02);
+  double cell = bottom_pressure("cell"), ghost = bottom_pressure("ghost");
+  fprintf(stderr, "# bottom pressure %.2f Pa (cell surface), %.2f Pa (ghost "
+          "fluid), rho g (H - 0.02) = %.2f Pa\n", cell, ghost, want);
+  ck_assert_double_le(fabs(ghost - want), 0.01 * want);
+  /* the cell surface adds rho g h / 2 = 196.2 Pa */
+  ck_assert_double_le(fabs(cell - want - 196.2), 0.01 * want);
+}
+END_TEST
+
+/* A rigid cube of 0.08 m (64 particles) held under 0.12 m of still water
+ * (the water fills the tank around it), released: its centre's height
+ * after 0.5 s.  `keys` go to the water's section. */
+static double submerged_cube(double density, const char *keys) {
+  char text[4096];
+  snprintf(text, sizeof text,
+           "scene = { duration = 0.5; fps = 10.0;\n"
+           "  domain = { min = [0.0, 0.0, 0.0]; max = [0.4, 0.4, 0.16]; }; };\n"
+           "coupling = { alpha = 0.0; beta = 0.0; };\n"
+           "systems = ( { name = \"w\"; solver = \"flip\"; spacing = 0.02;\n"
+           "  free_surface = \"ghost\"; %s\n"
+           "  shape = (\n"
+           "   { type = \"box\"; min = [0.0, 0.0, 0.0]; max = [0.4, 0.1, 0.16]; jitter = 0.0; },\n"
+           "   { type = \"box\"; min = [0.0, 0.18, 0.0]; max = [0.4, 0.3, 0.16]; jitter = 0.0; },\n"
+           "   { type = \"box\"; min = [0.0, 0.1, 0.0]; max = [0.16, 0.18, 0.16]; jitter = 0.0; },\n"
+           "   { type = \"box\"; min = [0.24, 0.1, 0.0]; max = [0.4, 0.18, 0.16]; jitter = 0.0; },\n"
+           "   { type = \"box\"; min = [0.16, 0.1, 0.0]; max = [0.24, 0.18, 0.04]; jitter = 0.0; },\n"
+           "   { type = \"box\"; min = [0.16, 0.1, 0.12]; max = [0.24, 0.18, 0.16]; jitter = 0.0; } ); },\n"
+           "  { name = \"cube\"; solver = \"rigid\"; spacing = 0.02; density = %g;\n"
+           "    shape = { type = \"box\"; min = [0.16, 0.1, 0.04];\n"
+           "              max = [0.24, 0.18, 0.12]; }; } );\n",
+           keys, density);
+  ms_sim *S = st_open_text(text, 1);
+  struct ms__system *c = st_system(S, "cube");
+  ck_assert_uint_eq(c->view.count, 64);
+  while (S->frame < S->frames_total) ck_assert_int_eq(ms_sim_frame(S), 0);
+  double y = 0.0;
+  for (size_t i = 0; i < c->view.count; i++) y += ms__at(&c->x, i)[1] / 64.0;
+  st_close(S);
+  return y;
+}
+
+/* buoyancy = true: the water's pressure over the cube's volume carries a
+ * cube of the water's density where it is (it starts at 0.14 m), lifts a
+ * lighter one and lets a heavier one sink; without it the water answers
+ * only at the contacts and the neutral cube sinks. */
+START_TEST(buoyancy_carries_a_submerged_body) {
+  double neutral = submerged_cube(1000.0, "buoyancy = true;");
+  double light = submerged_cube(500.0, "buoyancy = true;");
+  double heavy = submerged_cube(2000.0, "buoyancy = true;");
+  double without = submerged_cube(1000.0, "");
+  fprintf(stderr, "# submerged cube from 0.14 m, after 0.5 s: density 1000 "
+          "at %.4f m, 500 at %.4f m, 2000 at %.4f m; 1000 without buoyancy "
+          "at %.4f m\n", neutral, light, heavy, without);
+  ck_assert_double_le(fabs(neutral - 0.14), 0.005);
+  ck_assert_double_gt(light, 0.14 + 0.02);
+  ck_assert_double_lt(heavy, 0.14 - 0.02);
+  ck_assert_double_lt(without, 0.14 - 0.02);
+}
+END_TEST
+
 /* The dam break: every particle stays in the domain, and the number of
  * occupied cells stays within 5 % of the start over 2 s. */
 START_TEST(dam_break_keeps_volume) {
@@ -483,6 +579,8 @@ Suite *suite_flip_scenes(void) {
   tcase_add_test(t, still_water);
   tcase_add_test(t, dam_break_keeps_volume);
   tcase_add_test(t, dam_break_makes_no_energy);
+  tcase_add_test(t, ghost_fluid_puts_the_surface_at_the_water);
+  tcase_add_test(t, buoyancy_carries_a_submerged_body);
   tcase_add_test(t, same_result_any_thread_count);
   tcase_add_test(t, other_systems_fill_cells);
   tcase_add_test(t, ball_slowed_by_water);

@@ -80,6 +80,14 @@ int st_try_fixture_text(const char *text, ms_sim **out, char *err,
   return rc;
 }
 
+ms_sim *st_open_fixture_text(const char *text) {
+  char err[1024];
+  ms_sim *S;
+  ck_assert_msg(st_try_fixture_text(text, &S, err, sizeof err) == 0, "%s",
+                err);
+  return S;
+}
+
 ms_sim *st_open_file(const char *name, int threads, int64_t frames) {
   char path[4096];
   const char *dir = getenv("MS_CONFIGS");

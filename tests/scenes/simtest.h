@@ -23,6 +23,8 @@ int st_try_text(const char *text, char *err, size_t len, ms_sim **out);
  * simulation in *out (NULL on failure; the caller closes it). */
 int st_try_fixture_text(const char *text, ms_sim **out, char *err,
                         size_t len);
+/* The same, failing the test with the error line if it does not open. */
+ms_sim *st_open_fixture_text(const char *text);
 /* Open a scene file; relative names are looked up in $MS_CONFIGS. */
 ms_sim *st_open_file(const char *path, int threads, int64_t frames);
 /* The system called `name` (fails the test if absent). */

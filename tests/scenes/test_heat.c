@@ -13,14 +13,6 @@
 
 Suite *suite_heat(void);
 
-static ms_sim *open_ok(const char *text) {
-  char err[1024];
-  ms_sim *S;
-  ck_assert_msg(st_try_fixture_text(text, &S, err, sizeof err) == 0, "%s",
-                err);
-  return S;
-}
-
 static double temp(const struct ms__system *y, size_t i) {
   return *ms__at(&y->T, i);
 }
@@ -47,7 +39,7 @@ static double heat(ms_sim *S) {
 
 START_TEST(touching_pair_follows_the_closed_form) {
   ms_sim *S =
-      open_ok(PAIR_SCENE("conductance = 1500.0;", "fixture_heat", B_HEAT));
+      st_open_fixture_text(PAIR_SCENE("conductance = 1500.0;", "fixture_heat", B_HEAT));
   struct ms__system *a = st_system(S, "a"), *b = st_system(S, "b");
   const double Ca = 1000.0, Cb = 3000.0, G = 1500.0, d0 = 100.0;
   const double rate = G * (1.0 / Ca + 1.0 / Cb);
@@ -98,7 +90,7 @@ START_TEST(pair_within_reach_follows_the_closed_form) {
              "  { name = \"b\"; solver = \"fixture_heat\"; count = 1;\n"
              "  position = [0.12, 0.0, 0.0]; " B_HEAT " } );\n",
              reach[c]);
-    ms_sim *S = open_ok(text);
+    ms_sim *S = st_open_fixture_text(text);
     struct ms__system *a = st_system(S, "a"), *b = st_system(S, "b");
     const double rate = 1500.0 * (1.0 / 1000.0 + 1.0 / 3000.0);
     double worst = 0.0;
@@ -120,7 +112,7 @@ END_TEST
 /* A conductance far beyond what an explicit step could take: the pair
  * meets at the C-weighted mean in one step and stays there. */
 START_TEST(stiff_contact_meets_at_the_mean) {
-  ms_sim *S = open_ok(PAIR_SCENE("conductance = 1e12;", "fixture_heat",
+  ms_sim *S = st_open_fixture_text(PAIR_SCENE("conductance = 1e12;", "fixture_heat",
                                  B_HEAT));
   struct ms__system *a = st_system(S, "a"), *b = st_system(S, "b");
   double mean = (1000.0 * 273.15 + 3000.0 * 373.15) / 4000.0;
@@ -139,7 +131,7 @@ START_TEST(no_flow_without_conductance_or_a_partner) {
   const char *texts[2] = {PAIR_SCENE("", "fixture_heat", B_HEAT),
                           PAIR_SCENE("conductance = 2.0;", "fixture_good", "")};
   for (int t = 0; t < 2; t++) {
-    ms_sim *S = open_ok(texts[t]);
+    ms_sim *S = st_open_fixture_text(texts[t]);
     struct ms__system *a = st_system(S, "a");
     double ta = temp(a, 0);
     for (int k = 0; k < 20; k++) st_step(S);
@@ -164,7 +156,7 @@ END_TEST
   "  position = [2.0, 0.0, 0.0]; temperature = 300.0; } );\n"
 
 START_TEST(source_relaxes_as_the_closed_form) {
-  ms_sim *S = open_ok(SOURCE_SCENE("rate = 2.0;"));
+  ms_sim *S = st_open_fixture_text(SOURCE_SCENE("rate = 2.0;"));
   struct ms__system *a = st_system(S, "a"), *far = st_system(S, "far");
   double worst = 0.0, books = 0.0;
   while (S->stepper.time < 1.0 - 1e-12) {
@@ -183,7 +175,7 @@ START_TEST(source_relaxes_as_the_closed_form) {
   ck_assert(temp(far, 0) == 300.0); /* outside the box: untouched */
   st_close(S);
   /* without a rate the source holds its temperature */
-  S = open_ok(SOURCE_SCENE(""));
+  S = st_open_fixture_text(SOURCE_SCENE(""));
   a = st_system(S, "a");
   st_step(S);
   ck_assert(temp(a, 0) == 400.0);

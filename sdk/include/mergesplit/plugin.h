@@ -35,6 +35,8 @@
  *        different systems (MS_PLUGIN_HEAT, write point W3).
  *   1.4  receivers declared at create() and checked before the run
  *        (host->declare_receiver).
+ *   1.5  forces on other systems' particles (push(): a liquid's pressure
+ *        on a body immersed in it).
  *
  * LIFECYCLE AND THE STEP PROTOCOL
  *   create -> { max_dt -> filter_pairs -> begin_step -> integrate(stage 1)
@@ -221,6 +223,40 @@
  *   heat-carrying system on its own.  The flag needs nothing past 1.0 to
  *   load: a core older than 1.3 ignores it and exchanges no heat.
  *
+ * FORCES ON OTHER SYSTEMS (ABI 1.5)
+ *   Merging and splitting couple systems where their particles touch.  A
+ *   liquid also presses on a body it surrounds over the body's whole
+ *   volume (buoyancy): the pressure force on a body is the integral of
+ *   -grad p over it, which contacts at its surface cannot give (a box of
+ *   half the water's density sinks in a grid fluid that answers only
+ *   through meta-particles).  A system that has push() states such
+ *   forces.  In every stage the core integrates the systems that have
+ *   push() first, in the scene's order; then, for each of them and each
+ *   system WITHOUT push(), it calls push(inst, step, system, force,
+ *   count): `system` is the receiver's index in the scene, `count` its
+ *   particles at the step's start, `force` 3 * count doubles the plugin
+ *   ADDS to (never overwrites) the force [N] it exerts on each of them
+ *   over the step.  The receiver's integrate() of that stage gets the sum
+ *   in step->external_force (with the baselines' contact forces, if
+ *   any); coupling iterations within the stage reuse it.
+ *   A plugin with push()
+ *     MUST only add finite values (the core refuses the step otherwise,
+ *          naming the system), and only forces of its own material:
+ *          gravity is the receiver's to apply;
+ *     MUST compute them from the state of the step's start (positions
+ *          from host->system_particles(); velocities and masses from
+ *          host->system_view() read in begin_step, when no system has
+ *          moved yet), so the forces do not depend on the order of the
+ *          systems or on the thread count;
+ *     SHOULD give its own particles the opposite impulse over the step
+ *          (a pressure projection that counts the others' mass does):
+ *          momentum is then conserved, up to what walls take.
+ *   Systems with push() receive no pushed forces.  The core keeps no
+ *   state of it between steps: a checkpoint resumes bit-identically.  A
+ *   core older than 1.5 never calls push(); the plugin then behaves as if
+ *   it had none.  doc/buoyancy.md in the source tree derives the FLIP
+ *   plugin's use of it.
+ *
  * THREADING
  *   The core calls one instance from one thread at a time; different
  *   instances MAY be called concurrently.  A plugin MAY use OpenMP (or its
@@ -255,7 +291,7 @@ extern "C" {
 #endif
 
 #define MS_ABI_MAJOR 1
-#define MS_ABI_MINOR 4
+#define MS_ABI_MINOR 5
 
 /* Name of the exported entry function. */
 #define MS_PLUGIN_ENTRY_SYMBOL "mergesplit_plugin"
@@ -505,6 +541,15 @@ struct ms_plugin {
   /* Receiving side: append `in->count` particles handed over by system
    * `from` (its scene name); in->fields are the giver's fields, packed. */
   int (*accept)(ms_instance *inst, const struct ms_view *in, const char *from);
+
+  /* ---- ABI 1.5 (optional; NULL or absent past struct_size) --------- */
+
+  /* Forces on system `system`'s `count` particles over the step (FORCES
+   * ON OTHER SYSTEMS above): add them to `force` (3 * count, [N]).  Called
+   * after this system's integrate() of every stage, once per system of
+   * the scene without push().  MUST NOT change the state. */
+  int (*push)(ms_instance *inst, const struct ms_step *step, uint32_t system,
+              double *force, size_t count);
 };
 
 /* Initialiser for the header of a descriptor compiled against this file
@@ -543,7 +588,9 @@ _Static_assert(offsetof(struct ms_plugin, meta_inertia) == 144,
                "ms_plugin v1.1 layout");
 _Static_assert(offsetof(struct ms_plugin, hand_over) == 168,
                "ms_plugin v1.1 layout");
-_Static_assert(sizeof(struct ms_plugin) == 192, "ms_plugin v1.1 size");
+_Static_assert(offsetof(struct ms_plugin, push) == 192,
+               "ms_plugin v1.5 layout");
+_Static_assert(sizeof(struct ms_plugin) == 200, "ms_plugin v1.5 size");
 _Static_assert(sizeof(struct ms_handover) == 24, "ms_handover v1.1 size");
 _Static_assert(sizeof(struct ms_step) == 40, "ms_step v1 size");
 _Static_assert(offsetof(struct ms_metas, inertia) == 56,

@@ -47,13 +47,18 @@ double flip_limit_energy(double *v, const double *vp, const double *x,
   blend_quadratic(v, vp, m, n, &A, &B, &C);
   double kmax = e0 - pot;
   if (A + B + C <= kmax) return 1.0;
-  double t = 0.0;
+  double t = 0.0, s = 1.0;
   if (C < kmax && A > 0.0) {
     /* the larger root of A t^2 + B t + C - kmax; C - kmax < 0, so it is
      * positive, and below 1 because the blend ends above kmax */
     t = (-B + sqrt(B * B - 4.0 * A * (C - kmax))) / (2.0 * A);
     t = fmin(fmax(t, 0.0), 1.0);
+  } else if (C > kmax && kmax > 0.0) {
+    /* even PIC ends above: the step raised the particles (separation
+     * pushes them apart against gravity); PIC's velocities scaled to end
+     * there */
+    s = sqrt(kmax / C);
   }
-  for (size_t i = 0; i < 3 * n; i++) v[i] = vp[i] + t * (v[i] - vp[i]);
+  for (size_t i = 0; i < 3 * n; i++) v[i] = s * (vp[i] + t * (v[i] - vp[i]));
   return t;
 }

@@ -543,8 +543,10 @@ double flip_energy(const double *x, const double *v, const double *m,
                    const double g[3], size_t n);
 /* Hold a step to the energy e0 it started with: v (the blend's end
  * velocities) is moved toward vp (PIC's) as far as needed so that the
- * particles at x end with at most e0; returns the share of the blend's
- * FLIP part kept, 1 when nothing changed.  Serial: thread-count free. */
+ * particles at x end with at most e0, and PIC's scaled down when even
+ * they end above (the step raised the particles); returns the share of
+ * the blend's FLIP part kept, 1 when nothing changed.  Serial: thread-
+ * count free. */
 double flip_limit_energy(double *v, const double *vp, const double *x,
                          const double *m, const double g[3], size_t n,
                          double e0);

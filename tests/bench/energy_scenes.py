@@ -9,12 +9,12 @@ alpha = beta = 0, and print the largest rise of the total energy (kinetic
 to the next, relative to the energy's scale, and the frame it happened
 at.  A rise means the run created energy between those frames.
 
-    energy_scenes.py [--mergesplit PATH] [--threads N] [--variants A,B ...]
+    energy_scenes.py [--mergesplit PATH] [--threads N] [--variant A,B]...
                      [SCENE ...]
 
 SCENE: paths of scene files (default: every unpinned scene of configs/
-and of each folder under it).  --variants: the (alpha, beta) pairs to
-run, e.g. --variants 1,1 (default: 1,1 1,0 0,0).
+and of each folder under it).  --variant A,B (repeatable): an (alpha,
+beta) pair to run instead of the three above, e.g. --variant 1,1.
 The coupling's own share is in the split ledger; what a solver's
 integration does on its own shows in a scene with one system
 (sph_dam_break, flip_dam_break)."""
@@ -101,11 +101,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mergesplit", default="mergesplit")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--variants", nargs="+", metavar="A,B")
+    ap.add_argument("--variant", action="append", metavar="A,B")
     ap.add_argument("scenes", nargs="*")
     args = ap.parse_args()
-    variants = ([tuple(float(x) for x in v.split(",")) for v in args.variants]
-                if args.variants else VARIANTS)
+    variants = ([tuple(float(x) for x in v.split(",")) for v in args.variant]
+                if args.variant else VARIANTS)
     scenes = args.scenes or sorted(
         glob.glob(os.path.join(top, "configs", "*.cfg")) +
         glob.glob(os.path.join(top, "configs", "*", "*.cfg")))

@@ -1,17 +1,20 @@
-/* Other systems' particles in the projection, and the pressure force on
- * them (plugin ABI 1.5, push(); doc/buoyancy.md).
+/* The water's pressure on other systems' particles (plugin ABI 1.5,
+ * push(); doc/buoyancy.md).
  *
  * A body the water surrounds is pressed on over its whole volume: the
  * force is the integral of -grad p over it, which meta-particles at its
- * surface cannot give.  With `buoyancy = true` every other system's
- * particle inside the tank enters the transfer with its mass, velocity
- * and volume (2r)^3, as a phase of its own density (the variable-density
- * projection of the phases); the projection then sees the body's weight
- * and inertia, and the change it makes to the face velocities, sampled at
- * a body particle, times its mass over dt, is the pressure force on it
- * (gravity is the body's own).  The body takes the sum as a rigid body or
- * a shape-matched one would, which is the rigid-fluid method of Carlson
- * et al. 2004 carried out by the body's own solver. */
+ * surface cannot give.  With `buoyancy = true` the cells the others'
+ * particles occupy take part in the solve at rest (their faces carry no
+ * velocity of the water's; gravity is added before they are marked), so
+ * the water's pressure continues through them, except above the water
+ * line (flip_dry_others).  The projection's change of a face velocity is
+ * -dt grad p / rho_w; sampled at a particle of volume V = (2r)^3, times
+ * rho_w V / dt, it is the force -V grad p on it (gravity is the body's
+ * own).  The body takes the sum as a rigid body or a shape-matched one
+ * would.  Tried first and measured worse (doc/buoyancy.md): the others'
+ * particles in the transfer as a phase of their own density (the
+ * rigid-fluid method of Carlson et al. 2004), which held a floating box
+ * up by its own column. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +59,7 @@ void flip_dry_others(struct flip_grid *g, const struct flip_bins *b,
 }
 
 void flip_foreign_free(struct flip_foreign *f) {
-  free(f->x), free(f->v), free(f->m), free(f->pv), free(f->force);
+  free(f->x), free(f->pv), free(f->force);
   free(f->sys), free(f->idx);
   memset(f, 0, sizeof *f);
 }
@@ -66,19 +69,15 @@ static int reserve(struct flip_foreign *f, size_t n) {
   size_t c = n + n / 4 + 64;
   double *x = realloc(f->x, 3 * c * sizeof *x);
   if (x) f->x = x;
-  double *v = realloc(f->v, 3 * c * sizeof *v);
-  if (v) f->v = v;
   double *F = realloc(f->force, 3 * c * sizeof *F);
   if (F) f->force = F;
-  double *m = realloc(f->m, c * sizeof *m);
-  if (m) f->m = m;
   double *pv = realloc(f->pv, c * sizeof *pv);
   if (pv) f->pv = pv;
   uint32_t *s = realloc(f->sys, c * sizeof *s);
   if (s) f->sys = s;
   uint32_t *i = realloc(f->idx, c * sizeof *i);
   if (i) f->idx = i;
-  if (!x || !v || !F || !m || !pv || !s || !i) return -1;
+  if (!x || !F || !pv || !s || !i) return -1;
   f->cap = c;
   return 0;
 }
@@ -100,21 +99,15 @@ int flip_foreign_gather(struct flip_foreign *f, const struct flip_grid *g,
     int rc = host->system_view(ctx, y, &w);
     if (rc) return rc;
     const struct ms_field *X = ms_view_field(&w, "position", MS_TYPE_F64, 3),
-                          *V = ms_view_field(&w, "velocity", MS_TYPE_F64, 3),
-                          *M = ms_view_field(&w, "mass", MS_TYPE_F64, 1),
                           *R = ms_view_field(&w, "radius", MS_TYPE_F64, 1);
-    if (!X || !V || !M || !R) return MS_EINVAL;
+    if (!X || !R) return MS_EINVAL;
     if (reserve(f, f->n + w.count)) return MS_ENOMEM;
     for (size_t i = 0; i < w.count; i++) {
       const double *x = (const double *)((const char *)X->data + i * X->stride);
       if (!inside(g, x)) continue;
-      const double *v = (const double *)((const char *)V->data + i * V->stride);
-      double m = *(const double *)((const char *)M->data + i * M->stride);
       double r = *(const double *)((const char *)R->data + i * R->stride);
       size_t k = f->n++;
       memcpy(f->x + 3 * k, x, 3 * sizeof *x);
-      memcpy(f->v + 3 * k, v, 3 * sizeof *v);
-      f->m[k] = m;
       f->pv[k] = rho0 * 8.0 * r * r * r; /* volume (2r)^3 times rho0 */
       f->sys[k] = y;
       f->idx[k] = (uint32_t)i;

@@ -311,11 +311,11 @@ struct flip_sim {
 };
 
 /* Other systems' particles inside the tank, taken at begin_step
- * (buoyancy.c): position, velocity, mass, volume times rho0, and the
- * pressure force on each after the projection; sys and idx say whose. */
+ * (buoyancy.c): position, volume times rho0, and the pressure force on
+ * each after the projection; sys and idx say whose. */
 struct flip_foreign {
   size_t n, cap;
-  double *x, *v, *m, *pv, *force;
+  double *x, *pv, *force;
   uint32_t *sys, *idx;
 };
 void flip_foreign_free(struct flip_foreign *f);

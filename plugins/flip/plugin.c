@@ -349,8 +349,8 @@ static int begin_step(ms_instance *inst, const struct ms_step *st) {
                                  s->density);
     if (rc == MS_EINVAL)
       return s->host->set_error(s->ctx, rc, "buoyancy: another system's "
-                                "view lacks position, velocity, mass or "
-                                "radius as doubles");
+                                "view lacks position or radius as "
+                                "doubles");
     if (rc) return rc;
   }
   return MS_OK;

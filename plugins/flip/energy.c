@@ -10,18 +10,9 @@
  * index order: the result does not depend on the thread count. */
 #include <math.h>
 
-#include "flip.h"
+#include <mergesplit/plugin_util.h>
 
-double flip_energy(const double *x, const double *v, const double *m,
-                   const double g[3], size_t n) {
-  double e = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    const double *xi = x + 3 * i, *vi = v + 3 * i;
-    e += m[i] * (0.5 * (vi[0] * vi[0] + vi[1] * vi[1] + vi[2] * vi[2]) -
-                 (g[0] * xi[0] + g[1] * xi[1] + g[2] * xi[2]));
-  }
-  return e;
-}
+#include "flip.h"
 
 /* Kinetic energy of vp + t (v - vp) is A t^2 + B t + C. */
 static void blend_quadratic(const double *v, const double *vp,
@@ -40,12 +31,11 @@ static void blend_quadratic(const double *v, const double *vp,
 double flip_limit_energy(double *v, const double *vp, const double *x,
                          const double *m, const double g[3], size_t n,
                          double e0) {
-  double pot = 0.0, A, B, C;
-  for (size_t i = 0; i < n; i++)
-    pot -= m[i] * (g[0] * x[3 * i] + g[1] * x[3 * i + 1] +
-                   g[2] * x[3 * i + 2]);
+  struct ms_energy end;
+  double A, B, C;
+  ms_energy_of_particles(n, x, v, m, g, &end);
   blend_quadratic(v, vp, m, n, &A, &B, &C);
-  double kmax = e0 - pot;
+  double kmax = e0 - end.potential;
   if (A + B + C <= kmax) return 1.0;
   double t = 0.0, s = 1.0;
   if (C < kmax && A > 0.0) {

@@ -307,7 +307,6 @@ struct flip_sim {
   /* When set (face arrays): the projection's own change of every face
    * velocity, u after minus u before it (buoyancy.c). */
   double *dproj[3];
-  int gravity_added;     /* the caller added it already (once) */
 };
 
 /* Other systems' particles inside the tank, taken at begin_step
@@ -538,10 +537,8 @@ struct flip_params {
 int flip_ghost_fluid(struct flip_grid *g, const struct flip_bins *b,
                      const double *x, double spacing, int threads);
 
-/* Kinetic plus gravitational energy of n particles [J] (energy.c). */
-double flip_energy(const double *x, const double *v, const double *m,
-                   const double g[3], size_t n);
-/* Hold a step to the energy e0 it started with: v (the blend's end
+/* Hold a step to the energy e0 (kinetic + gravitational,
+ * ms_energy_of_particles) it started with: v (the blend's end
  * velocities) is moved toward vp (PIC's) as far as needed so that the
  * particles at x end with at most e0, and PIC's scaled down when even
  * they end above (the step raised the particles); returns the share of

@@ -448,8 +448,9 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   /* a step on the water alone: held to the energy it starts with */
   const int limit = s->energy_limit && !metas->count && !st->external_force &&
                     !others;
-  const double e0 = limit ? flip_energy(s->x, s->v, s->m, s->gravity, s->n)
-                          : 0.0;
+  struct ms_energy start = {.kinetic = 0.0, .potential = 0.0};
+  if (limit)
+    ms_energy_of_particles(s->n, s->x, s->v, s->m, s->gravity, &start);
   /* members' shares of the faces matter only when there are members */
   const int32_t *tags = metas->count ? s->meta : NULL;
   /* several densities: each particle's volume in units of rho0 */
@@ -468,8 +469,8 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   /* cells holding other systems' particles count as fluid (Sec. 6.2) */
   /* buoyancy: gravity first, so the others' cells stay at rest in the
    * solve and the water's pressure continues through them (buoyancy.c) */
+  static const double none[3] = {0.0, 0.0, 0.0};
   if (others) flip_add_gravity(&F->g, s->gravity, dt, F->threads);
-  F->gravity_added = others;
   if ((s->couple_cells || others) && (rc = mark_others(s, flip_mark_points)))
     return rc;
   if (others) flip_dry_others(&F->g, &F->bins, s->gravity);
@@ -477,7 +478,7 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
       flip_ghost_fluid(&F->g, &F->bins, s->x, s->spacing, F->threads))
     return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory (face "
                               "weights)");
-  rc = flip_sim_project(F, s->gravity, dt, &ss);
+  rc = flip_sim_project(F, others ? none : s->gravity, dt, &ss);
   if (rc == -1)
     return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory (pressure "
                               "solve)");
@@ -517,7 +518,8 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   flip_push_out(&F->g, F->obst, F->nobst, s->x, s->v, s->r, s->n, s->meta,
                 F->threads);
   if (limit &&
-      flip_limit_energy(s->v, s->vp, s->x, s->m, s->gravity, s->n, e0) < 1.0)
+      flip_limit_energy(s->v, s->vp, s->x, s->m, s->gravity, s->n,
+                        start.kinetic + start.potential) < 1.0)
     s->host->report(s->ctx, "energy_limited_steps", 1.0);
   finish_metas(s, dt, metas, res);
   flip_sample_cells(&F->g, F->poisson.pressure, s->x0, s->pres, s->n,

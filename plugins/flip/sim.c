@@ -60,8 +60,7 @@ int flip_sim_to_grid(struct flip_sim *S, const double *x, const double *v,
 
 int flip_sim_project(struct flip_sim *S, const double gravity[3], double dt,
                      struct flip_solve_stats *st) {
-  if (!S->gravity_added) flip_add_gravity(&S->g, gravity, dt, S->threads);
-  S->gravity_added = 0;
+  flip_add_gravity(&S->g, gravity, dt, S->threads);
   flip_solid_bc(&S->g, S->threads);
   S->solve.threads = S->threads;
   int warm = S->warm_start && S->dt_prev > 0.0;

@@ -63,6 +63,18 @@ START_TEST(unknown_advection) {
 }
 END_TEST
 
+START_TEST(unknown_free_surface) {
+  expect_error(WATER("spacing = 0.025; free_surface = \"level_set\";"),
+               "systems.[0].free_surface", "unknown free surface 'level_set'");
+}
+END_TEST
+
+START_TEST(buoyancy_is_a_switch) {
+  expect_error(WATER("spacing = 0.025; buoyancy = 1.0;"),
+               "systems.[0].buoyancy", "true or false");
+}
+END_TEST
+
 START_TEST(bad_tolerance) {
   expect_error(WATER("spacing = 0.025; pressure_tolerance = 0.0;"),
                "pressure_tolerance", "must be in (0, 1)");
@@ -125,6 +137,8 @@ Suite *suite_flip_config(void) {
   tcase_add_test(t, flip_ratio_range);
   tcase_add_test(t, unknown_pressure_solver);
   tcase_add_test(t, unknown_advection);
+  tcase_add_test(t, unknown_free_surface);
+  tcase_add_test(t, buoyancy_is_a_switch);
   tcase_add_test(t, bad_tolerance);
   tcase_add_test(t, obstacle_box_inverted);
   tcase_add_test(t, tank_outside_domain);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mergesplit/plugin_util.h>
+
 #include "../scenes/simtest.h"
 #include "flip.h"
 #include "flip_fixture.h"
@@ -92,9 +94,7 @@ static double bottom_pressure(const char *surface) {
   ms_sim *S = st_open_text(text, 1);
   struct ms__system *w = st_system(S, "w");
   while (S->frame < S->frames_total) ck_assert_int_eq(ms_sim_frame(S), 0);
-  const struct ms_field *P = NULL;
-  for (uint32_t f = 0; f < w->view.field_count; f++)
-    if (!strcmp(w->view.fields[f].name, "pressure")) P = &w->view.fields[f];
+  const struct ms_field *P = ms_view_field(&w->view, "pressure", MS_TYPE_F64, 1);
   ck_assert_ptr_nonnull(P);
   double sum = 0.0;
   size_t cnt = 0;

@@ -83,6 +83,24 @@ static uint32_t refine(uint32_t n, double f) {
   return m > 100000.0 ? 100000u : (uint32_t)m;
 }
 
+/* strain_limit: off by default (README.md, "Strain limit": on, it let two
+ * particles through the sheet of Fig. 3); strain_limit_passes bounds its
+ * work per step. */
+static int read_strain_limit(struct mss_reader *R, struct mss_model *M) {
+  const struct ms_host *h = R->host;
+  int64_t passes;
+  TRY(h->cfg_double(R->ctx, R->sec, "strain_limit", 0.0, &M->strain_limit));
+  TRY(h->cfg_int(R->ctx, R->sec, "strain_limit_passes", 200, &passes));
+  if (!(M->strain_limit >= 0.0 && M->strain_limit <= 100.0))
+    return h->cfg_error(R->ctx, R->sec, "strain_limit", "must be in [0, "
+                        "100] (got %g; 0 turns it off)", M->strain_limit);
+  if (passes < 1 || passes > 100000)
+    return h->cfg_error(R->ctx, R->sec, "strain_limit_passes", "must be in "
+                        "[1, 100000] (got %lld)", (long long)passes);
+  M->strain_passes = (int)passes;
+  return MS_OK;
+}
+
 static int read_keys(struct mss_reader *R, struct mss_model *M,
                      struct keys *k) {
   const struct ms_host *h = R->host;
@@ -112,6 +130,7 @@ static int read_keys(struct mss_reader *R, struct mss_model *M,
   TRY(h->cfg_vec3(c, s, "velocity", zero, k->vel));
   TRY(h->cfg_double(c, s, "wall_restitution", 0.0, &M->restitution));
   TRY(h->cfg_double(c, s, "wall_friction", 0.0, &M->friction));
+  TRY(read_strain_limit(R, M));
   scene_scale(R, k);
   if (!(k->k > 0.0))
     return h->cfg_error(c, s, "stiffness", "must be > 0 (got %g)", k->k);
@@ -331,5 +350,6 @@ int mss_config_read(struct mss_reader *R, struct mss_model *M) {
   if (k.pins) TRY(read_pins(R, M, k.pins));
   for (size_t i = 0; i < M->n; i++)
     if (M->pinned[i]) memset(M->v + 3 * i, 0, 3 * sizeof(double));
+  TRY(mss_attach_pins(M));
   return mss_model_finish(M);
 }

@@ -240,6 +240,7 @@ int mss_step(struct mss_model *M, struct mss_work *W, double dt,
                   "velocity: the step is too large for the stiffness (use "
                   "backward_euler, or more damping)",
                   mss_integrator_names[M->integrator]);
+  W->limited = M->strain_limit > 0.0 ? mss_limit_strain(M, W) : 0;
   walls(M, W, threads);
   write_back(M, W, metas, res, threads);
   return MS_OK;

@@ -9,6 +9,7 @@ plugins_mass_spring_libmassspring_la_SOURCES = \
 	plugins/mass_spring/cloth.c \
 	plugins/mass_spring/softbody.c \
 	plugins/mass_spring/springs.c \
+	plugins/mass_spring/strain.c \
 	plugins/mass_spring/integrate.c
 plugins_mass_spring_libmassspring_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS) \
 	$(CHOLMOD_CFLAGS)
@@ -42,7 +43,7 @@ tests_mass_spring_run_mass_spring_SOURCES = tests/runner.c \
 	tests/mass_spring/mstest.c tests/mass_spring/test_analytic.c \
 	tests/mass_spring/test_conservation.c tests/mass_spring/test_metas.c \
 	tests/mass_spring/test_solver.c tests/mass_spring/test_config.c \
-	tests/mass_spring/test_scenes.c
+	tests/mass_spring/test_scenes.c tests/mass_spring/test_strain.c
 tests_mass_spring_run_mass_spring_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE \
 	-I$(srcdir)/tests/mass_spring \
 	$(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS) $(CHOLMOD_CFLAGS)

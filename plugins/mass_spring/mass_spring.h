@@ -60,6 +60,13 @@ struct mss_model {
   int integrator;        /* enum mss_integrator */
   struct msi_options opt;
   double max_dt;         /* stable step of the explicit scheme, or INF */
+  /* Strain limit (strain.c): no spring longer than (1 + strain_limit)
+   * rest, no particle farther from its pin than (1 + strain_limit) times
+   * their rest distance; 0: off (the default). */
+  double strain_limit;
+  int strain_passes;     /* Gauss-Seidel passes at most per step */
+  uint32_t *attach;      /* nearest pin of each particle, or UINT32_MAX */
+  double *attach_rest;   /* its rest distance (0 for a pinned one) */
 };
 
 /* Work space of one step (reused, grown as needed). */
@@ -71,6 +78,7 @@ struct mss_work {
   double *f;            /* 3 per spring */
   double *F, *d, *dV, *U, *V, *A, *Us, *Vs, *Ua, *Va; /* per node */
   uint8_t *hit;         /* per node: a wall acted */
+  size_t limited;       /* lengths the strain limit corrected this step */
   size_t cap_n, cap_nn, cap_s;
   char error[400];
 };
@@ -106,6 +114,14 @@ size_t mss_cloth_pin_edge(struct mss_model *M, int axis, int side);
 /* Pin every particle inside the box; returns how many it holds. */
 size_t mss_pin_box(struct mss_model *M, const double lo[3],
                    const double hi[3]);
+
+/* strain.c: tie each free particle to its nearest pin (at rest); none
+ * when nothing is pinned or the limit is off.  Call once the particles
+ * are at rest and pinned. */
+int mss_attach_pins(struct mss_model *M);
+/* Shorten what the step W (U, V per node) stretched beyond the limit;
+ * returns the number of corrections. */
+size_t mss_limit_strain(const struct mss_model *M, struct mss_work *W);
 
 /* softbody.c: a spring for each neighbour pair (i < j) of the lists. */
 int mss_soft_springs(struct mss_model *M, const uint32_t *offset,

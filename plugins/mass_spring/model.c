@@ -34,6 +34,7 @@ void mss_model_free(struct mss_model *M) {
   free(M->pinned), free(M->edge), free(M->adj_off), free(M->adj), free(M->adj_spring);
   free(M->springs.pair), free(M->springs.rest), free(M->springs.k);
   free(M->springs.c);
+  free(M->attach), free(M->attach_rest);
   memset(M, 0, sizeof *M);
 }
 

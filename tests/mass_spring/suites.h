@@ -6,7 +6,7 @@
 #include <check.h>
 
 #define MS_SUITES(X) \
-  X(analytic) X(conservation) X(metas) X(solver) X(config) X(scenes)
+  X(analytic) X(conservation) X(metas) X(solver) X(config) X(scenes) X(strain)
 
 #define MS__DECLARE_SUITE(name) Suite *suite_##name(void);
 MS_SUITES(MS__DECLARE_SUITE)

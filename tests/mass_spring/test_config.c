@@ -55,6 +55,10 @@ START_TEST(other_bad_values) {
   refused("bad_model.cfg", "bad_model.cfg:6: systems.[0].shape: give "
           "either cloth");
   refused("bad_key.cfg", "bad_key.cfg:8: unknown key 'stifness'");
+  refused("bad_strain_limit.cfg", "bad_strain_limit.cfg:8: systems.[0]."
+          "strain_limit: must be in [0, 100] (got -0.1");
+  refused("bad_strain_passes.cfg", "bad_strain_passes.cfg:8: systems.[0]."
+          "strain_limit_passes: must be in [1, 100000] (got 0)");
 }
 END_TEST
 

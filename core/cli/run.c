@@ -20,6 +20,9 @@ static void catch_signals(void) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  /* past a file size limit (ulimit -f) a write fails with EFBIG, and the
+   * run stops with a line naming the file, instead of dying unexplained */
+  signal(SIGXFSZ, SIG_IGN);
 }
 
 void cli_log_sink(void *opaque, int level, const char *line) {

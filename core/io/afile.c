@@ -5,7 +5,10 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <mergesplit/status.h>
@@ -19,12 +22,65 @@ static void release(struct ms__afile *a) {
   memset(a, 0, sizeof *a);
 }
 
-char *ms__afile_tmp_name(const char *path) {
+/* 64 unpredictable bits: the kernel's, or (no entropy yet) the clock's
+ * and a counter's, still unique within the process. */
+static uint64_t random_bits(void) {
+  static _Atomic uint64_t counter;
+  uint64_t r;
+  if (getrandom(&r, sizeof r, GRND_NONBLOCK) == (ssize_t)sizeof r) return r;
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  return ((uint64_t)t.tv_nsec << 20) ^ (uint64_t)t.tv_sec ^
+         ((uint64_t)getpid() << 40) ^ ++counter * 0x9e3779b97f4a7c15u;
+}
+
+int ms__afile_create_tmp(const char *path, int flags, char **tmp) {
   size_t n = strlen(path) + 32;
-  char *tmp = malloc(n);
-  /* The pid keeps concurrent writers of one directory apart. */
-  if (tmp) snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
-  return tmp;
+  if (!(*tmp = malloc(n))) return errno = ENOMEM, -1;
+  /* An unpredictable name created only if absent, never through a link:
+   * nobody can have a run write where a symbolic link points. */
+  for (int tries = 0; tries < 100; tries++) {
+    snprintf(*tmp, n, "%s.tmp%016llx", path,
+             (unsigned long long)random_bits());
+    int fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+                            O_CLOEXEC | flags, 0666);
+    if (fd >= 0 || errno != EEXIST) {
+      if (fd < 0) free(*tmp), *tmp = NULL;
+      return fd;
+    }
+  }
+  free(*tmp), *tmp = NULL;
+  return errno = EEXIST, -1;
+}
+
+int ms__lock_dir(const char *dir, int *fd_out, struct ms__err *err) {
+  size_t n = strlen(dir) + 32;
+  char *path = malloc(n);
+  if (!path) return ms__errf(err, MS_ENOMEM, "out of memory");
+  snprintf(path, n, "%s/%s", dir, MS__LOCK_NAME);
+  int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+  int e = errno;
+  if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB)) {
+    e = errno;
+    close(fd);
+    fd = -1;
+    if (e == EWOULDBLOCK) {
+      ms__errf(err, MS_EIO, "%s: another run is writing into this "
+               "directory (it holds %s); wait for it to end or choose "
+               "another output directory", dir, path);
+      free(path);
+      return MS_EIO;
+    }
+  }
+  if (fd < 0) {
+    ms__errf(err, MS_EIO, "%s: cannot lock the output directory: %s", path,
+             strerror(e));
+    free(path);
+    return MS_EIO;
+  }
+  free(path);
+  *fd_out = fd;
+  return MS_OK;
 }
 
 int ms__afile_place(const char *tmp, const char *path, int drop_old) {
@@ -36,15 +92,16 @@ int ms__afile_open(struct ms__afile *a, const char *path,
                    struct ms__err *err) {
   memset(a, 0, sizeof *a);
   a->path = strdup(path);
-  a->tmp = ms__afile_tmp_name(path);
   a->buf = malloc(AFILE_BUFSZ);
-  if (!a->path || !a->tmp || !a->buf) {
+  if (!a->path || !a->buf) {
     release(a);
     return ms__errf(err, MS_ENOMEM, "out of memory");
   }
-  a->f = fopen(a->tmp, "wb");
+  int fd = ms__afile_create_tmp(path, 0, &a->tmp);
+  if (fd >= 0 && !(a->f = fdopen(fd, "wb"))) close(fd);
   if (!a->f) {
     int e = errno;
+    if (a->tmp) remove(a->tmp);
     release(a);
     return ms__errf(err, MS_EIO, "%s: cannot create: %s", path, strerror(e));
   }

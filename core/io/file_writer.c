@@ -68,25 +68,21 @@ static int write_all(int fd, const char *p, size_t n, int *direct) {
   return 0;
 }
 
-static int open_tmp(const char *tmp, int *direct) {
-  int fl = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
-  int fd = *direct ? open(tmp, fl | O_DIRECT, 0666) : -1;
+static int open_tmp(const char *path, int *direct, char **tmp) {
+  int fd = *direct ? ms__afile_create_tmp(path, O_DIRECT, tmp) : -1;
   if (fd < 0 && *direct) *direct = 0; /* EINVAL: no direct I/O here */
-  return fd >= 0 ? fd : open(tmp, fl, 0666);
+  return fd >= 0 ? fd : ms__afile_create_tmp(path, 0, tmp);
 }
 
 int ms__fw_write_file(const char *path, const char *buf, size_t size,
                       int direct, struct ms__err *err) {
-  char *tmp = ms__afile_tmp_name(path);
-  if (!tmp) return ms__errf(err, MS_ENOMEM, "out of memory");
+  char *tmp = NULL;
   direct = direct && size >= DIRECT_MIN &&
            (uintptr_t)buf % MS__FW_ALIGN == 0;
-  int fd = open_tmp(tmp, &direct);
-  if (fd < 0) {
-    int e = errno;
-    free(tmp);
-    return ms__errf(err, MS_EIO, "%s: cannot create: %s", path, strerror(e));
-  }
+  int fd = open_tmp(path, &direct, &tmp);
+  if (fd < 0)
+    return ms__errf(err, MS_EIO, "%s: cannot create: %s", path,
+                    strerror(errno));
   /* Direct I/O writes whole blocks: the padding is cut off after. */
   size_t len = direct ? round_up(size) : size;
   if (direct) memset((char *)buf + size, 0, len - size);

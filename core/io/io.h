@@ -43,12 +43,22 @@ int ms__afile_commit(struct ms__afile *a, unsigned flags,
 /* Give up: remove the temporary file, release `a`. */
 void ms__afile_abort(struct ms__afile *a);
 
-/* The pieces, for writers of their own (file_writer.c): the temporary
- * name next to path (malloc'd, NULL when out of memory), and its rename
- * into place (0, or -1 with errno set), dropping an existing file first
- * when drop_old (see MS__AFILE_DROP_OLD). */
-char *ms__afile_tmp_name(const char *path);
+/* The pieces, for writers of their own (file_writer.c): create a
+ * temporary file next to path under an unpredictable name, with
+ * O_CREAT | O_EXCL | O_NOFOLLOW and the extra open(2) flags (a file
+ * descriptor open for writing, *tmp its malloc'd name; or -1 with errno
+ * set and *tmp NULL); and its rename into place (0, or -1 with errno
+ * set), dropping an existing file first when drop_old (see
+ * MS__AFILE_DROP_OLD). */
+int ms__afile_create_tmp(const char *path, int flags, char **tmp);
 int ms__afile_place(const char *tmp, const char *path, int drop_old);
+
+/* One run per output directory: an exclusive flock(2) on
+ * DIR/.mergesplit.lock, held until *fd is closed (or the process ends,
+ * however it ends; the empty file stays).
+ * MS_EIO with one line when another run holds it. */
+#define MS__LOCK_NAME ".mergesplit.lock"
+int ms__lock_dir(const char *dir, int *fd, struct ms__err *err);
 
 /* mkdir -p; 0 or -1 with errno set. */
 int ms__make_dirs(const char *dir);

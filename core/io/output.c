@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mergesplit/status.h>
 
@@ -27,6 +28,7 @@ struct ms__output {
   struct ms_field *fields; /* workspace: a view's fields + the core's */
   uint32_t cap_fields;
   struct ms__file_writer *fw; /* a buffer per file of a frame, kept */
+  int lock;                   /* the directory's lock (ms__lock_dir) */
 };
 
 /* The file writer's slots of a frame: per system, one per format (the
@@ -100,6 +102,7 @@ int ms__output_open(struct ms__output **out, const char *dir,
                     const char *const *names, struct ms__err *err) {
   struct ms__output *o = calloc(1, sizeof *o);
   *out = NULL;
+  if (o) o->lock = -1;
   if (o && ms__fw_open(&o->fw, io, err)) {
     ms__output_close(o);
     return err->status;
@@ -124,6 +127,10 @@ int ms__output_open(struct ms__output **out, const char *dir,
     ms__output_close(o);
     return ms__errf(err, MS_EIO, "%s: cannot create the output directory: %s",
                     dir, strerror(e));
+  }
+  if (ms__lock_dir(dir, &o->lock, err)) {
+    ms__output_close(o);
+    return err->status;
   }
   *out = o;
   return MS_OK;
@@ -308,5 +315,6 @@ void ms__output_close(struct ms__output *o) {
   free(o->fields);
   free(o->dir);
   ms__fw_close(o->fw);
+  if (o->lock >= 0) close(o->lock); /* after the last frame is written */
   free(o);
 }

@@ -1,14 +1,52 @@
 /* libconfig with read-tracking and file:line errors. */
 #include "scene.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <mergesplit/status.h>
 
 static char mark_token; /* a setting's hook points here once it was read */
+
+/* The scene and every file it @includes must be regular files: libconfig
+ * would wait forever on a FIFO and read a directory as empty.  Names are
+ * relative to `dir`, as libconfig takes them; `from`/`line`: where path
+ * was named (NULL for the scene itself). */
+static int regular_files(const char *path, const char *dir, const char *from,
+                         int line, int depth, struct ms__err *err) {
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (from)
+      return ms__errf(err, MS_ECONFIG, "%s:%d: @include \"%s\": not a "
+                      "regular file", from, line, path);
+    return ms__errf(err, MS_ECONFIG, "%s: not a regular file", path);
+  }
+  FILE *f = depth < 10 ? fopen(path, "r") : NULL;
+  if (!f) return MS_OK; /* libconfig says what is wrong with it */
+  char buf[4096], name[4096], full[8192];
+  int rc = MS_OK, at = 0;
+  while (!rc && fgets(buf, sizeof buf, f)) {
+    at++;
+    const char *p = buf;
+    while (*p == ' ' || *p == '\t') p++;
+    if (strncmp(p, "@include", 8) || !isspace((unsigned char)p[8])) continue;
+    p += 8;
+    while (*p == ' ' || *p == '\t') p++;
+    const char *q = *p == '"' ? strchr(p + 1, '"') : NULL;
+    if (!q || (size_t)(q - p - 1) >= sizeof name) continue;
+    memcpy(name, p + 1, (size_t)(q - p - 1));
+    name[q - p - 1] = '\0';
+    if (name[0] == '/' || !dir) snprintf(full, sizeof full, "%s", name);
+    else snprintf(full, sizeof full, "%s/%s", dir, name);
+    rc = regular_files(full, dir, path, at, depth + 1, err);
+  }
+  fclose(f);
+  return rc;
+}
 
 int ms__cfg_load(config_t *cfg, const char *path, struct ms__err *err) {
   config_init(cfg);
@@ -22,6 +60,8 @@ int ms__cfg_load(config_t *cfg, const char *path, struct ms__err *err) {
     config_set_include_dir(cfg, dir);
   } else if (!slash)
     config_set_include_dir(cfg, ".");
+  int rc = regular_files(path, config_get_include_dir(cfg), NULL, 0, 0, err);
+  if (rc) return rc;
   if (config_read_file(cfg, path) == CONFIG_TRUE) return MS_OK;
   if (config_error_type(cfg) == CONFIG_ERR_FILE_IO)
     return ms__errf(err, MS_ECONFIG, "%s: cannot read the scene file: %s",

@@ -89,6 +89,84 @@ START_TEST(afile_commit_and_abort) {
 }
 END_TEST
 
+/* One run per output directory: a second lock is refused with one line
+ * naming the directory, and granted once the first is released. */
+START_TEST(one_run_per_output_directory) {
+  make_dir();
+  struct ms__err err = {0};
+  int a = -1, b = -1;
+  ck_assert_int_eq(ms__lock_dir(dir, &a, &err), MS_OK);
+  ck_assert_int_eq(ms__lock_dir(dir, &b, &err), MS_EIO);
+  ck_assert_ptr_nonnull(strstr(err.msg, "another run is writing into this "
+                                        "directory"));
+  ck_assert_ptr_nonnull(strstr(err.msg, dir));
+  ck_assert_ptr_null(strchr(err.msg, '\n'));
+  close(a);
+  ck_assert_int_eq(ms__lock_dir(dir, &b, &err), MS_OK);
+  close(b);
+  char path[128];
+  snprintf(path, sizeof path, "%s/%s", dir, MS__LOCK_NAME);
+  ck_assert_int_eq(remove(path), 0);
+  rmdir(dir);
+}
+END_TEST
+
+static void put(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+static void holds(const char *path, const char *text) {
+  char got[64] = "";
+  FILE *f = fopen(path, "r");
+  ck_assert_ptr_nonnull(f);
+  size_t n = fread(got, 1, sizeof got - 1, f);
+  fclose(f);
+  got[n] = '\0';
+  ck_assert_str_eq(got, text);
+}
+
+/* A symbolic link planted under an output name is replaced by the file,
+ * never written through; temporary names differ from call to call (not
+ * to be guessed and planted either). */
+START_TEST(links_in_the_output_are_replaced_not_followed) {
+  make_dir();
+  char victim[] = "/tmp/ms-victim-XXXXXX", path[128], ftxt[128], vfile[64];
+  ck_assert_ptr_nonnull(mkdtemp(victim));
+  snprintf(vfile, sizeof vfile, "%s/precious", victim);
+  put(vfile, "keep");
+  struct ms__err err = {0};
+  struct stat st;
+  snprintf(ftxt, sizeof ftxt, "%s/f.txt", dir);
+  ck_assert_int_eq(symlink(vfile, ftxt), 0);
+  struct ms__afile a;
+  ck_assert_int_eq(ms__afile_open(&a, ftxt, &err), MS_OK);
+  fputs("new", a.f);
+  ck_assert_int_eq(ms__afile_commit(&a, 0, &err), MS_OK);
+  snprintf(path, sizeof path, "%s/g.bin", dir);
+  ck_assert_int_eq(symlink(vfile, path), 0);
+  ck_assert_int_eq(ms__fw_write_file(path, "bytes", 5, 0, &err), MS_OK);
+  holds(vfile, "keep");
+  ck_assert_int_eq(lstat(ftxt, &st), 0);
+  ck_assert(S_ISREG(st.st_mode));
+  holds(ftxt, "new");
+  ck_assert_int_eq(lstat(path, &st), 0);
+  ck_assert(S_ISREG(st.st_mode));
+  holds(path, "bytes");
+  char *t1, *t2;
+  int f1 = ms__afile_create_tmp(ftxt, 0, &t1);
+  int f2 = ms__afile_create_tmp(ftxt, 0, &t2);
+  ck_assert(f1 >= 0 && f2 >= 0);
+  ck_assert_str_ne(t1, t2);
+  close(f1), close(f2), remove(t1), remove(t2), free(t1), free(t2);
+  ck_assert_int_eq(count_entries(), 2);
+  remove(ftxt), remove(path), rmdir(dir);
+  remove(vfile), rmdir(victim);
+}
+END_TEST
+
 /* The file at path holds exactly want[0..n). */
 static void same_bytes(const char *path, const char *want, size_t n) {
   struct stat st;
@@ -263,6 +341,8 @@ Suite *suite_output(void) {
   tcase_add_test(t, hash_streaming_equals_one_shot);
   tcase_add_test(t, hash_sees_every_single_bit_flip);
   tcase_add_test(t, afile_commit_and_abort);
+  tcase_add_test(t, one_run_per_output_directory);
+  tcase_add_test(t, links_in_the_output_are_replaced_not_followed);
   tcase_add_test(t, file_writer_direct_and_plain_write_the_same_bytes);
   tcase_add_test(t, file_writer_background_batches_and_failures);
   tcase_add_test(t, writers_need_positions);

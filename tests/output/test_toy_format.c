@@ -85,16 +85,25 @@ static void same_points(const char *name, int frame, double t) {
   ms__vtp_free(&v);
 }
 
-START_TEST(a_scene_writes_toy_frames) {
-  make_dir();
-  char out[4200];
+/* Open the scene with the given formats, frames into DIR/out: the
+ * simulation, or NULL with the status in *rc and the error in err. */
+static char out[4200];
+static ms_sim *open_into_out(const char *formats, int *rc, char *err,
+                             size_t len) {
   snprintf(out, sizeof out, "%s/out", dir);
   struct ms_sim_options opt = {.struct_size = sizeof opt, .threads = 1,
                                .output_dir = out};
   ms_sim *S = NULL;
+  *rc = ms_sim_open(scene(formats), &opt, &S, err, len);
+  return S;
+}
+
+START_TEST(a_scene_writes_toy_frames) {
+  make_dir();
   char err[512] = "";
-  ck_assert_msg(ms_sim_open(scene("[\"toy\", \"vtp\"]"), &opt, &S, err,
-                            sizeof err) == MS_OK, "%s", err);
+  int rc;
+  ms_sim *S = open_into_out("[\"toy\", \"vtp\"]", &rc, err, sizeof err);
+  ck_assert_msg(rc == MS_OK, "%s", err);
   ck_assert_int_eq(ms_sim_run(S), MS_OK);
   ms_sim_close(S);
   for (int frame = 0; frame <= 2; frame++) {
@@ -106,6 +115,47 @@ START_TEST(a_scene_writes_toy_frames) {
   ck_assert_int_ne(access(path, F_OK), 0); /* not asked for */
   snprintf(path, sizeof path, "%s/out/scene.pvd", dir);
   ck_assert_int_eq(access(path, F_OK), 0); /* the .vtp series */
+  remove_dir();
+}
+END_TEST
+
+/* A second run into the directory a run writes to is refused with one
+ * line; once the first is closed it may. */
+START_TEST(a_second_run_into_the_directory_is_refused) {
+  make_dir();
+  char err[512] = "";
+  int rc;
+  ms_sim *S = open_into_out("\"vtp\"", &rc, err, sizeof err);
+  ck_assert_msg(rc == MS_OK, "%s", err);
+  ms_sim *T = open_into_out("\"vtp\"", &rc, err, sizeof err);
+  ck_assert_int_eq(rc, MS_EIO);
+  ck_assert_ptr_null(T);
+  ck_assert_msg(strstr(err, "out: another run is writing into this "
+                            "directory") && !strchr(err, '\n'), "%s", err);
+  ck_assert_int_eq(ms_sim_run(S), MS_OK);
+  ms_sim_close(S);
+  T = open_into_out("\"vtp\"", &rc, err, sizeof err);
+  ck_assert_msg(rc == MS_OK, "%s", err);
+  ms_sim_close(T);
+  remove_dir();
+}
+END_TEST
+
+/* The output directory removed under a run: the run stops with MS_EIO
+ * and a line naming the file it could not write. */
+START_TEST(a_vanished_output_directory_stops_the_run) {
+  make_dir();
+  char err[512] = "", cmd[4300];
+  int rc;
+  ms_sim *S = open_into_out("\"vtp\"", &rc, err, sizeof err);
+  ck_assert_msg(rc == MS_OK, "%s", err);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", out);
+  ck_assert_int_eq(system(cmd), 0);
+  ck_assert_int_eq(ms_sim_run(S), MS_EIO);
+  const char *e = ms_sim_error(S);
+  ck_assert_msg(strstr(e, out) && strstr(e, "No such file or directory") &&
+                !strchr(e, '\n'), "%s", e);
+  ms_sim_close(S);
   remove_dir();
 }
 END_TEST
@@ -130,6 +180,8 @@ Suite *suite_toy_format(void) {
   tcase_add_test(tc, the_table_has_the_toy_row);
   tcase_add_test(tc, a_scene_writes_toy_frames);
   tcase_add_test(tc, an_unknown_format_names_the_table);
+  tcase_add_test(tc, a_second_run_into_the_directory_is_refused);
+  tcase_add_test(tc, a_vanished_output_directory_stops_the_run);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -10,6 +10,7 @@ noinst_LTLIBRARIES += core/libmscore.la
 # only its own header and the headers of the layers listed before it.
 core_libmscore_la_SOURCES = \
 	core/base/base.h core/base/error.c core/base/rng.c core/base/status.c \
+	core/base/plugin_call.c \
 	core/base/version.c core/base/blas.c core/base/hash.c \
 	core/detection/detection.h core/detection/detect.c \
 	core/detection/grid.c core/detection/pairlist.c \

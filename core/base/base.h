@@ -26,6 +26,17 @@ void ms__err_prefix(struct ms__err *e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void ms__err_clear(struct ms__err *e);
 
+/* plugin_call.c: every call into a plugin goes through MS__CALL, so a
+ * crash or an exit() inside it can be reported with the plugin's file,
+ * the system and the entry point (ms_plugin_call_now). */
+void ms__call_enter(const char *file, const char *system,
+                    const char *function);
+int ms__call_leave(int rc);
+/* MS__CALL(y, fn, args...): y->plugin->desc.fn(args...), its status. */
+#define MS__CALL(y, fn, ...)                                           \
+  (ms__call_enter((y)->plugin->path, (y)->desc->name, #fn),            \
+   ms__call_leave((y)->plugin->desc.fn(__VA_ARGS__)))
+
 /* snprintf that always terminates and never overflows. */
 void ms__strlcpy(char *dst, const char *src, size_t len);
 

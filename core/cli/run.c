@@ -1,7 +1,9 @@
 /* `mergesplit run` and `mergesplit check`: progress, signals, resume. */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -23,6 +25,57 @@ static void catch_signals(void) {
   /* past a file size limit (ulimit -f) a write fails with EFBIG, and the
    * run stops with a line naming the file, instead of dying unexplained */
   signal(SIGXFSZ, SIG_IGN);
+}
+
+/* A plugin that crashes or calls exit(): one line naming its file, the
+ * system and the entry point, exit status 4 (frames completed before
+ * are in place; the one being written is not).  Only what is
+ * async-signal-safe: write(2) and _exit(2). */
+static void put(const char *s) {
+  size_t n = strlen(s);
+  while (n) {
+    ssize_t w = write(STDERR_FILENO, s, n);
+    if (w <= 0) return;
+    s += w, n -= (size_t)w;
+  }
+}
+
+static int report_plugin(const char *what, const char *how) {
+  const char *sys, *fn, *file = ms_plugin_call_now(&sys, &fn);
+  if (!file) return 0;
+  if (isatty(STDERR_FILENO)) put("\r\033[K"); /* over a progress bar */
+  put("mergesplit: error: plugin "), put(file), put(" (system "),
+      put(sys ? sys : "?"), put(") "), put(what), put(" in "),
+      put(fn ? fn : "?"), put("()"), put(how), put("\n");
+  return 1;
+}
+
+static void on_crash(int sig) {
+  const char *name = sig == SIGSEGV ? ": SIGSEGV" : sig == SIGBUS ? ": SIGBUS"
+                     : sig == SIGFPE ? ": SIGFPE" : sig == SIGILL ? ": SIGILL"
+                                                  : ": SIGABRT";
+  if (report_plugin("crashed", name)) _exit(EXIT_PLUGIN);
+  signal(sig, SIG_DFL); /* ours: die the usual way */
+  raise(sig);
+}
+
+static void on_exit_call(void) {
+  if (report_plugin("called exit()", "")) _exit(EXIT_PLUGIN);
+}
+
+static void catch_plugin_failures(void) {
+  static char stack[1 << 16]; /* a stack overflow still gets its line */
+  stack_t ss = {.ss_sp = stack, .ss_size = sizeof stack};
+  sigaltstack(&ss, NULL);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_crash;
+  sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+    sigaction(sigs[i], &sa, NULL);
+  atexit(on_exit_call);
 }
 
 void cli_log_sink(void *opaque, int level, const char *line) {
@@ -71,6 +124,7 @@ int cli_run(struct args *a, int check_only) {
   o.interrupt = &stop_signal;
   o.progress = progress_update;
   if (!check_only) catch_signals();
+  catch_plugin_failures();
   int rc = ms_sim_open(a->scene, &o, &sim, err, sizeof err);
   if (rc) {
     fprintf(stderr, "mergesplit: error: %s\n", err);

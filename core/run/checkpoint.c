@@ -207,7 +207,7 @@ static int write_system(struct io *io, struct ms_sim *S, uint32_t i,
   struct ms_stream st = {io, io_write, io_read};
   uint64_t before = io->bytes;
   ms__err_clear(&y->ctx.err);
-  if ((rc = y->plugin->desc.save(y->inst, &st)))
+  if ((rc = MS__CALL(y, save, y->inst, &st)))
     return io->io_errno ? rc : plugin_fail(S, i, rc, "save() failed", err);
   uint64_t len = io->bytes - before;
   return PUT(io, len);
@@ -358,7 +358,7 @@ static int read_system(struct io *io, struct ms_sim *S, uint32_t i,
   struct ms_stream st = {io, io_write, io_read};
   uint64_t before = io->bytes, len;
   ms__err_clear(&y->ctx.err);
-  if ((rc = y->plugin->desc.load(y->inst, &st))) {
+  if ((rc = MS__CALL(y, load, y->inst, &st))) {
     plugin_fail(S, i, rc, "load() failed", err);
     ms__err_prefix(err, "checkpoint %s", path);
     return rc;

@@ -27,7 +27,7 @@ static int system_energy(struct ms_sim *S, uint32_t s) {
     return MS_OK;
   }
   struct ms_energy out = {.struct_size = sizeof out};
-  int rc = y->plugin->desc.energy(y->inst, &out);
+  int rc = MS__CALL(y, energy, y->inst, &out);
   if (rc) return ms__system_fail(&S->sys[s], &S->err, rc, "energy() failed");
   if (!(isfinite(out.kinetic) && isfinite(out.potential) &&
         isfinite(out.internal) && out.kinetic >= 0.0 && out.internal >= 0.0))

@@ -23,8 +23,8 @@ static int create_one(struct ms_sim *S, uint32_t i) {
                           ? d->self_collision
                           : !!(y->plugin->desc.flags & MS_PLUGIN_SELF_COLLISION);
   y->ctx.creating = 1;
-  int rc = y->plugin->desc.create(&ms__host, &y->ctx,
-                                  (const ms_config *)d->section, &y->inst);
+  int rc = MS__CALL(y, create, &ms__host, &y->ctx,
+                    (const ms_config *)d->section, &y->inst);
   y->ctx.creating = 0;
   if (rc) {
     y->inst = NULL;

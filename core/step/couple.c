@@ -46,7 +46,7 @@ int ms__collective_inertia(struct ms__stepper *S, const struct ms_step *st) {
     if (!y->plugin->desc.meta_inertia || !sm->count) continue;
     struct ms_metas in = metas_of(sm);
     memset(sm->coll, 0, 6 * (size_t)sm->count * sizeof *sm->coll);
-    int rc = y->plugin->desc.meta_inertia(y->inst, st, &in, sm->coll);
+    int rc = MS__CALL(y, meta_inertia, y->inst, st, &in, sm->coll);
     if (rc)
       return ms__system_fail(y, S->err, rc, "meta_inertia() failed");
     for (uint32_t c = 0; c < sm->count; c++) {
@@ -82,7 +82,7 @@ static int integrate_one(struct ms__stepper *S, struct ms_step *st,
                                .velocity = sm->rvel, .displacement = sm->rdisp,
                                .constrained = sm->rcon};
   memset(sm->rcon, 0, sm->count);
-  int rc = y->plugin->desc.integrate(y->inst, st, &in, &out);
+  int rc = MS__CALL(y, integrate, y->inst, st, &in, &out);
   if (rc) return ms__system_fail(y, S->err, rc, "integrate() failed");
   ms__sysmetas_collect(sm, &S->metas);
   return MS_OK;
@@ -107,7 +107,7 @@ static int collect_pushed(struct ms__stepper *S, const struct ms_step *st) {
     for (uint32_t r = 0; r < S->nsys; r++) {
       struct ms__system *x = &S->sys[r];
       if (x->plugin->desc.push) continue;
-      int rc = y->plugin->desc.push(y->inst, st, r, F + 3 * x->offset,
+      int rc = MS__CALL(y, push, y->inst, st, r, F + 3 * x->offset,
                                     x->view.count);
       if (rc) return ms__system_fail(y, S->err, rc, "push() failed");
       for (size_t i = 3 * x->offset; i < 3 * (x->offset + x->view.count); i++)
@@ -153,7 +153,7 @@ static int respond(struct ms__stepper *S, const struct ms_step *st) {
                                  .lead = sm->lead, .impulse = sm->imp,
                                  .velocity = sm->vsync,
                                  .displacement = sm->dsync};
-    int rc = y->plugin->desc.meta_response(y->inst, st, &in, &r);
+    int rc = MS__CALL(y, meta_response, y->inst, st, &in, &r);
     if (rc)
       return ms__system_fail(y, S->err, rc, "meta_response() failed");
     for (uint32_t c = 0; c < sm->count; c++) {
@@ -187,7 +187,7 @@ static int integrate_again(struct ms__stepper *S, struct ms_step *st,
     struct ms__system *y = &S->sys[s];
     struct ms__sysmetas *sm = &y->sm;
     if (!touched[s]) continue;
-    int rc = y->plugin->desc.rewind(y->inst);
+    int rc = MS__CALL(y, rewind, y->inst);
     if (rc) return ms__system_fail(y, S->err, rc, "rewind() failed");
     for (uint32_t c = 0; c < sm->count; c++)
       for (int a = 0; a < 3; a++)

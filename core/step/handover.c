@@ -131,7 +131,7 @@ static int check_taken(struct ms__stepper *S, uint32_t t, size_t before,
 static int give(struct ms__stepper *S, uint32_t s) {
   struct ms__system *y = &S->sys[s];
   struct ms_handover h = {.struct_size = sizeof h};
-  int rc = y->plugin->desc.hand_over(y->inst, &h);
+  int rc = MS__CALL(y, hand_over, y->inst, &h);
   if (rc) return ms__system_fail(y, S->err, rc, "hand_over() failed");
   if (h.count == 0) return MS_OK;
   if ((rc = resolve(S, s, &h))) return rc;
@@ -145,13 +145,13 @@ static int give(struct ms__stepper *S, uint32_t s) {
     }
     if (!in.count) continue;
     size_t before = r->view.count;
-    if ((rc = r->plugin->desc.accept(r->inst, &in, y->desc->name)))
+    if ((rc = MS__CALL(r, accept, r->inst, &in, y->desc->name)))
       return ms__system_fail(&S->sys[t], S->err, rc, "accept() failed");
     if ((rc = ms__system_view(&S->sys[t], S->err)) ||
         (rc = check_taken(S, t, before, &in, y->desc->name)))
       return rc;
   }
-  if ((rc = y->plugin->desc.release(y->inst, &h)))
+  if ((rc = MS__CALL(y, release, y->inst, &h)))
     return ms__system_fail(y, S->err, rc, "release() failed");
   if ((rc = ms__system_view(y, S->err))) return rc;
   if (y->view.count != left)

@@ -113,7 +113,7 @@ static int choose_dt(struct ms__stepper *S, double t_end, double vmax,
     struct ms__system *y = &S->sys[s];
     if (!y->plugin->desc.max_dt) continue;
     double p = INFINITY;
-    int rc = y->plugin->desc.max_dt(y->inst, &p);
+    int rc = MS__CALL(y, max_dt, y->inst, &p);
     if (rc) return ms__system_fail(y, S->err, rc, "max_dt() failed");
     if (!(p > 0.0))
       return ms__errf(S->err, MS_ENUMERIC, "system '%s' (solver '%s') "
@@ -199,7 +199,7 @@ static int filter(struct ms__stepper *S) {
       }
     if (!m) continue;
     memset(S->lkeep, 1, m);
-    int rc = y->plugin->desc.filter_pairs(y->inst, S->lpairs, m, S->lkeep);
+    int rc = MS__CALL(y, filter_pairs, y->inst, S->lpairs, m, S->lkeep);
     if (rc)
       return ms__system_fail(y, S->err, rc, "filter_pairs() failed");
     size_t q = 0; /* same visiting order as the gather above */
@@ -332,7 +332,7 @@ static int stage_two(struct ms__stepper *S, struct ms_step *st, int *ran) {
   if (added == 0) return MS_OK;
   for (uint32_t s = 0; s < S->nsys; s++) {
     struct ms__system *y = &S->sys[s];
-    int rc = y->plugin->desc.rewind(y->inst);
+    int rc = MS__CALL(y, rewind, y->inst);
     if (rc) return ms__system_fail(y, S->err, rc, "rewind() failed");
   }
   st->stage = 2;
@@ -439,8 +439,8 @@ static int tell_systems(struct ms__stepper *S, const struct ms_step *st,
                         int end) {
   for (uint32_t s = 0; s < S->nsys; s++) {
     struct ms__system *y = &S->sys[s];
-    int rc = end ? y->plugin->desc.end_step(y->inst, st)
-                 : y->plugin->desc.begin_step(y->inst, st);
+    int rc = end ? MS__CALL(y, end_step, y->inst, st)
+                 : MS__CALL(y, begin_step, y->inst, st);
     if (rc)
       return ms__system_fail(y, S->err, rc,
                              end ? "end_step() failed" : "begin_step() failed");

@@ -43,7 +43,7 @@ int ms__system_view(struct ms__system *y, struct ms__err *err) {
   struct ms_view v;
   memset(&v, 0, sizeof v);
   v.struct_size = sizeof v;
-  int rc = y->plugin->desc.view(y->inst, &v);
+  int rc = MS__CALL(y, view, y->inst, &v);
   if (rc) return ms__system_fail(y, err, rc, "view() failed");
   if (v.count >= UINT32_MAX)
     return view_error(y, err, "%s", "more than 2^32-1 particles");

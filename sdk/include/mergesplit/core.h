@@ -141,6 +141,13 @@ MS_API double ms_sim_time(const ms_sim *sim);
 MS_API uint64_t ms_sim_steps(const ms_sim *sim);
 /* The reason of the last failure, one line; "" if none. */
 MS_API const char *ms_sim_error(const ms_sim *sim);
+/* The plugin call the calling thread is inside, for a report from a
+ * signal handler (a plugin crashed) or an atexit function (a plugin
+ * called exit()): the plugin's file, *system the system's name and
+ * *function the entry point ("integrate"); NULL when in none.
+ * Async-signal-safe. */
+MS_API const char *ms_plugin_call_now(const char **system,
+                                      const char **function);
 /* Particles over all systems; meta-particles of the last step. */
 MS_API size_t ms_sim_particles(const ms_sim *sim);
 MS_API uint64_t ms_sim_metas(const ms_sim *sim);

@@ -5,11 +5,27 @@
 #include <string.h>
 
 int ms__verrf(struct ms__err *e, int status, const char *fmt, va_list ap) {
+  char raw[sizeof e->msg];
   e->status = status;
-  vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-  /* One line: fold any newline a plugin sent. */
-  for (char *p = e->msg; *p; p++)
-    if (*p == '\n' || *p == '\r') *p = ' ';
+  vsnprintf(raw, sizeof raw, fmt, ap);
+  /* One line, and nothing a terminal acts on: newlines and tabs (a
+   * plugin's, a scene's string) fold to spaces, other control bytes show
+   * as \xNN, so a name from a scene cannot move the cursor or recolour
+   * the terminal. */
+  size_t o = 0;
+  for (const unsigned char *p = (const unsigned char *)raw; *p; p++) {
+    if (*p == '\n' || *p == '\r' || *p == '\t') {
+      if (o + 1 >= sizeof e->msg) break;
+      e->msg[o++] = ' ';
+    } else if (*p < 0x20 || *p == 0x7f) {
+      if (o + 4 >= sizeof e->msg) break;
+      o += (size_t)snprintf(e->msg + o, 5, "\\x%02x", *p);
+    } else {
+      if (o + 1 >= sizeof e->msg) break;
+      e->msg[o++] = (char)*p;
+    }
+  }
+  e->msg[o] = '\0';
   return status;
 }
 
@@ -28,7 +44,7 @@ void ms__err_prefix(struct ms__err *e, const char *fmt, ...) {
   vsnprintf(pre, sizeof pre, fmt, ap);
   va_end(ap);
   memcpy(old, e->msg, sizeof old);
-  snprintf(e->msg, sizeof e->msg, "%s: %s", pre, old);
+  ms__errf(e, e->status, "%s: %s", pre, old); /* escaped like the rest */
 }
 
 void ms__err_clear(struct ms__err *e) {

@@ -36,6 +36,8 @@ static const struct {
     {"bad_syntax.cfg", "bad_syntax.cfg:3: syntax error", MS_ECONFIG},
     {"bad_shape_type.cfg", "bad_shape_type.cfg:5: systems.[0].shape.type: unknown shape 'cube'", MS_ECONFIG},
     {"missing.cfg", "missing.cfg: cannot read the scene file", MS_ECONFIG},
+    /* an escape sequence shown as text, a newline folded: one line */
+    {"bad_control_bytes.cfg", "bad_control_bytes.cfg:4: systems.[0].solver: no plugin provides solver 'red\\x1b[31m solver'", MS_ENOENT},
 };
 
 START_TEST(bad_scene_refused) {

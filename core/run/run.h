@@ -44,6 +44,7 @@ struct ms_sim {
   struct ms__preview *preview;
   char *checkpoint_path; /* NULL: no output, no checkpoints */
   struct ms__report *rep;
+  int rep_failed; /* a report write failed and was said: once is enough */
   struct ms__err err;
 };
 

@@ -1,4 +1,5 @@
 /* The simulation object: open a scene, run frames, write output. */
+#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -52,9 +53,11 @@ static int write_frame(ms_sim *S) {
   int rc = ms__energy_measure(S);
   if (rc) return rc;
   rc = ms__outputs_frame(S);
-  if (rc == MS_OK && S->rep && ms__report_frame(S->rep, S))
-    rc = ms__errf(&S->err, MS_EIO, "%s: cannot write the report",
-                  S->opt.report_path);
+  if (rc == MS_OK && S->rep && ms__report_frame(S->rep, S)) {
+    S->rep_failed = 1;
+    rc = ms__errf(&S->err, MS_EIO, "%s: cannot write the report: %s",
+                  S->opt.report_path, strerror(errno));
+  }
   for (uint32_t s = 0; s < S->nsys; s++) S->sys[s].ctx.nstats = 0;
   memset(&S->stepper.frame_counts, 0, sizeof S->stepper.frame_counts);
   return rc ? rc : ms__outputs_checkpoint(S);
@@ -286,9 +289,10 @@ void ms_sim_print_timing(const ms_sim *S, void *file) {
 void ms_sim_close(ms_sim *S) {
   if (!S) return;
   if (S->rep) {
-    if (ms__report_close(S->rep, S, S->err.status ? S->err.msg : NULL))
-      ms__log(S, MS_SINK_ERROR, "%s: cannot write the report",
-              S->opt.report_path);
+    if (ms__report_close(S->rep, S, S->err.status ? S->err.msg : NULL) &&
+        !S->rep_failed)
+      ms__log(S, MS_SINK_ERROR, "%s: cannot write the report: %s",
+              S->opt.report_path, strerror(errno));
     S->rep = NULL;
   }
   ms__outputs_close(S);

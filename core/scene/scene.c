@@ -82,8 +82,13 @@ static int parse_scene(struct ms__scene *sc, config_setting_t *root,
   if (!(sc->fps > 0.0))
     return ms__cfg_fail(err, g, "fps", "must be > 0 (got %g)", sc->fps);
   sc->seed = (uint64_t)seed;
-  sc->frames = (int64_t)ceil(sc->duration * sc->fps - 1e-9);
-  if (sc->frames < 1) sc->frames = 1;
+  /* bounded before the conversion: 1e18 s at 30 fps wrapped to 1 frame */
+  double nf = ceil(sc->duration * sc->fps - 1e-9);
+  if (!(nf <= MS__MAX_FRAMES))
+    return ms__cfg_fail(err, g, "duration", "%g s at %g frames per second "
+                        "is %g frames, more than %g", sc->duration, sc->fps,
+                        nf, MS__MAX_FRAMES);
+  sc->frames = nf < 1.0 ? 1 : (int64_t)nf;
 
   config_setting_t *d = ms__cfg_get(g, "domain");
   memcpy(sc->domain_min, ninf, sizeof ninf);

@@ -130,6 +130,9 @@ struct ms__heat_source {
   double rate;        /* [1/s]; INFINITY: held at the temperature */
 };
 
+/* A scene's frames at most (duration x fps). */
+#define MS__MAX_FRAMES 1e9
+
 struct ms__scene {
   char *path;
   config_t cfg;

@@ -21,6 +21,7 @@ static const struct {
     {"bad_contact_restitution.cfg", "bad_contact_restitution.cfg:2: coupling.contact_restitution: must be in [0, 1] (got 1.5)", MS_ECONFIG},
     {"bad_nmin.cfg", "bad_nmin.cfg:2: coupling.n_min: must not exceed n_max (32 > 16)", MS_ECONFIG},
     {"bad_cfl.cfg", "bad_cfl.cfg:1: coupling.cfl: must be in (0, 1] (got 2)", MS_ECONFIG},
+    {"bad_frames.cfg", "bad_frames.cfg:3: scene.duration: 1e+18 s at 30 frames per second is 3e+19 frames, more than 1e+09", MS_ECONFIG},
     {"bad_duration.cfg", "bad_duration.cfg:2: scene.duration: must be > 0 (got -1)", MS_ECONFIG},
     {"bad_domain.cfg", "bad_domain.cfg:2: scene.domain.max: must exceed min on every axis", MS_ECONFIG},
     {"bad_type.cfg", "bad_type.cfg:2: scene.fps: must be a number, not a string", MS_ETYPE},

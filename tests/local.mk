@@ -24,7 +24,7 @@ MS_FIXTURES = good:GOOD bad_major:MAJOR bad_minor:MINOR bad_size:SIZE \
 	loose:LOOSE ownmass:OWNMASS lax:LAX chatty:CHATTY zerodt:ZERODT \
 	nolicense:NOLICENSE badenergy:BADENERGY now1:NOW1 now2:NOW2 \
 	no_release:NORELEASE heat:HEAT heatless:HEATLESS heatreset:HEATRESET \
-	push:PUSH pushnan:PUSHNAN crash:CRASH exits:EXITS
+	push:PUSH pushnan:PUSHNAN crash:CRASH exits:EXITS slow:SLOW
 MS_FIXTURE_LAS = $(foreach f,$(MS_FIXTURES),tests/fixtures/$(firstword $(subst :, ,$(f))).la)
 # ... and fixtures of their own source: a rigid cluster (ABI 1.1 collective
 # response, and the same body as an ABI 1.0 descriptor).
@@ -171,3 +171,4 @@ tests_scenes_run_conformance_LDADD = $(tests_scenes_run_scenes_LDADD)
 tests_scenes_run_conformance_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/scenes/run-conformance
 include tests/output/local.mk
+include tests/fuzz/local.mk

@@ -24,6 +24,7 @@ struct args {
   int npaths, threads, no_output, quiet;
   long long frames;
   double scale; /* --scale: 0 = the scene's */
+  uint64_t max_particles; /* --max-particles: 0 = the default */
   /* render */
   long long frame;
   int width, height, movie;

@@ -57,7 +57,8 @@ static void run_one(struct args *a, const char *spec, struct outcome *r) {
                              .frames = a->frames, .plugin_paths = a->paths,
                              .no_output = 1, .verbosity = MS_SINK_ERROR,
                              .log = quiet, .method = method,
-                             .stiffness_scale = scale, .scale = a->scale};
+                             .stiffness_scale = scale, .scale = a->scale,
+                             .max_particles = a->max_particles};
   ms_sim *sim;
   r->status = ms_sim_open(a->scene, &o, &sim, r->error, sizeof r->error);
   if (r->status) return;

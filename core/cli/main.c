@@ -12,16 +12,18 @@
 
 static const char *usage_text =
     "usage: mergesplit run SCENE [-o DIR] [--frames N] [--threads N] [--scale S]\n"
+    "                      [--max-particles N]\n"
     "                      [--plugin-path DIR]... [--report FILE.json]\n"
     "                      [--resume CHECKPOINT] [--method M] [--sync RULE]\n"
     "                      [--no-output] [--quiet]\n"
-    "       mergesplit check SCENE [--scale S] [--plugin-path DIR]...\n"
+    "       mergesplit check SCENE [--scale S] [--max-particles N]\n"
+    "                      [--plugin-path DIR]...\n"
     "       mergesplit render OUTDIR [--frame N] [--camera SPEC] [--size WxH]\n"
     "                      [--color-by FIELD] [--range MIN,MAX] [-o DIR]\n"
     "                      [--movie] [--threads N] [--quiet]\n"
     "       mergesplit plugins [--plugin-path DIR]...\n"
     "       mergesplit compare SCENE [--methods LIST] [--frames N] [--scale S]\n"
-    "                      [--threads N]\n"
+    "                      [--max-particles N] [--threads N]\n"
     "                      [--plugin-path DIR]...\n"
     "       mergesplit conformance PLUGIN_ID [--scene SCENE [--system NAME]]\n"
     "                      [--plugin-path DIR]...\n"
@@ -48,6 +50,8 @@ static const char *help_text =
     "  -j, --threads N       OpenMP threads (default: OMP_NUM_THREADS or all)\n"
     "      --scale S         overrides scene.scale (about S times as many\n"
     "                        particles; also for compare)\n"
+    "      --max-particles N the most particles the scene's shapes may hold\n"
+    "                        (default 50000000; also for compare)\n"
     "  -P, --plugin-path DIR also search DIR for plugins (repeatable)\n"
     "  -r, --report FILE     write a JSON report (per-frame totals, timing)\n"
     "      --resume FILE     continue the run saved in checkpoint FILE\n"
@@ -150,13 +154,13 @@ static int parse_range(const char *s, double *r) {
 
 enum { OPT_NO_OUTPUT = 256, OPT_SCALE, OPT_RESUME, OPT_FRAME, OPT_CAMERA, OPT_SIZE,
        OPT_COLOR, OPT_RANGE, OPT_MOVIE, OPT_SCENE, OPT_SYSTEM, OPT_METHODS,
-       OPT_METHOD, OPT_SYNC };
+       OPT_METHOD, OPT_SYNC, OPT_MAX_PARTICLES };
 
 /* Options that belong to some commands only: the commands' letters
  * (r run/check, d render, k conformance, m compare); NULL: any command. */
 static const char *owner(int c) {
   switch (c) {
-  case 'n': case OPT_SCALE: return "rm";
+  case 'n': case OPT_SCALE: case OPT_MAX_PARTICLES: return "rm";
   case 'r': case OPT_RESUME: case OPT_NO_OUTPUT: case OPT_METHOD:
   case OPT_SYNC: return "r";
   case OPT_FRAME: case OPT_CAMERA: case OPT_SIZE: case OPT_COLOR:
@@ -191,6 +195,12 @@ static int parse_one(int c, struct args *a) {
                              optarg);
     break;
   }
+  case OPT_MAX_PARTICLES:
+    if (parse_count(optarg, 1, &v))
+      return cli_usage_error("--max-particles needs a positive integer, not "
+                             "'%s'", optarg);
+    a->max_particles = (uint64_t)v;
+    break;
   case 'n':
     if (parse_count(optarg, 1, &v))
       return cli_usage_error("--frames needs a positive integer, not '%s'",
@@ -252,6 +262,7 @@ static int parse_args(int argc, char **argv, char cmd, struct args *a) {
       {"method", required_argument, NULL, OPT_METHOD},
       {"sync", required_argument, NULL, OPT_SYNC},
       {"scale", required_argument, NULL, OPT_SCALE},
+      {"max-particles", required_argument, NULL, OPT_MAX_PARTICLES},
       {NULL, 0, NULL, 0}};
   int c, idx;
   optind = 1;

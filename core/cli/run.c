@@ -11,8 +11,22 @@
  * it; the library notices between two steps.  SA_RESETHAND: a second
  * signal ends the process the usual way. */
 static volatile sig_atomic_t stop_signal;
+/* Loading a scene (sampling, plugins' set-up, a checkpoint) does not look
+ * at stop_signal, and a large one takes seconds: a signal then ends the
+ * process at once, as nothing has been simulated. */
+static volatile sig_atomic_t loading;
 
-static void on_signal(int sig) { stop_signal = sig; }
+static void on_signal(int sig) {
+  stop_signal = sig;
+  if (!loading) return;
+  static const char in[] = "mergesplit: SIGINT while loading the scene: "
+                           "stopped before the first step\n";
+  static const char te[] = "mergesplit: SIGTERM while loading the scene: "
+                           "stopped before the first step\n";
+  if (sig == SIGINT) (void)!write(2, in, sizeof in - 1);
+  else (void)!write(2, te, sizeof te - 1);
+  _exit(EXIT_SIGNAL + sig);
+}
 
 static void catch_signals(void) {
   struct sigaction sa;
@@ -103,6 +117,7 @@ int cli_run(struct args *a, int check_only) {
   o.threads = a->threads;
   o.frames = a->frames;
   o.scale = a->scale;
+  o.max_particles = a->max_particles;
   char method[32];
   if (a->method) {
     if (cli_parse_method(a->method, method, sizeof method,
@@ -123,9 +138,11 @@ int cli_run(struct args *a, int check_only) {
   o.resume_path = check_only ? NULL : a->resume;
   o.interrupt = &stop_signal;
   o.progress = progress_update;
+  loading = 1;
   if (!check_only) catch_signals();
   catch_plugin_failures();
   int rc = ms_sim_open(a->scene, &o, &sim, err, sizeof err);
+  loading = 0;
   if (rc) {
     fprintf(stderr, "mergesplit: error: %s\n", err);
     return stop_signal ? EXIT_SIGNAL + stop_signal : cli_exit_code(rc);

@@ -110,10 +110,17 @@ static int h_cfg_error(ms_ctx *ctx, const ms_config *g, const char *key,
   return ms__cfg_fail(&ctx->err, C(g), key, "%s", msg);
 }
 
+/* Every shape of the run draws on one particle budget (--max-particles). */
 static int h_sample_shape(ms_ctx *ctx, const ms_config *shape, double spacing,
                           struct ms_points *out) {
-  return ms__shape_sample(C(shape), spacing, &ctx->rng, &out->xyz,
-                          &out->count, &ctx->err);
+  struct ms_sim *S = ctx->sim;
+  uint64_t max = S->opt.max_particles ? S->opt.max_particles
+                                      : MS_DEFAULT_MAX_PARTICLES;
+  size_t left = S->sampled < max ? (size_t)(max - S->sampled) : 0;
+  int rc = ms__shape_sample(C(shape), spacing, left, &ctx->rng, &out->xyz,
+                            &out->count, &ctx->err);
+  if (rc == MS_OK) S->sampled += out->count;
+  return rc;
 }
 
 static void h_free(void *p) { free(p); }

@@ -45,6 +45,7 @@ struct ms_sim {
   char *checkpoint_path; /* NULL: no output, no checkpoints */
   struct ms__report *rep;
   int rep_failed; /* a report write failed and was said: once is enough */
+  uint64_t sampled; /* particles the systems' shapes hold so far */
   struct ms__err err;
 };
 

@@ -1,10 +1,37 @@
 /* Systems: one plugin instance each, created from its scene section. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "run.h"
 #include "../scene/scene.h"
+
+/* Geometric sanity at check time: a radius beyond the domain, or
+ * positions that are not finite, would only fail later, and obscurely
+ * (a detection grid of one cell, a time step of 0). */
+static int check_geometry(struct ms_sim *S, uint32_t i) {
+  const struct ms__system *y = &S->sys[i];
+  const struct ms__scene *sc = &S->scene;
+  double across = 0.0;
+  for (int a = 0; a < 3; a++)
+    across = fmax(across, sc->domain_max[a] - sc->domain_min[a]);
+  for (size_t p = 0; p < y->view.count; p++) {
+    const double *x = ms__at(&y->x, p), r = *ms__at(&y->r, p);
+    const char *why = NULL;
+    if (!(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2])))
+      return ms__cfg_fail(&S->err, y->desc->section, NULL, "particle %zu's "
+                          "position is not finite (system '%s', solver '%s')",
+                          p, y->desc->name, y->desc->solver);
+    if (!(r > 0.0 && isfinite(r))) why = "must be finite and > 0";
+    else if (r > across) why = "is larger than the domain";
+    if (why)
+      return ms__cfg_fail(&S->err, y->desc->section, "radius", "particle "
+                          "%zu's radius %g %s (system '%s', solver '%s')", p,
+                          r, why, y->desc->name, y->desc->solver);
+  }
+  return MS_OK;
+}
 
 static int create_one(struct ms_sim *S, uint32_t i) {
   struct ms__system *y = &S->sys[i];
@@ -18,6 +45,10 @@ static int create_one(struct ms_sim *S, uint32_t i) {
                     "%s: no plugin provides solver '%s' (see 'mergesplit "
                     "plugins')", where, d->solver);
   }
+  if (y->plugin->shadowed)
+    ms__log(S, MS_SINK_WARN, "system '%s': solver '%s' from %s overrides the "
+            "one in %s", d->name, d->solver, y->plugin->path,
+            y->plugin->shadowed);
   ms__ctx_init(S, i);
   y->self_collision = d->self_collision >= 0
                           ? d->self_collision
@@ -42,7 +73,8 @@ static int create_one(struct ms_sim *S, uint32_t i) {
              d->solver);
     return rc;
   }
-  return ms__system_view(&S->sys[i], &S->err);
+  if ((rc = ms__system_view(&S->sys[i], &S->err))) return rc;
+  return check_geometry(S, i);
 }
 
 /* The receivers system i declared (host->declare_receiver) exist, are not

@@ -108,6 +108,14 @@ const struct ms__plugin *ms__registry_find(const ms_registry *reg,
   return NULL;
 }
 
+static int same_dir(const char *a, const char *b) {
+  const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+  size_t na = sa ? (size_t)(sa - a) : 0, nb = sb ? (size_t)(sb - b) : 0;
+  return na == nb && !strncmp(a, b, na);
+}
+
+/* Keep solver src of file path; 1: refused (its id is taken in the same
+ * directory: which one a scene gets would depend on file names). */
 static int add_plugin(ms_registry *r, const struct ms_plugin *src,
                       const char *path, void *handle) {
   struct ms__plugin np;
@@ -121,7 +129,16 @@ static int add_plugin(ms_registry *r, const struct ms_plugin *src,
   if (!np.path) return MS_ENOMEM;
   for (size_t i = 0; i < r->n; i++) {
     if (strcmp(r->p[i].desc.id, np.desc.id)) continue;
-    /* A later directory overrides an earlier one. */
+    if (same_dir(r->p[i].path, path)) {
+      char why[1200];
+      snprintf(why, sizeof why, "solver '%s' is also provided by %s%s; "
+               "refused (one id per directory)", np.desc.id, r->p[i].path,
+               strcmp(r->p[i].path, path) ? "" : " (twice in one file)");
+      free(np.path);
+      int rc = push_refusal(r, path, why);
+      return rc ? rc : 1;
+    }
+    /* A later directory overrides an earlier one (the run says so). */
     np.shadowed = r->p[i].path;
     free(r->p[i].shadowed);
     r->p[i] = np;
@@ -173,7 +190,11 @@ static int load_file(ms_registry *r, const char *path) {
       if ((rc = push_refusal(r, path, why))) break;
       continue;
     }
-    if ((rc = add_plugin(r, d, path, h))) break;
+    if ((rc = add_plugin(r, d, path, h)) == 1) {
+      rc = MS_OK;
+      continue;
+    }
+    if (rc) break;
     kept++;
   }
   if (rc == MS_OK && i == 0)
@@ -268,8 +289,12 @@ int ms_registry_open(const char *const *extra, ms_registry **out) {
     return MS_ENOMEM;
   }
   int rc = MS_OK;
-  for (size_t i = 0; i < nd && rc == MS_OK; i++)
-    if (dirs[i]) rc = scan_dir(r, dirs[i]);
+  for (size_t i = 0; i < nd && rc == MS_OK; i++) {
+    int again = 0; /* a directory named twice is scanned once */
+    for (size_t j = 0; j < i && dirs[i]; j++)
+      again |= dirs[j] && !strcmp(dirs[i], dirs[j]);
+    if (dirs[i] && !again) rc = scan_dir(r, dirs[i]);
+  }
   ms__plugin_dirs_free(dirs, nd);
   if (rc) {
     ms_registry_close(r);

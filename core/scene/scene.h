@@ -17,7 +17,8 @@
  * setting read is marked, so keys nobody read can be refused as unknown
  * (typo protection), and every complaint names file:line and the key's
  * path. */
-/* Parse `path`; on failure the error reads "FILE:LINE: MESSAGE". */
+/* Parse `path`; on failure the error reads "FILE:LINE: MESSAGE" and cfg
+ * is already destroyed. */
 int ms__cfg_load(config_t *cfg, const char *path, struct ms__err *err);
 
 /* "FILE:LINE: PATH[.KEY]" for a setting (key may be NULL). */
@@ -58,9 +59,12 @@ int ms__cfg_vec3(const config_setting_t *g, const char *key,
  *   shell    center, radius, thickness, axis, hemisphere (default true):
  *            a bowl opening towards +axis
  *   points   points = ( [x,y,z], ... )
- * Common key: jitter (fraction of the spacing, default 0). */
+ * Common key: jitter (fraction of the spacing, default 0).
+ * More than `max` points are refused (file:line) before they are
+ * allocated: boxes and point lists are counted, the other shapes are
+ * estimated from their volume and stopped at max. */
 int ms__shape_sample(const config_setting_t *shape, double spacing,
-                     struct ms__rng *rng, double **xyz, size_t *n,
+                     size_t max, struct ms__rng *rng, double **xyz, size_t *n,
                      struct ms__err *err);
 
 /* ---- loader.c ------------------------------------------------------------*/

@@ -12,10 +12,104 @@
 
 static char mark_token; /* a setting's hook points here once it was read */
 
+/* What libconfig 1.5 would read wrongly or slowly, found by a scan that
+ * follows its lexer (names, strings, comments and floats skipped):
+ *  - integers it would wrap: an unsuffixed one is read with atoi
+ *    (4294967297 becomes 1), hex with strtoul cast to int, and an
+ *    L-suffixed one saturates;
+ *  - inputs its parser takes quadratic time on: every setting added to a
+ *    group is compared with the group's members, and a long token is
+ *    copied as it grows (40,000 keys took 36 s, a 4 MB string 23 s). */
+#define MS__MAX_SETTINGS 10000 /* names in one file: the parse stays < 1 s */
+#define MS__MAX_TOKEN 65536    /* bytes of one name or string */
+struct lex {
+  int block;       /* inside a block comment, carried from line to line */
+  long names;      /* names so far */
+  const char *bad; /* the offending token, its length, and why */
+  size_t len;
+  const char *why;
+};
+
+static int lex_fail(struct lex *L, const char *t, const char *p,
+                    const char *why) {
+  L->bad = t, L->len = (size_t)(p - t), L->why = why;
+  return -1;
+}
+
+/* An integer token t..p: does it fit what libconfig makes of it? */
+static const char *int_misfit(const char *t, size_t len, int hex) {
+  char tok[64], *end;
+  if (len >= sizeof tok) return "number is longer than 63 characters";
+  memcpy(tok, t, len);
+  tok[len] = '\0';
+  int wide = tok[len - 1] == 'L';
+  if (!hex && strpbrk(tok, ".eE")) return NULL; /* a float */
+  errno = 0;
+  if (hex) {
+    unsigned long long v = strtoull(tok, &end, 16);
+    if (errno || (!wide && v > 0xFFFFFFFFull)) return wide ? "64" : "32";
+  } else {
+    long long v = strtoll(tok, &end, 10);
+    if (errno || (!wide && (v < INT32_MIN || v > INT32_MAX)))
+      return wide ? "64" : "32";
+  }
+  return NULL;
+}
+
+static int lex_line(struct lex *L, const char *p) {
+  while (*p) {
+    const char *t = p;
+    if (L->block) {
+      const char *e = strstr(p, "*/");
+      if (!e) return 0;
+      L->block = 0, p = e + 2;
+    } else if (*p == '#' || (p[0] == '/' && p[1] == '/')) {
+      return 0;
+    } else if (p[0] == '/' && p[1] == '*') {
+      L->block = 1, p += 2;
+    } else if (*p == '"') {
+      for (p++; *p && *p != '"'; p++)
+        if (*p == '\\' && p[1]) p++;
+      if (*p) p++;
+      if ((size_t)(p - t) > MS__MAX_TOKEN)
+        return lex_fail(L, t, p, "string is longer than 64 KiB");
+    } else if (isalpha((unsigned char)*p) || *p == '*') {
+      while (isalnum((unsigned char)*p) || strchr("-_*", *p)) p++;
+      if ((size_t)(p - t) > MS__MAX_TOKEN)
+        return lex_fail(L, t, p, "name is longer than 64 KiB");
+      if (++L->names > MS__MAX_SETTINGS)
+        return lex_fail(L, t, p, "name is one too many: a scene file holds "
+                        "at most 10000");
+    } else if (isdigit((unsigned char)*p) ||
+               ((*p == '-' || *p == '+') && isdigit((unsigned char)p[1]))) {
+      if (*p == '-' || *p == '+') p++;
+      int hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+      p += hex ? 2 : 1;
+      while (isalnum((unsigned char)*p) || *p == '.' ||
+             ((*p == '-' || *p == '+') && !hex && strchr("eE", p[-1])))
+        p++;
+      const char *bits = int_misfit(t, (size_t)(p - t), hex);
+      if (bits)
+        return lex_fail(L, t, p, !strcmp(bits, "32")
+                        ? "integer does not fit in 32 bits, and libconfig "
+                          "would read another number (write it with an L "
+                          "suffix for 64 bits, or as a float)"
+                        : !strcmp(bits, "64")
+                        ? "integer does not fit in 64 bits, and libconfig "
+                          "would read another number (write it as a float)"
+                        : bits);
+    } else {
+      p++;
+    }
+  }
+  return 0;
+}
+
 /* The scene and every file it @includes must be regular files: libconfig
  * would wait forever on a FIFO and read a directory as empty.  Names are
  * relative to `dir`, as libconfig takes them; `from`/`line`: where path
- * was named (NULL for the scene itself). */
+ * was named (NULL for the scene itself).  Integers that would wrap are
+ * refused here too, with their file and line. */
 static int regular_files(const char *path, const char *dir, const char *from,
                          int line, int depth, struct ms__err *err) {
   struct stat st;
@@ -27,11 +121,19 @@ static int regular_files(const char *path, const char *dir, const char *from,
   }
   FILE *f = depth < 10 ? fopen(path, "r") : NULL;
   if (!f) return MS_OK; /* libconfig says what is wrong with it */
-  char buf[4096], name[4096], full[8192];
+  char *buf = NULL, name[4096], full[8192];
+  size_t bufsize = 0;
   int rc = MS_OK, at = 0;
-  while (!rc && fgets(buf, sizeof buf, f)) {
+  struct lex L = {0};
+  while (!rc && getline(&buf, &bufsize, f) >= 0) {
     at++;
     const char *p = buf;
+    if (lex_line(&L, buf)) {
+      rc = ms__errf(err, MS_ECONFIG, "%s:%d: %.*s%s: this %s", path, at,
+                    (int)(L.len < 40 ? L.len : 40), L.bad,
+                    L.len > 40 ? "..." : "", L.why);
+      break;
+    }
     while (*p == ' ' || *p == '\t') p++;
     if (strncmp(p, "@include", 8) || !isspace((unsigned char)p[8])) continue;
     p += 8;
@@ -44,6 +146,7 @@ static int regular_files(const char *path, const char *dir, const char *from,
     else snprintf(full, sizeof full, "%s/%s", dir, name);
     rc = regular_files(full, dir, path, at, depth + 1, err);
   }
+  free(buf);
   fclose(f);
   return rc;
 }
@@ -61,14 +164,18 @@ int ms__cfg_load(config_t *cfg, const char *path, struct ms__err *err) {
   } else if (!slash)
     config_set_include_dir(cfg, ".");
   int rc = regular_files(path, config_get_include_dir(cfg), NULL, 0, 0, err);
-  if (rc) return rc;
-  if (config_read_file(cfg, path) == CONFIG_TRUE) return MS_OK;
-  if (config_error_type(cfg) == CONFIG_ERR_FILE_IO)
-    return ms__errf(err, MS_ECONFIG, "%s: cannot read the scene file: %s",
+  if (!rc) {
+    if (config_read_file(cfg, path) == CONFIG_TRUE) return MS_OK;
+    if (config_error_type(cfg) == CONFIG_ERR_FILE_IO)
+      rc = ms__errf(err, MS_ECONFIG, "%s: cannot read the scene file: %s",
                     path, strerror(errno));
-  return ms__errf(err, MS_ECONFIG, "%s:%d: %s",
-                  config_error_file(cfg) ? config_error_file(cfg) : path,
-                  config_error_line(cfg), config_error_text(cfg));
+    else
+      rc = ms__errf(err, MS_ECONFIG, "%s:%d: %s",
+                    config_error_file(cfg) ? config_error_file(cfg) : path,
+                    config_error_line(cfg), config_error_text(cfg));
+  }
+  config_destroy(cfg); /* on failure too: libconfig keeps what it read */
+  return rc;
 }
 
 static size_t path_of(const config_setting_t *s, char *buf, size_t len) {

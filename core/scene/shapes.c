@@ -147,6 +147,40 @@ static double bound(const struct shape *s) {
   }
 }
 
+/* The volume a lattice shape holds, for the particle estimate. */
+static double volume(const struct shape *s) {
+  const double pi = 3.14159265358979323846;
+  switch (s->type) {
+  case SPHERE:
+    return 4.0 / 3.0 * pi * s->radius * s->radius * s->radius;
+  case CYLINDER:
+    return pi * s->radius * s->radius * s->height;
+  case TORUS:
+    return 2.0 * pi * pi * s->major * s->minor * s->minor;
+  case SHELL: {
+    double ri = s->radius - s->thickness;
+    double v = 4.0 / 3.0 * pi * (s->radius * s->radius * s->radius -
+                                 ri * ri * ri);
+    return s->hemisphere ? 0.5 * v : v;
+  }
+  }
+  return 0.0;
+}
+
+/* Refused before anything is allocated: a scale of 1e6 or a radius of
+ * 1e308 would otherwise fill the memory, or loop for hours, first. */
+static int too_many(struct ms__err *err, const config_setting_t *g,
+                    double estimate, size_t max) {
+  if (estimate <= 0.0) /* counted while sampling: stopped at max + 1 */
+    return ms__cfg_fail(err, g, NULL, "holds more than the %zu particles "
+                        "left of the run's limit (raise the spacing, lower "
+                        "scene.scale, or raise --max-particles)", max);
+  return ms__cfg_fail(err, g, NULL, "would hold about %.3g particles, more "
+                      "than the %zu left of the run's limit (raise the "
+                      "spacing, lower scene.scale, or raise --max-particles)",
+                      estimate, max);
+}
+
 static int push(double **xyz, size_t *n, size_t *cap, const double *p) {
   if (*n == *cap) {
     size_t c = *cap ? 2 * *cap : 1024;
@@ -160,12 +194,14 @@ static int push(double **xyz, size_t *n, size_t *cap, const double *p) {
 }
 
 static int sample_points(const config_setting_t *g, double **xyz, size_t *n,
-                         struct ms__err *err) {
+                         size_t max, struct ms__err *err) {
   config_setting_t *l = ms__cfg_get(g, "points");
   size_t cap = 0;
   if (!l || !config_setting_is_list(l) || config_setting_length(l) < 1)
     return ms__cfg_fail(err, g, "points",
                         "must be a non-empty list ( [x, y, z], ... )");
+  if ((size_t)config_setting_length(l) > max)
+    return too_many(err, g, config_setting_length(l), max);
   for (int i = 0; i < config_setting_length(l); i++) {
     double p[3];
     config_setting_t *e = config_setting_get_elem(l, (unsigned)i);
@@ -177,7 +213,7 @@ static int sample_points(const config_setting_t *g, double **xyz, size_t *n,
 }
 
 static int sample_box(const struct shape *s, double h, double **xyz,
-                      size_t *n, struct ms__err *err,
+                      size_t *n, size_t max, struct ms__err *err,
                       const config_setting_t *g) {
   size_t cnt[3], cap;
   double start[3];
@@ -188,9 +224,7 @@ static int sample_box(const struct shape *s, double h, double **xyz,
     start[a] = s->lo[a] + 0.5 * (ext - (double)(cnt[a] - 1) * h);
   }
   double total = (double)cnt[0] * (double)cnt[1] * (double)cnt[2];
-  if (total > (double)MAX_POINTS)
-    return ms__cfg_fail(err, g, NULL, "would hold %.3g particles (too many; "
-                        "raise the spacing)", total);
+  if (total > (double)max) return too_many(err, g, total, max);
   cap = (size_t)total;
   if (ms__grow((void **)xyz, cap, 3 * sizeof(double)))
     return ms__errf(err, MS_ENOMEM, "out of memory");
@@ -206,8 +240,13 @@ static int sample_box(const struct shape *s, double h, double **xyz,
 }
 
 static int sample_lattice(const struct shape *s, double h, double **xyz,
-                          size_t *n, struct ms__err *err,
+                          size_t *n, size_t max, struct ms__err *err,
                           const config_setting_t *g) {
+  /* the estimate is only a quick refusal of what is far beyond the
+   * limit (a small ball's lattice holds fewer points than its volume
+   * says); the count below is exact */
+  double estimate = volume(s) / (h * h * h);
+  if (!(estimate <= 2.0 * (double)max)) return too_many(err, g, estimate, max);
   double B = bound(s);
   double kmax = ceil(B / h);
   double side = 2.0 * kmax + 1.0;
@@ -221,6 +260,7 @@ static int sample_lattice(const struct shape *s, double h, double **xyz,
       for (long k = -K; k <= K; k++) {
         double d[3] = {(double)i * h, (double)j * h, (double)k * h};
         if (!inside(s, d, eps)) continue;
+        if (*n == max) return too_many(err, g, 0.0, max);
         double p[3] = {s->c[0] + d[0], s->c[1] + d[1], s->c[2] + d[2]};
         if (push(xyz, n, &cap, p))
           return ms__errf(err, MS_ENOMEM, "out of memory");
@@ -228,7 +268,7 @@ static int sample_lattice(const struct shape *s, double h, double **xyz,
   return MS_OK;
 }
 
-int ms__shape_sample(const config_setting_t *g, double spacing,
+int ms__shape_sample(const config_setting_t *g, double spacing, size_t max,
                      struct ms__rng *rng, double **xyz, size_t *n,
                      struct ms__err *err) {
   struct shape s;
@@ -248,12 +288,13 @@ int ms__shape_sample(const config_setting_t *g, double spacing,
                         jitter);
   if (s.type != POINTS && !(spacing > 0.0 && isfinite(spacing)))
     return ms__errf(err, MS_ECONFIG, "spacing must be > 0 (got %g)", spacing);
+  if (max > MAX_POINTS) max = MAX_POINTS;
   if (s.type == POINTS)
-    rc = sample_points(g, xyz, n, err);
+    rc = sample_points(g, xyz, n, max, err);
   else if (s.type == BOX)
-    rc = sample_box(&s, spacing, xyz, n, err, g);
+    rc = sample_box(&s, spacing, xyz, n, max, err, g);
   else
-    rc = sample_lattice(&s, spacing, xyz, n, err, g);
+    rc = sample_lattice(&s, spacing, xyz, n, max, err, g);
   if (rc == MS_OK && *n == 0)
     rc = ms__cfg_fail(err, g, NULL, "holds no particle at spacing %g", spacing);
   if (rc == MS_OK && jitter > 0.0)

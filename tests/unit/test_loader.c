@@ -85,11 +85,10 @@ START_TEST(good_plugins_accepted_scan_goes_on) {
   ck_assert_ptr_nonnull(ms__registry_find(reg, "fixture_good"));
   ck_assert_ptr_nonnull(ms__registry_find(reg, "fixture_nan"));
   ck_assert_ptr_nonnull(ms__registry_find(reg, "fixture_badview"));
-  /* the 20 loadable fixtures (defects that only show at run time, the
-   * three heat ones, the two that push and the two that crash or exit),
-   * the two rigid clusters of
+  /* the 23 loadable builds of fixture_plugin.c (all but the eight the
+   * loader refuses), the hand-over fixture, the two rigid clusters of
    * rigid_cluster.so and the 1.0 build of dust */
-  ck_assert_uint_eq(ms_registry_count(reg), 26);
+  ck_assert_uint_eq(ms_registry_count(reg), 27);
   ck_assert_uint_eq(ms_registry_refusal_count(reg),
                     sizeof refused / sizeof *refused);
 }
@@ -119,21 +118,35 @@ START_TEST(descriptor_sizes_of_both_minors) {
 }
 END_TEST
 
+/* The same directory by another name (a symbolic link) overrides every
+ * solver of the first; the same name twice is scanned once. */
 START_TEST(later_directory_overrides) {
   const char *fx = getenv("MS_FIXTURES");
-  const char *paths[] = {fx, fx, NULL};
-  ms_registry *r2;
+  char tmp[] = "/tmp/ms-loader-XXXXXX", link[64];
+  ck_assert_ptr_nonnull(mkdtemp(tmp));
+  snprintf(link, sizeof link, "%s/fx", tmp);
+  ck_assert_int_eq(symlink(fx, link), 0);
+  const char *paths[] = {fx, link, NULL}, *twice[] = {fx, fx, NULL};
+  const char *once[] = {fx, NULL};
+  ms_registry *r1, *r2, *r3;
   ck_assert_int_eq(ms_registry_open(paths, &r2), 0);
   const struct ms__plugin *p = ms__registry_find(r2, "fixture_good");
   ck_assert_ptr_nonnull(p);
   ck_assert_ptr_nonnull(p->shadowed);
-  /* every id once: as many as the directory named once gives */
-  const char *once[] = {fx, NULL};
-  ms_registry *r1;
+  ck_assert_ptr_nonnull(strstr(p->path, link));
   ck_assert_int_eq(ms_registry_open(once, &r1), 0);
+  ck_assert_int_eq(ms_registry_open(twice, &r3), 0);
+  /* every id once: as many as the directory named once gives */
   ck_assert_uint_eq(ms_registry_count(r2), ms_registry_count(r1));
+  ck_assert_uint_eq(ms_registry_count(r3), ms_registry_count(r1));
+  ck_assert_uint_eq(ms_registry_refusal_count(r3),
+                    ms_registry_refusal_count(r1));
+  ck_assert_ptr_null(ms__registry_find(r3, "fixture_good")->shadowed);
   ms_registry_close(r1);
   ms_registry_close(r2);
+  ms_registry_close(r3);
+  unlink(link);
+  rmdir(tmp);
 }
 END_TEST
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mergesplit/core.h>
 
@@ -39,6 +40,13 @@ static const struct {
     {"missing.cfg", "missing.cfg: cannot read the scene file", MS_ECONFIG},
     /* an escape sequence shown as text, a newline folded: one line */
     {"bad_control_bytes.cfg", "bad_control_bytes.cfg:4: systems.[0].solver: no plugin provides solver 'red\\x1b[31m solver'", MS_ENOENT},
+    /* integers libconfig would wrap or saturate */
+    {"bad_int_wrap.cfg", "bad_int_wrap.cfg:3: 4294967297: this integer does not fit in 32 bits", MS_ECONFIG},
+    {"bad_int64.cfg", "bad_int64.cfg:2: 99999999999999999999L: this integer does not fit in 64 bits", MS_ECONFIG},
+    {"bad_hex.cfg", "bad_hex.cfg:3: 0x100000000: this integer does not fit in 32 bits", MS_ECONFIG},
+    /* geometry refused at check, counts before allocation */
+    {"bad_radius.cfg", "bad_radius.cfg:10: systems.[0].radius: particle 0's radius 1e+308 is larger than the domain (system 'g', solver 'particles')", MS_ECONFIG},
+    {"bad_particles.cfg", "bad_particles.cfg:7: systems.[0].shape: would hold about 1e+09 particles, more than the 50000000 left of the run's limit", MS_ECONFIG},
 };
 
 START_TEST(bad_scene_refused) {
@@ -61,11 +69,65 @@ START_TEST(bad_scene_refused) {
 }
 END_TEST
 
+/* Inputs libconfig 1.5 parses in quadratic time (every key added to a
+ * group is compared with its members; a long token is copied as it
+ * grows): refused at the line that crosses the bound, before parsing. */
+static void write_scene(const char *path, int keys, size_t string_len) {
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "scene = {\n");
+  for (int k = 0; k < keys; k++) fprintf(f, "  k%d = 1;\n", k);
+  if (string_len) {
+    fprintf(f, "  s = \"");
+    for (size_t i = 0; i < string_len; i++) fputc('a', f);
+    fprintf(f, "\";\n");
+  }
+  fprintf(f, "};\n");
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+static int open_scene(const char *path, char *err, size_t len) {
+  struct ms_sim_options o = {.struct_size = sizeof o, .no_output = 1,
+                             .verbosity = MS_SINK_ERROR};
+  ms_sim *sim = NULL;
+  int rc = ms_sim_open(path, &o, &sim, err, len);
+  ms_sim_close(sim);
+  return rc;
+}
+
+START_TEST(quadratic_inputs_refused) {
+  char path[] = "/tmp/ms-settings-XXXXXX", err[2048];
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  close(fd);
+  /* 9999 keys + "scene" = 10000 names: parsed (then refused as unknown) */
+  write_scene(path, 9999, 0);
+  ck_assert_int_eq(open_scene(path, err, sizeof err), MS_ECONFIG);
+  ck_assert_msg(strstr(err, "unknown key 'k0' in scene"), "%s", err);
+  /* one more name: refused at its line, 10001 (line 1 holds "scene") */
+  write_scene(path, 10000, 0);
+  ck_assert_int_eq(open_scene(path, err, sizeof err), MS_ECONFIG);
+  ck_assert_msg(strstr(err, ":10001: k9999: this name is one too many: a "
+                            "scene file holds at most 10000"), "%s", err);
+  /* a string of 64 KiB passes the scan; one byte more does not */
+  write_scene(path, 0, 65534);
+  ck_assert_int_eq(open_scene(path, err, sizeof err), MS_ECONFIG);
+  ck_assert_msg(strstr(err, "unknown key 's' in scene"), "%s", err);
+  write_scene(path, 0, 65535);
+  ck_assert_int_eq(open_scene(path, err, sizeof err), MS_ECONFIG);
+  ck_assert_msg(strstr(err, ":2: \"aaaa") &&
+                strstr(err, "...: this string is longer than 64 KiB"), "%s",
+                err);
+  unlink(path);
+}
+END_TEST
+
 Suite *suite_settings(void) {
   Suite *s = suite_create("settings");
   TCase *tc = tcase_create("bad_scenes");
   tcase_add_loop_test(tc, bad_scene_refused, 0,
                       (int)(sizeof cases / sizeof *cases));
+  tcase_add_test(tc, quadratic_inputs_refused);
   suite_add_tcase(s, tc);
   return s;
 }

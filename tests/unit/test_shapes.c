@@ -7,7 +7,9 @@
 #include "../../core/scene/scene.h"
 #include "testutil.h"
 
-static size_t sample(const char *text, double h, double **xyz, int *rc) {
+/* At most max points: more are refused with MS_ECONFIG. */
+static size_t sample_max(const char *text, double h, size_t max, double **xyz,
+                         int *rc) {
   config_t cfg;
   struct ms__err err = {0};
   struct ms__rng r;
@@ -15,9 +17,14 @@ static size_t sample(const char *text, double h, double **xyz, int *rc) {
   config_init(&cfg);
   ck_assert_int_eq(config_read_string(&cfg, text), CONFIG_TRUE);
   ms__rng_seed(&r, 1, 2, 3);
-  *rc = ms__shape_sample(config_lookup(&cfg, "shape"), h, &r, xyz, &n, &err);
+  *rc = ms__shape_sample(config_lookup(&cfg, "shape"), h, max, &r, xyz, &n,
+                         &err);
   config_destroy(&cfg);
   return n;
+}
+
+static size_t sample(const char *text, double h, double **xyz, int *rc) {
+  return sample_max(text, h, SIZE_MAX, xyz, rc);
 }
 
 START_TEST(box_count_and_centring) {
@@ -89,6 +96,43 @@ START_TEST(jitter_is_seeded) {
 }
 END_TEST
 
+/* The particle limit is exact: a shape of n points passes with max = n
+ * and is refused with n - 1 (a box before it is allocated, a ball when
+ * its count crosses max, or at once when its volume says it is far
+ * beyond). */
+START_TEST(particle_limit_exact) {
+  static const char *box = "shape = { type = \"box\"; min = [0.0, 0.0, 0.0]; "
+                           "max = [1.0, 0.5, 0.25]; };";
+  static const char *ball = "shape = { type = \"sphere\"; center = [0.0, "
+                            "0.0, 0.0]; radius = 0.05; };";
+  static const char *pts = "shape = { type = \"points\"; points = ( [0.0, "
+                           "0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0] ); };";
+  double *x;
+  int rc;
+  ck_assert_uint_eq(sample_max(box, 0.05, 1000, &x, &rc), 1000);
+  ck_assert_int_eq(rc, MS_OK);
+  free(x);
+  ck_assert_uint_eq(sample_max(box, 0.05, 999, &x, &rc), 0);
+  ck_assert_int_eq(rc, MS_ECONFIG);
+  ck_assert_ptr_null(x);
+  size_t n = sample(ball, 0.01, &x, &rc);
+  ck_assert_uint_eq(n, 515); /* lattice points within 5 spacings */
+  free(x);
+  ck_assert_uint_eq(sample_max(ball, 0.01, 515, &x, &rc), 515);
+  free(x);
+  ck_assert_uint_eq(sample_max(ball, 0.01, 514, &x, &rc), 0);
+  ck_assert_int_eq(rc, MS_ECONFIG);
+  ck_assert_ptr_null(x);
+  /* 4/3 pi 5^3 = 523.6 > 2 x 261: refused by the estimate */
+  ck_assert_uint_eq(sample_max(ball, 0.01, 261, &x, &rc), 0);
+  ck_assert_int_eq(rc, MS_ECONFIG);
+  ck_assert_uint_eq(sample_max(pts, 1.0, 3, &x, &rc), 3);
+  free(x);
+  ck_assert_uint_eq(sample_max(pts, 1.0, 2, &x, &rc), 0);
+  ck_assert_int_eq(rc, MS_ECONFIG);
+}
+END_TEST
+
 START_TEST(empty_shape_refused) {
   double *x;
   int rc;
@@ -106,6 +150,7 @@ Suite *suite_shapes(void) {
   tcase_add_test(tc, shell_is_a_bowl);
   tcase_add_test(tc, jitter_is_seeded);
   tcase_add_test(tc, empty_shape_refused);
+  tcase_add_test(tc, particle_limit_exact);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -122,7 +122,14 @@ struct ms_sim_options {
   /* ---- appended in 0.2 (synchronisation) ---- */
   /* Overrides coupling.sync ("momentum" or "paper"); NULL: the scene's. */
   const char *sync;
+  /* ---- appended in 0.2 (limits) ---- */
+  /* The most particles the scene's shapes may hold together; a scene
+   * that would hold more is refused before it is sampled.  0: the default,
+   * MS_DEFAULT_MAX_PARTICLES. */
+  uint64_t max_particles;
 };
+
+#define MS_DEFAULT_MAX_PARTICLES 50000000u
 
 /* Load and validate the scene, load its plugins, create every system.
  * On failure *out is NULL and, when err is non-NULL, a one-line reason is

@@ -13,7 +13,20 @@ AM_TESTS_ENVIRONMENT = \
 	MS_CLI='$(abs_top_builddir)/core/cli/mergesplit'; export MS_CLI; \
 	PYTHON3='$(PYTHON3)'; export PYTHON3; \
 	MAKE='$(MAKE)'; export MAKE; \
-	MS_BUILDDIR='$(abs_top_builddir)'; export MS_BUILDDIR;
+	MS_BUILDDIR='$(abs_top_builddir)'; export MS_BUILDDIR; \
+	$(MS_SANITIZER_ENVIRONMENT)
+
+# ./configure --enable-sanitizers: any report fails its test; the CLI's
+# own handlers report a plugin's crash (as they do without sanitizers);
+# tests/lsan.supp holds the one leak inside libconfig.
+if MS_SANITIZERS
+MS_SANITIZER_ENVIRONMENT = \
+	ASAN_OPTIONS=abort_on_error=0:allow_user_segv_handler=1:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:handle_abort=0:detect_leaks=1; \
+	export ASAN_OPTIONS; \
+	LSAN_OPTIONS='suppressions=$(abs_top_srcdir)/tests/lsan.supp'; \
+	export LSAN_OPTIONS; \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1; export UBSAN_OPTIONS;
+endif
 
 # ---- fixture plugins: one source, one module per defect --------------------
 # NAME:DEFECT pairs; each becomes tests/fixtures/NAME.la (-> .libs/NAME.so)
@@ -24,8 +37,14 @@ MS_FIXTURES = good:GOOD bad_major:MAJOR bad_minor:MINOR bad_size:SIZE \
 	loose:LOOSE ownmass:OWNMASS lax:LAX chatty:CHATTY zerodt:ZERODT \
 	nolicense:NOLICENSE badenergy:BADENERGY now1:NOW1 now2:NOW2 \
 	no_release:NORELEASE heat:HEAT heatless:HEATLESS heatreset:HEATRESET \
-	push:PUSH pushnan:PUSHNAN crash:CRASH exits:EXITS slow:SLOW
+	push:PUSH pushnan:PUSHNAN crash:CRASH exits:EXITS slow:SLOW hang:HANG
+# Files that crash, exit or hang while they load live in a directory of
+# their own: a probe of each takes up to its time-out (10 s for a hang),
+# and only the loader's test scans them.
+MS_LOAD_FIXTURES = ctor_abort:CTOR_ABORT ctor_exit:CTOR_EXIT \
+	ctor_hang:CTOR_HANG entry_crash:ENTRY_CRASH
 MS_FIXTURE_LAS = $(foreach f,$(MS_FIXTURES),tests/fixtures/$(firstword $(subst :, ,$(f))).la)
+MS_FIXTURE_LAS += $(foreach f,$(MS_LOAD_FIXTURES),tests/fixtures/loading/$(firstword $(subst :, ,$(f))).la)
 # ... and fixtures of their own source: a rigid cluster (ABI 1.1 collective
 # response, and the same body as an ABI 1.0 descriptor).
 MS_FIXTURE_LAS += tests/fixtures/rigid_cluster.la
@@ -54,6 +73,14 @@ tests/fixtures/%.la: $(top_srcdir)/tests/fixtures/fixture_plugin.c \
 	$(LIBTOOL) $(AM_V_lt) --tag=CC --mode=link $(CC) $(CFLAGS) -module \
 	  -avoid-version -shared -no-undefined -rpath /nowhere \
 	  -o $@ tests/fixtures/$*.lo -lm
+tests/fixtures/loading/%.la: $(top_srcdir)/tests/fixtures/fixture_plugin.c \
+		$(MS_SDK_DEPS)
+	$(AM_V_CC)$(MKDIR_P) tests/fixtures/loading && \
+	$(MS_FIXTURE_COMPILE) -DDEFECT=$(lastword $(subst :, ,$(filter $*:%,$(MS_LOAD_FIXTURES)))) \
+	  -DFIXTURE_ID='"fixture_$*"' -c -o tests/fixtures/loading/$*.lo $< && \
+	$(LIBTOOL) $(AM_V_lt) --tag=CC --mode=link $(CC) $(CFLAGS) -module \
+	  -avoid-version -shared -no-undefined -rpath /nowhere \
+	  -o $@ tests/fixtures/loading/$*.lo -lm
 tests/fixtures/rigid_cluster.la: $(top_srcdir)/tests/fixtures/rigid_cluster.c \
 		$(MS_SDK_DEPS)
 	$(AM_V_CC)$(MKDIR_P) tests/fixtures && \
@@ -81,6 +108,7 @@ tests/fixtures/dust_v10.la: $(top_srcdir)/sdk/example/dust.c \
 clean-local: clean-fixtures
 clean-fixtures:
 	-rm -rf tests/fixtures/.libs tests/fixtures/*.la tests/fixtures/*.lo \
+	  tests/fixtures/loading \
 	  tests/fixtures/*.o
 .PHONY: clean-fixtures
 

@@ -25,6 +25,7 @@ struct args {
   long long frames;
   double scale; /* --scale: 0 = the scene's */
   uint64_t max_particles; /* --max-particles: 0 = the default */
+  int64_t checkpoint_every; /* --checkpoint-every: 0 = the scene's */
   /* render */
   long long frame;
   int width, height, movie;

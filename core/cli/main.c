@@ -14,7 +14,8 @@ static const char *usage_text =
     "usage: mergesplit run SCENE [-o DIR] [--frames N] [--threads N] [--scale S]\n"
     "                      [--max-particles N]\n"
     "                      [--plugin-path DIR]... [--report FILE.json]\n"
-    "                      [--resume CHECKPOINT] [--method M] [--sync RULE]\n"
+    "                      [--resume CHECKPOINT] [--checkpoint-every N]\n"
+    "                      [--method M] [--sync RULE]\n"
     "                      [--no-output] [--quiet]\n"
     "       mergesplit check SCENE [--scale S] [--max-particles N]\n"
     "                      [--plugin-path DIR]...\n"
@@ -55,6 +56,7 @@ static const char *help_text =
     "  -P, --plugin-path DIR also search DIR for plugins (repeatable)\n"
     "  -r, --report FILE     write a JSON report (per-frame totals, timing)\n"
     "      --resume FILE     continue the run saved in checkpoint FILE\n"
+    "      --checkpoint-every N  overrides output.checkpoint_every (frames)\n"
     "      --method M        overrides coupling.method; M as in compare\n"
     "                        --methods (e.g. penalty:strong)\n"
     "      --sync RULE       overrides coupling.sync: momentum or paper\n"
@@ -154,7 +156,7 @@ static int parse_range(const char *s, double *r) {
 
 enum { OPT_NO_OUTPUT = 256, OPT_SCALE, OPT_RESUME, OPT_FRAME, OPT_CAMERA, OPT_SIZE,
        OPT_COLOR, OPT_RANGE, OPT_MOVIE, OPT_SCENE, OPT_SYSTEM, OPT_METHODS,
-       OPT_METHOD, OPT_SYNC, OPT_MAX_PARTICLES };
+       OPT_METHOD, OPT_SYNC, OPT_MAX_PARTICLES, OPT_CHECKPOINT_EVERY };
 
 /* Options that belong to some commands only: the commands' letters
  * (r run/check, d render, k conformance, m compare); NULL: any command. */
@@ -162,7 +164,7 @@ static const char *owner(int c) {
   switch (c) {
   case 'n': case OPT_SCALE: case OPT_MAX_PARTICLES: return "rm";
   case 'r': case OPT_RESUME: case OPT_NO_OUTPUT: case OPT_METHOD:
-  case OPT_SYNC: return "r";
+  case OPT_SYNC: case OPT_CHECKPOINT_EVERY: return "r";
   case OPT_FRAME: case OPT_CAMERA: case OPT_SIZE: case OPT_COLOR:
   case OPT_RANGE: case OPT_MOVIE: return "d";
   case OPT_SCENE: case OPT_SYSTEM: return "k";
@@ -195,6 +197,12 @@ static int parse_one(int c, struct args *a) {
                              optarg);
     break;
   }
+  case OPT_CHECKPOINT_EVERY:
+    if (parse_count(optarg, 1, &v))
+      return cli_usage_error("--checkpoint-every needs a positive integer, "
+                             "not '%s'", optarg);
+    a->checkpoint_every = v;
+    break;
   case OPT_MAX_PARTICLES:
     if (parse_count(optarg, 1, &v))
       return cli_usage_error("--max-particles needs a positive integer, not "
@@ -263,6 +271,7 @@ static int parse_args(int argc, char **argv, char cmd, struct args *a) {
       {"sync", required_argument, NULL, OPT_SYNC},
       {"scale", required_argument, NULL, OPT_SCALE},
       {"max-particles", required_argument, NULL, OPT_MAX_PARTICLES},
+      {"checkpoint-every", required_argument, NULL, OPT_CHECKPOINT_EVERY},
       {NULL, 0, NULL, 0}};
   int c, idx;
   optind = 1;
@@ -326,7 +335,7 @@ static int wants_help(int argc, char **argv) {
   return 0;
 }
 
-int main(int argc, char **argv) {
+static int command(int argc, char **argv) {
   struct args a;
   memset(&a, 0, sizeof a);
   a.frame = -1;
@@ -363,4 +372,15 @@ int main(int argc, char **argv) {
   if (kind == 'k') return cli_conformance(&a);
   if (kind == 'm') return cli_compare(&a);
   return cli_run(&a, kind == 'c');
+}
+
+/* What never reached standard output (a full disk: > /dev/full) is a
+ * failure too, said on stderr. */
+int main(int argc, char **argv) {
+  int rc = command(argc, argv);
+  errno = 0;
+  if (fflush(stdout) == 0 && !ferror(stdout)) return rc;
+  fprintf(stderr, "mergesplit: error: cannot write to standard output: "
+          "%s\n", errno ? strerror(errno) : "write error");
+  return rc ? rc : EXIT_IO;
 }

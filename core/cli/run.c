@@ -1,5 +1,6 @@
 /* `mergesplit run` and `mergesplit check`: progress, signals, resume. */
 #include <signal.h>
+#include <sys/time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +17,18 @@ static volatile sig_atomic_t stop_signal;
  * process at once, as nothing has been simulated. */
 static volatile sig_atomic_t loading;
 
+/* Half a second: setitimer is a plain system call on Linux. */
+static void arm_alarm(void) {
+  struct itimerval t = {{0, 0}, {0, 500000}};
+  setitimer(ITIMER_REAL, &t, NULL);
+}
+
 static void on_signal(int sig) {
   stop_signal = sig;
-  if (!loading) return;
+  if (!loading) {
+    arm_alarm(); /* on_alarm: a plugin that does not return */
+    return;
+  }
   static const char in[] = "mergesplit: SIGINT while loading the scene: "
                            "stopped before the first step\n";
   static const char te[] = "mergesplit: SIGTERM while loading the scene: "
@@ -28,7 +38,10 @@ static void on_signal(int sig) {
   _exit(EXIT_SIGNAL + sig);
 }
 
+static void on_alarm(int sig);
+
 static void catch_signals(void) {
+  signal(SIGALRM, on_alarm);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
@@ -62,6 +75,24 @@ static int report_plugin(const char *what, const char *how) {
       put(sys ? sys : "?"), put(") "), put(what), put(" in "),
       put(fn ? fn : "?"), put("()"), put(how), put("\n");
   return 1;
+}
+
+/* A signal asked the run to stop, and 0.5 s later a plugin call has
+ * still not returned: a plugin that hangs.  Name it and stop without a
+ * checkpoint (the step is inside it).  Outside plugin calls the core is
+ * stopping by itself (a checkpoint being written): wait on. */
+static void on_alarm(int sig) {
+  const char *sys, *fn, *file = ms_plugin_call_any(&sys, &fn);
+  if (!file) {
+    arm_alarm();
+    return;
+  }
+  if (isatty(STDERR_FILENO)) put("\r\033[K");
+  put("mergesplit: "), put(stop_signal == SIGINT ? "SIGINT" : "SIGTERM"),
+      put(": plugin "), put(file), put(" (system "), put(sys ? sys : "?"),
+      put(") did not return from "), put(fn ? fn : "?"),
+      put("() within 0.5 s; stopped without a checkpoint\n");
+  _exit(EXIT_SIGNAL + stop_signal);
 }
 
 static void on_crash(int sig) {
@@ -118,6 +149,7 @@ int cli_run(struct args *a, int check_only) {
   o.frames = a->frames;
   o.scale = a->scale;
   o.max_particles = a->max_particles;
+  o.checkpoint_every = a->checkpoint_every;
   char method[32];
   if (a->method) {
     if (cli_parse_method(a->method, method, sizeof method,

@@ -115,6 +115,8 @@ static int apply_overrides(ms_sim *S) {
   }
   if (S->opt.stiffness_scale > 0.0) S->scene.stiffness *= S->opt.stiffness_scale;
   if (S->opt.scale > 0.0) S->scene.scale = S->opt.scale;
+  if (S->opt.checkpoint_every > 0)
+    S->scene.checkpoint_every = S->opt.checkpoint_every;
   scale_limits(S);
   return MS_OK;
 }

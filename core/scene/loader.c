@@ -2,10 +2,19 @@
 #include "scene.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../base/base.h"
 
@@ -166,8 +175,124 @@ static int keep_handle(ms_registry *r, void *h) {
   return MS_OK;
 }
 
+/* ---- probing a file in a child process ------------------------------- */
+/* Loading a plugin runs its code: constructors, then the entry for every
+ * index.  A child does that first, so a file that crashes, exits or hangs
+ * there is refused with one line, and every other plugin still loads. */
+#define PROBE_SECONDS 10
+
+static void probe_child(const char *path, int out) {
+  static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+                             SIGINT, SIGTERM, SIGALRM};
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+    signal(sigs[i], SIG_DFL); /* not the host's handlers: die plainly */
+  prctl(PR_SET_PDEATHSIG, SIGKILL); /* a hang ends with its parent */
+  int null = open("/dev/null", O_WRONLY);
+  if (null >= 0) dup2(null, STDOUT_FILENO), dup2(null, STDERR_FILENO);
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  void *sym = h ? dlsym(h, MS_PLUGIN_ENTRY_SYMBOL) : NULL;
+  if (sym) {
+    ms_plugin_entry_fn entry;
+    memcpy(&entry, &sym, sizeof entry);
+    char why[512];
+    for (uint32_t i = 0; i < MAX_SOLVERS_PER_FILE; i++) {
+      const struct ms_plugin *d = entry(i);
+      if (!d) break;
+      ms__plugin_validate(d, why, sizeof why); /* reads its strings */
+    }
+  }
+  char done = 1;
+  (void)!write(out, &done, 1);
+  _exit(0);
+}
+
+static const char *signal_name(int sig) {
+  switch (sig) {
+  case SIGSEGV: return "SIGSEGV";
+  case SIGBUS: return "SIGBUS";
+  case SIGFPE: return "SIGFPE";
+  case SIGILL: return "SIGILL";
+  case SIGABRT: return "SIGABRT";
+  case SIGKILL: return "SIGKILL";
+  }
+  return "a signal";
+}
+
+/* Files that loaded in a child once, in this process: a test program
+ * opens the registry hundreds of times. */
+static struct probed {
+  char *path;
+  dev_t dev;
+  ino_t ino;
+  struct timespec mtime;
+} *probed;
+static size_t nprobed, cap_probed;
+static pthread_mutex_t probed_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int probed_before(const char *path, const struct stat *st, int add) {
+  int found = 0;
+  pthread_mutex_lock(&probed_lock);
+  for (size_t i = 0; i < nprobed && !found; i++)
+    found = !strcmp(probed[i].path, path) && probed[i].dev == st->st_dev &&
+            probed[i].ino == st->st_ino &&
+            probed[i].mtime.tv_sec == st->st_mtim.tv_sec &&
+            probed[i].mtime.tv_nsec == st->st_mtim.tv_nsec;
+  if (!found && add && (nprobed < cap_probed ||
+      !ms__grow((void **)&probed, cap_probed = cap_probed ? 2 * cap_probed
+                                                          : 32,
+                sizeof *probed))) {
+    struct probed p = {strdup(path), st->st_dev, st->st_ino, st->st_mtim};
+    if (p.path) probed[nprobed++] = p;
+  }
+  pthread_mutex_unlock(&probed_lock);
+  return found;
+}
+
+/* MS_OK: the file loads in a child (or it cannot be probed: loaded as
+ * before); otherwise why[] says what happened. */
+static int probe(const char *path, char *why, size_t len) {
+  struct stat st;
+  int known = stat(path, &st) == 0;
+  if (known && probed_before(path, &st, 0)) return MS_OK;
+  int fd[2];
+  if (pipe(fd)) return MS_OK;
+  pid_t pid = fork();
+  if (pid == 0) probe_child(path, fd[1]);
+  close(fd[1]);
+  if (pid < 0) {
+    close(fd[0]);
+    return MS_OK;
+  }
+  struct pollfd p = {fd[0], POLLIN, 0};
+  char done = 0;
+  int ready;
+  do ready = poll(&p, 1, PROBE_SECONDS * 1000);
+  while (ready < 0 && errno == EINTR);
+  if (ready > 0 && read(fd[0], &done, 1) != 1) done = 0;
+  close(fd[0]);
+  if (ready == 0) kill(pid, SIGKILL);
+  int ws = 0;
+  while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
+  }
+  if (done) {
+    if (known) probed_before(path, &st, 1);
+    return MS_OK;
+  }
+  if (ready == 0)
+    snprintf(why, len, "did not finish loading within %d s (a constructor "
+             "or the entry that never returns?)", PROBE_SECONDS);
+  else if (WIFSIGNALED(ws))
+    snprintf(why, len, "crashed while loading: %s (in a constructor or the "
+             "entry)", signal_name(WTERMSIG(ws)));
+  else
+    snprintf(why, len, "called exit(%d) while loading (in a constructor or "
+             "the entry)", WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+  return MS_EPLUGIN;
+}
+
 static int load_file(ms_registry *r, const char *path) {
   char why[512];
+  if (probe(path, why, sizeof why)) return push_refusal(r, path, why);
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char *e = dlerror();

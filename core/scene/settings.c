@@ -74,7 +74,7 @@ static int lex_line(struct lex *L, const char *p) {
       if ((size_t)(p - t) > MS__MAX_TOKEN)
         return lex_fail(L, t, p, "string is longer than 64 KiB");
     } else if (isalpha((unsigned char)*p) || *p == '*') {
-      while (isalnum((unsigned char)*p) || strchr("-_*", *p)) p++;
+      while (isalnum((unsigned char)*p) || (*p && strchr("-_*", *p))) p++;
       if ((size_t)(p - t) > MS__MAX_TOKEN)
         return lex_fail(L, t, p, "name is longer than 64 KiB");
       if (++L->names > MS__MAX_SETTINGS)
@@ -125,9 +125,16 @@ static int regular_files(const char *path, const char *dir, const char *from,
   size_t bufsize = 0;
   int rc = MS_OK, at = 0;
   struct lex L = {0};
-  while (!rc && getline(&buf, &bufsize, f) >= 0) {
+  ssize_t got;
+  while (!rc && (got = getline(&buf, &bufsize, f)) >= 0) {
     at++;
     const char *p = buf;
+    if (memchr(buf, '\0', (size_t)got)) {
+      /* libconfig reads past it; names and strings would be cut there */
+      rc = ms__errf(err, MS_ECONFIG, "%s:%d: a NUL byte (a scene file is "
+                    "text)", path, at);
+      break;
+    }
     if (lex_line(&L, buf)) {
       rc = ms__errf(err, MS_ECONFIG, "%s:%d: %.*s%s: this %s", path, at,
                     (int)(L.len < 40 ? L.len : 40), L.bad,

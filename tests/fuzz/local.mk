@@ -7,7 +7,7 @@ FUZZ_RUNS = 1000000
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all
 FUZZ_SRCS = $(filter %.c,$(core_libmscore_la_SOURCES))
-EXTRA_DIST += tests/fuzz/fuzz_scene.c
+EXTRA_DIST += tests/fuzz/fuzz_scene.c tests/lsan.supp
 
 tests/fuzz/fuzz_scene: $(top_srcdir)/tests/fuzz/fuzz_scene.c \
 		$(FUZZ_SRCS:%=$(top_srcdir)/%)
@@ -26,7 +26,8 @@ fuzz: tests/fuzz/fuzz_scene
 	$(MKDIR_P) tests/fuzz/corpus
 	find $(top_srcdir)/configs $(top_srcdir)/tests/data -name '*.cfg' \
 	  -exec cp {} tests/fuzz/corpus/ \;
-	tests/fuzz/fuzz_scene -runs=$(FUZZ_RUNS) -max_len=8192 \
+	LSAN_OPTIONS=suppressions=$(abs_top_srcdir)/tests/lsan.supp \
+	  tests/fuzz/fuzz_scene -runs=$(FUZZ_RUNS) -max_len=8192 \
 	  -print_final_stats=1 -artifact_prefix=tests/fuzz/ tests/fuzz/corpus
 .PHONY: fuzz
 CLEANFILES += tests/fuzz/fuzz_scene

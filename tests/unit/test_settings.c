@@ -44,6 +44,7 @@ static const struct {
     {"bad_int_wrap.cfg", "bad_int_wrap.cfg:3: 4294967297: this integer does not fit in 32 bits", MS_ECONFIG},
     {"bad_int64.cfg", "bad_int64.cfg:2: 99999999999999999999L: this integer does not fit in 64 bits", MS_ECONFIG},
     {"bad_hex.cfg", "bad_hex.cfg:3: 0x100000000: this integer does not fit in 32 bits", MS_ECONFIG},
+    {"bad_nul.cfg", "bad_nul.cfg:4: a NUL byte (a scene file is text)", MS_ECONFIG},
     /* geometry refused at check, counts before allocation */
     {"bad_radius.cfg", "bad_radius.cfg:10: systems.[0].radius: particle 0's radius 1e+308 is larger than the domain (system 'g', solver 'particles')", MS_ECONFIG},
     {"bad_particles.cfg", "bad_particles.cfg:7: systems.[0].shape: would hold about 1e+09 particles, more than the 50000000 left of the run's limit", MS_ECONFIG},

@@ -127,6 +127,8 @@ struct ms_sim_options {
    * that would hold more is refused before it is sampled.  0: the default,
    * MS_DEFAULT_MAX_PARTICLES. */
   uint64_t max_particles;
+  /* > 0: overrides output.checkpoint_every (frames); 0: the scene's. */
+  int64_t checkpoint_every;
 };
 
 #define MS_DEFAULT_MAX_PARTICLES 50000000u
@@ -154,6 +156,11 @@ MS_API const char *ms_sim_error(const ms_sim *sim);
  * *function the entry point ("integrate"); NULL when in none.
  * Async-signal-safe. */
 MS_API const char *ms_plugin_call_now(const char **system,
+                                      const char **function);
+/* The same over all threads: NULL when no thread is inside a plugin
+ * call, otherwise the call entered last (a plugin that never returns
+ * holds its thread there).  Async-signal-safe. */
+MS_API const char *ms_plugin_call_any(const char **system,
                                       const char **function);
 /* Particles over all systems; meta-particles of the last step. */
 MS_API size_t ms_sim_particles(const ms_sim *sim);

@@ -112,7 +112,8 @@ int ms__metaset_build(struct ms__metaset *M, const struct ms__groups *G,
   M->merged = G->merged;
   M->nslots = ns;
   memcpy(M->offset, G->offset, (nm + 1) * sizeof *M->offset);
-  memcpy(M->member, G->member, ns * sizeof *M->member);
+  if (ns) /* C forbids NULL even with no bytes, and nothing is allocated */
+    memcpy(M->member, G->member, ns * sizeof *M->member);
 #pragma omp parallel for schedule(dynamic, 64) if (nm > MS__PAR_MIN_METAS)
   for (uint32_t k = 0; k < nm; k++) {
     uint32_t o = M->offset[k], K = M->offset[k + 1] - o;

@@ -138,7 +138,8 @@ int ms__pairs_concat(struct ms__detect *d, size_t nblocks, size_t total) {
   for (size_t b = 0; b < nblocks; b++) {
     size_t dst = d->blk_cnt[b];
     size_t cnt = (b + 1 < nblocks ? d->blk_cnt[b + 1] : total) - dst;
-    memcpy(d->pairs + 2 * dst, d->tbuf[d->blk_tid[b]].p + 2 * d->blk_off[b],
+    if (cnt) /* an empty block's buffer may be NULL */
+      memcpy(d->pairs + 2 * dst, d->tbuf[d->blk_tid[b]].p + 2 * d->blk_off[b],
            cnt * 2 * sizeof(uint32_t));
   }
   d->npairs = total;

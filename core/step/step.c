@@ -186,7 +186,7 @@ static int filter(struct ms__stepper *S) {
       return ms__errf(S->err, MS_ENOMEM, "out of memory");
     S->cap_local = c;
   }
-  memset(S->keep, 1, np);
+  if (np) memset(S->keep, 1, np); /* keep is NULL before the first pair */
   for (uint32_t s = 0; s < S->nsys; s++) {
     struct ms__system *y = &S->sys[s];
     if (!y->plugin->desc.filter_pairs || !S->self[s]) continue;

@@ -136,7 +136,8 @@ static int keep_pattern(struct msi_solver *S, size_t nn) {
   }
   if (!S->Lbcol || !S->Lbrow) return MS_ENOMEM;
   memcpy(S->Lbcol, T->bcol, (nn + 1) * sizeof *T->bcol);
-  memcpy(S->Lbrow, T->brow, T->nblocks * sizeof *T->brow);
+  if (T->nblocks) /* NULL with no blocks */
+    memcpy(S->Lbrow, T->brow, T->nblocks * sizeof *T->brow);
   S->Lnn = nn, S->Lnblocks = T->nblocks;
   S->L_gen = T->generation, S->L_match = 1;
   return MS_OK;

@@ -139,7 +139,8 @@ static int build_pattern(struct msi_topo *T, size_t nn, int threads) {
   for (size_t J = 0; J < nn; J++) {
     uint32_t u = cnt[J + 1];
     cnt[J + 1] = cnt[J] + u;
-    memmove(T->brow + cnt[J], T->brow + off[J], u * sizeof *T->brow);
+    if (u) /* brow is NULL while there are no blocks */
+      memmove(T->brow + cnt[J], T->brow + off[J], u * sizeof *T->brow);
   }
   T->nblocks = T->bcol[nn];
 #pragma omp parallel for schedule(dynamic, 256) num_threads(threads) \
@@ -172,7 +173,8 @@ int msi_topo_update(struct msi_topo *T, const struct msi_nodes *N,
     T->valid = 0;
     return rc;
   }
-  memcpy(T->pnode, N->node, N->np * sizeof *N->node);
+  if (N->np) /* NULL with no particles */
+    memcpy(T->pnode, N->node, N->np * sizeof *N->node);
   T->np = N->np;
   T->nn = N->nn;
   T->nterms = terms->count;

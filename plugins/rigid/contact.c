@@ -107,7 +107,8 @@ static int by_pair(const void *pa, const void *pb) {
  * A single meta-particle's members lie lopsided about its centre; summed
  * over a face, the lopsidedness cancels and the normal is the face's. */
 static void pair_normals(struct state *s, const struct ms_metas *mt) {
-  qsort(s->con, s->ncon, sizeof *s->con, by_pair);
+  if (s->ncon > 1) /* con is NULL before the first contact */
+    qsort(s->con, s->ncon, sizeof *s->con, by_pair);
   for (uint32_t i = 0, j; i < s->ncon; i = j) {
     double d[3] = {0, 0, 0};
     uint32_t h = s->con[i].host;

@@ -77,7 +77,8 @@ static double lattice_sum(const struct sph_kernel *k, double s) {
   for (int i = -J; i <= J; i++)
     for (int j = -J; j <= J; j++)
       for (int l = -J; l <= J; l++)
-        sum += sph_kernel_w(k, s * sqrt((double)(i * i + j * j + l * l)));
+        sum += sph_kernel_w(k, s * sqrt((double)i * i + (double)j * j +
+                                        (double)l * l));
   return sum;
 }
 

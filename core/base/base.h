@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* ---- error.c -------------------------------------------------------------*/
@@ -81,6 +82,18 @@ static inline void ms__cross(double *out, const double *a, const double *b) {
   out[0] = a[1] * b[2] - a[2] * b[1];
   out[1] = a[2] * b[0] - a[0] * b[2];
   out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* memcpy, memmove and memset that take no bytes at a NULL pointer: C
+ * forbids the NULL even then, and our buffers stay NULL until needed. */
+static inline void *ms__memcpy(void *d, const void *s, size_t n) {
+  return n ? memcpy(d, s, n) : d;
+}
+static inline void *ms__memmove(void *d, const void *s, size_t n) {
+  return n ? memmove(d, s, n) : d;
+}
+static inline void *ms__memset(void *d, int c, size_t n) {
+  return n ? memset(d, c, n) : d;
 }
 
 static inline void ms__copy3(double *out, const double *a) {

@@ -43,7 +43,7 @@ void ms__err_prefix(struct ms__err *e, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(pre, sizeof pre, fmt, ap);
   va_end(ap);
-  memcpy(old, e->msg, sizeof old);
+  ms__memcpy(old, e->msg, sizeof old);
   ms__errf(e, e->status, "%s: %s", pre, old); /* escaped like the rest */
 }
 
@@ -56,6 +56,6 @@ void ms__strlcpy(char *dst, const char *src, size_t len) {
   if (len == 0) return;
   size_t n = strlen(src);
   if (n >= len) n = len - 1;
-  memcpy(dst, src, n);
+  ms__memcpy(dst, src, n);
   dst[n] = '\0';
 }

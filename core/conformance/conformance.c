@@ -53,7 +53,7 @@ int ms__kit_blob_write(void *o, const void *data, size_t size) {
     if (!q) return MS_ENOMEM;
     b->p = q, b->cap = c;
   }
-  memcpy(b->p + b->n, data, size);
+  ms__memcpy(b->p + b->n, data, size);
   b->n += size;
   return MS_OK;
 }
@@ -61,7 +61,7 @@ int ms__kit_blob_write(void *o, const void *data, size_t size) {
 int ms__kit_blob_read(void *o, void *data, size_t size) {
   struct ms__blob *b = o;
   if (b->pos + size > b->n) return MS_ESTATE;
-  memcpy(data, b->p + b->pos, size);
+  ms__memcpy(data, b->p + b->pos, size);
   b->pos += size;
   return MS_OK;
 }
@@ -96,8 +96,8 @@ double *ms__kit_snap_view(ms_instance *inst, const struct ms_plugin *d,
   if (ms__kit_view_xv(inst, d, &v, &x, &u)) return NULL;
   double *s = malloc((6 * v.count + 1) * sizeof *s);
   for (size_t i = 0; s && i < v.count; i++) {
-    memcpy(s + 6 * i, (char *)x->data + i * x->stride, 3 * sizeof(double));
-    memcpy(s + 6 * i + 3, (char *)u->data + i * u->stride, 3 * sizeof(double));
+    ms__memcpy(s + 6 * i, (char *)x->data + i * x->stride, 3 * sizeof(double));
+    ms__memcpy(s + 6 * i + 3, (char *)u->data + i * u->stride, 3 * sizeof(double));
   }
   *n = v.count;
   return s;
@@ -130,7 +130,7 @@ uint32_t ms__kit_free_count(const struct ms__system *y) {
 void ms__kit_make_meta(struct ms__kit *K, struct ms__kit_metas *M, uint32_t k,
                        double foreign) {
   struct ms__system *y = K->y;
-  memset(M, 0, sizeof *M);
+  ms__memset(M, 0, sizeof *M);
   M->member = malloc((k ? k : 1) * sizeof *M->member);
   M->off[0] = 0, M->off[1] = k;
   for (uint32_t i = 0, p = 0; i < k; i++, p++) {

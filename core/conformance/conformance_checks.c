@@ -298,7 +298,7 @@ static int probe_write(struct ms__kit *K, int when, const double dx[3],
   } else {
     for (int t = 0; t < 2; t++) {
       uint32_t nf = 0;
-      memset(diff[t], 0, 6 * sizeof(double));
+      ms__memset(diff[t], 0, 6 * sizeof(double));
       for (size_t i = 0; i < n[0][t] && n[0][t] == n[1][t]; i++) {
         if (ms__kit_pinned(y, i)) continue;
         nf++;
@@ -375,7 +375,7 @@ static void heat_fields(ms_instance *inst, const struct ms_plugin *d,
   const struct ms_field **out[3] = {T, c, m};
   static const char *const names[3] = {"temperature", "specific_heat",
                                        "mass"};
-  memset(w, 0, sizeof *w);
+  ms__memset(w, 0, sizeof *w);
   w->struct_size = sizeof *w;
   *T = *c = *m = NULL;
   if (d->view(inst, w)) return;

@@ -161,7 +161,7 @@ static int coupled_run(struct ms__kit *K, int with_slab, double u0,
   }
   double P0[3], P1[3], M, sc, t0 = S->stepper.time;
   momentum_of(S, P0, &M, &sc); /* sc: the momentum moved, at the start */
-  memset(c, 0, sizeof *c);
+  ms__memset(c, 0, sizeof *c);
   while (!rc && S->stepper.time < dur) {
     rc = ms__step(&S->stepper, dur);
     const struct ms__metaset *ms = &S->stepper.metas;

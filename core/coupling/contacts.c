@@ -17,7 +17,7 @@ void ms__contacts_free(struct ms__contacts *C) {
   free(C->body);
   free(C->normal);
   free(C->inv_mass);
-  memset(C, 0, sizeof *C);
+  ms__memset(C, 0, sizeof *C);
 }
 
 static int reserve(struct ms__contacts *C, size_t n, size_t nmeta) {

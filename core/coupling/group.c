@@ -16,7 +16,7 @@ void ms__groups_free(struct ms__groups *G) {
   free(G->adj_off);
   free(G->adj);
   free(G->mark);
-  memset(G, 0, sizeof *G);
+  ms__memset(G, 0, sizeof *G);
 }
 
 static int cmp_u32(const void *a, const void *b) {
@@ -66,13 +66,13 @@ static int reserve(struct ms__groups *G, size_t n, size_t npairs) {
 static void build_adjacency(struct ms__groups *G, size_t n,
                             const uint32_t *pairs, size_t npairs) {
   uint32_t *off = G->adj_off, *cur = G->mark;
-  memset(off, 0, (n + 1) * sizeof *off);
+  ms__memset(off, 0, (n + 1) * sizeof *off);
   for (size_t k = 0; k < npairs; k++) {
     off[pairs[2 * k] + 1]++;
     off[pairs[2 * k + 1] + 1]++;
   }
   for (size_t i = 0; i < n; i++) off[i + 1] += off[i];
-  memcpy(cur, off, n * sizeof *cur);
+  ms__memcpy(cur, off, n * sizeof *cur);
   for (size_t k = 0; k < npairs; k++) {
     uint32_t a = pairs[2 * k], b = pairs[2 * k + 1];
     G->adj[cur[a]++] = b;

@@ -13,7 +13,7 @@ void ms__iqn_free(struct ms__iqn *Q) {
   void *a[] = {Q->r, Q->xt, Q->rp, Q->xtp, Q->V,   Q->W,
                Q->Q, Q->R,  Q->c,  Q->part, Q->xbest};
   for (size_t i = 0; i < sizeof a / sizeof *a; i++) free(a[i]);
-  memset(Q, 0, sizeof *Q);
+  ms__memset(Q, 0, sizeof *Q);
 }
 
 /* Meta k takes part: several systems, none constrained it. */
@@ -66,7 +66,7 @@ int ms__iqn_keep_best(struct ms__iqn *Q, const struct ms__metaset *M,
     if (ms__grow((void **)&Q->xbest, n, sizeof(double))) return MS_ENOMEM;
     Q->cap_best = n;
   }
-  memcpy(Q->xbest, M->eext, n * sizeof(double));
+  ms__memcpy(Q->xbest, M->eext, n * sizeof(double));
   Q->best = ratio;
   return MS_OK;
 }
@@ -74,7 +74,7 @@ int ms__iqn_keep_best(struct ms__iqn *Q, const struct ms__metaset *M,
 int ms__iqn_restore_best(struct ms__iqn *Q, struct ms__metaset *M,
                          double ratio) {
   if (!(ratio > Q->best)) return 0;
-  memcpy(M->eext, Q->xbest, 3 * (size_t)M->nentries * sizeof(double));
+  ms__memcpy(M->eext, Q->xbest, 3 * (size_t)M->nentries * sizeof(double));
   return 1;
 }
 
@@ -116,8 +116,8 @@ static double dot(size_t n, const double *a, const double *b) {
 static void push_column(struct ms__iqn *Q) {
   size_t n = Q->n;
   if (Q->cols == Q->max_cols) Q->cols--;
-  memmove(Q->V + n, Q->V, (size_t)Q->cols * n * sizeof *Q->V);
-  memmove(Q->W + n, Q->W, (size_t)Q->cols * n * sizeof *Q->W);
+  ms__memmove(Q->V + n, Q->V, (size_t)Q->cols * n * sizeof *Q->V);
+  ms__memmove(Q->W + n, Q->W, (size_t)Q->cols * n * sizeof *Q->W);
   for (size_t i = 0; i < n; i++) {
     Q->V[i] = Q->r[i] - Q->rp[i];
     Q->W[i] = Q->xt[i] - Q->xtp[i];
@@ -133,7 +133,7 @@ static uint32_t least_squares(struct ms__iqn *Q) {
   uint32_t kept = 0;
   for (uint32_t j = 0; j < Q->cols; j++) {
     double *q = Q->Q + kept * n;
-    memcpy(q, Q->V + j * n, n * sizeof *q);
+    ms__memcpy(q, Q->V + j * n, n * sizeof *q);
     double norm0 = sqrt(dot(n, q, q));
     for (uint32_t i = 0; i < kept; i++) {
       double h = dot(n, Q->Q + i * n, q);
@@ -145,8 +145,8 @@ static uint32_t least_squares(struct ms__iqn *Q) {
     for (size_t t = 0; t < n; t++) q[t] /= norm;
     Q->R[kept * Q->max_cols + kept] = norm;
     if (kept != j) {
-      memcpy(Q->V + kept * n, Q->V + j * n, n * sizeof *Q->V);
-      memcpy(Q->W + kept * n, Q->W + j * n, n * sizeof *Q->W);
+      ms__memcpy(Q->V + kept * n, Q->V + j * n, n * sizeof *Q->V);
+      ms__memcpy(Q->W + kept * n, Q->W + j * n, n * sizeof *Q->W);
     }
     kept++;
   }

@@ -20,7 +20,7 @@ void ms__metaset_free(struct ms__metaset *M) {
                     M->ecoll, M->eweight, M->eimp, M->ew, M->elead,
                     M->pdef, M->pexch, M->eext, M->spin};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) free(arrays[i]);
-  memset(M, 0, sizeof *M);
+  ms__memset(M, 0, sizeof *M);
 }
 
 void ms__sysmetas_free(struct ms__sysmetas *S) {
@@ -29,7 +29,7 @@ void ms__sysmetas_free(struct ms__sysmetas *S) {
                     S->inertia, S->coll, S->vsync, S->imp, S->dsync,
                     S->lead, S->spin};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) free(arrays[i]);
-  memset(S, 0, sizeof *S);
+  ms__memset(S, 0, sizeof *S);
 }
 
 static int reserve_metas(struct ms__metaset *M, size_t nm) {
@@ -111,9 +111,9 @@ int ms__metaset_build(struct ms__metaset *M, const struct ms__groups *G,
   M->count = nm;
   M->merged = G->merged;
   M->nslots = ns;
-  memcpy(M->offset, G->offset, (nm + 1) * sizeof *M->offset);
+  ms__memcpy(M->offset, G->offset, (nm + 1) * sizeof *M->offset);
   if (ns) /* C forbids NULL even with no bytes, and nothing is allocated */
-    memcpy(M->member, G->member, ns * sizeof *M->member);
+    ms__memcpy(M->member, G->member, ns * sizeof *M->member);
 #pragma omp parallel for schedule(dynamic, 64) if (nm > MS__PAR_MIN_METAS)
   for (uint32_t k = 0; k < nm; k++) {
     uint32_t o = M->offset[k], K = M->offset[k + 1] - o;
@@ -134,12 +134,12 @@ int ms__metaset_build(struct ms__metaset *M, const struct ms__groups *G,
   M->eoff[nm] = e;
   M->nentries = e;
   M->collective = 0;
-  memset(M->coll, 0, nm);
-  memset(M->ecoll, 0, 6 * (size_t)e * sizeof *M->ecoll);
-  memset(M->eimp, 0, 3 * (size_t)e * sizeof *M->eimp);
-  memset(M->eext, 0, 3 * (size_t)e * sizeof *M->eext);
+  ms__memset(M->coll, 0, nm);
+  ms__memset(M->ecoll, 0, 6 * (size_t)e * sizeof *M->ecoll);
+  ms__memset(M->eimp, 0, 3 * (size_t)e * sizeof *M->eimp);
+  ms__memset(M->eext, 0, 3 * (size_t)e * sizeof *M->eext);
   for (uint32_t q = 0; q < e; q++) M->ew[q] = 1.0;
-  memset(M->elead, 0, e);
+  ms__memset(M->elead, 0, e);
   return MS_OK;
 }
 
@@ -199,7 +199,7 @@ int ms__sysmetas_build(struct ms__sysmetas *S, const struct ms__metaset *M,
   }
   S->count = c;
   S->stated = 0;
-  memset(S->rcon, 0, c);
+  ms__memset(S->rcon, 0, c);
   return MS_OK;
 }
 
@@ -219,7 +219,7 @@ void ms__sysmetas_state_inertia(struct ms__sysmetas *S,
     const double *C = S->coll + 6 * c;
     if (ms_sym3_is_zero(C)) continue;
     uint32_t e = S->entry[c];
-    memcpy(M->ecoll + 6 * e, C, 6 * sizeof *C);
+    ms__memcpy(M->ecoll + 6 * e, C, 6 * sizeof *C);
     S->stated = 1;
   }
   M->collective |= S->stated;
@@ -248,7 +248,7 @@ void ms__sysmetas_inertia(struct ms__sysmetas *S, const struct ms__metaset *M,
     const double *Mc = M->inertia + 6 * k, *C = M->ecoll + 6 * e;
     double *I = S->inertia + 6 * c, *W = M->eweight + 6 * e;
     /* what this system integrates with: Mc less its own statement */
-    memcpy(I, Mc, 6 * sizeof *I);
+    ms__memcpy(I, Mc, 6 * sizeof *I);
     ms_sym3_add(I, C, -1.0);
     S->mass[c] = M->mass[k] + (ms_sym3_trace(I) - 3.0 * M->mass[k]) / 3.0;
     /* the weight of its result in the sum: m_s + C_s (sync.c) */
@@ -256,7 +256,7 @@ void ms__sysmetas_inertia(struct ms__sysmetas *S, const struct ms__metaset *M,
       ms_sym3_scalar(W, M->emass[e]);
       ms_sym3_add(W, C, 1.0);
     } else if (use == MS__INERTIA_TENSOR) {
-      memcpy(W, Mc, 6 * sizeof *W);
+      ms__memcpy(W, Mc, 6 * sizeof *W);
     } else {
       ms_sym3_scalar(W, S->mass[c]);
       ms_sym3_add(W, C, 1.0);

@@ -175,7 +175,7 @@ void ms__metaset_orbit(struct ms__metaset *M, double dt, const double *g) {
       ms__cross(rs, xe, M->eimp + 3 * e);
       for (int a = 0; a < 3; a++) E[a] += rs[a];
       /* m_s = W_s - C_s: the inertia system s moved it with */
-      memcpy(ms, M->eweight + 6 * e, sizeof ms);
+      ms__memcpy(ms, M->eweight + 6 * e, sizeof ms);
       ms_sym3_add(ms, M->ecoll + 6 * e, -1.0);
       for (int a = 0; a < 3; a++) {
         xs[a] = x[a] + M->edisp[3 * e + a];

@@ -22,7 +22,7 @@
  * out (a rounding allowance on top of the one cell that matters). */
 #define BOX_CELLS 1.000001
 
-void ms__detect_init(struct ms__detect *d) { memset(d, 0, sizeof *d); }
+void ms__detect_init(struct ms__detect *d) { ms__memset(d, 0, sizeof *d); }
 
 void ms__detect_free(struct ms__detect *d) {
   ms__grid_free(&d->grid);
@@ -32,7 +32,7 @@ void ms__detect_free(struct ms__detect *d) {
                     d->drivers, d->bidx, d->cand, d->row};
   ms__reuse_free(d->reuse);
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) free(arrays[i]);
-  memset(d, 0, sizeof *d);
+  ms__memset(d, 0, sizeof *d);
 }
 
 /* Neighbouring cells as contiguous slot ranges: cells are numbered
@@ -146,7 +146,7 @@ static int ensure_threads(struct ms__detect *d, int nt, size_t nblocks) {
   if (nt > d->nthreads) {
     if (ms__grow((void **)&d->tbuf, (size_t)nt, sizeof *d->tbuf))
       return MS_ENOMEM;
-    memset(d->tbuf + d->nthreads, 0,
+    ms__memset(d->tbuf + d->nthreads, 0,
            (size_t)(nt - d->nthreads) * sizeof *d->tbuf);
     d->nthreads = nt;
   }

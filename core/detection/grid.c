@@ -24,7 +24,7 @@ void ms__grid_free(struct ms__grid *g) {
   free(g->sz);
   free(g->sr);
   free(g->skey);
-  memset(g, 0, sizeof *g);
+  ms__memset(g, 0, sizeof *g);
 }
 
 static int grid_reserve(struct ms__grid *g, size_t n) {
@@ -113,7 +113,7 @@ int ms__grid_fill(struct ms__grid *g, const double *x, size_t stride,
   }
   /* Stable counting sort: within a cell, points keep their input order. */
   uint32_t *start = g->cell_start;
-  memset(start, 0, (g->ncells + 2) * sizeof *start);
+  ms__memset(start, 0, (g->ncells + 2) * sizeof *start);
   for (size_t k = 0; k < m; k++) start[g->cell_of[k] + 2]++;
   for (size_t c = 2; c < g->ncells + 2; c++) start[c] += start[c - 1];
   for (size_t k = 0; k < m; k++)

@@ -101,5 +101,5 @@ void ms__neighbors_release(struct ms_neighbors *nb) {
     free(st->index);
     free(st);
   }
-  memset(nb, 0, sizeof *nb);
+  ms__memset(nb, 0, sizeof *nb);
 }

@@ -101,7 +101,7 @@ int ms__pairs_canonical(struct ms__detect *d, size_t n, size_t nblocks,
   }
   uint32_t *row = d->row, *cand = d->cand;
   const int par = total > MS__PAR_MIN_PAIRS;
-  memset(row, 0, (n + 2) * sizeof *row);
+  ms__memset(row, 0, (n + 2) * sizeof *row);
   count_rows(d, nblocks, row, par);
   for (size_t i = 2; i < n + 2; i++) row[i] += row[i - 1];
   fill_rows(d, nblocks, row, par);
@@ -139,7 +139,7 @@ int ms__pairs_concat(struct ms__detect *d, size_t nblocks, size_t total) {
     size_t dst = d->blk_cnt[b];
     size_t cnt = (b + 1 < nblocks ? d->blk_cnt[b + 1] : total) - dst;
     if (cnt) /* an empty block's buffer may be NULL */
-      memcpy(d->pairs + 2 * dst, d->tbuf[d->blk_tid[b]].p + 2 * d->blk_off[b],
+      ms__memcpy(d->pairs + 2 * dst, d->tbuf[d->blk_tid[b]].p + 2 * d->blk_off[b],
            cnt * 2 * sizeof(uint32_t));
   }
   d->npairs = total;
@@ -234,8 +234,8 @@ static int snapshot(struct ms__detect *d, const struct ms__detect_input *in,
     R->cap = cap;
   }
   if (!find_runs(R, in)) return MS_OK;
-  memcpy(R->x0, in->x, 3 * n * sizeof(double));
-  memcpy(R->r0, in->r, n * sizeof(double));
+  ms__memcpy(R->x0, in->x, 3 * n * sizeof(double));
+  ms__memcpy(R->r0, in->r, n * sizeof(double));
   double rmax = 0.0, xmag = 0.0;
   for (size_t i = 0; i < n; i++) {
     rmax = in->r[i] > rmax ? in->r[i] : rmax;
@@ -383,7 +383,7 @@ static int filter(struct ms__detect *d, const struct ms__detect_input *in) {
   size_t m = 0;
   for (size_t b = 0; b < FILTER_BLOCKS; b++) {
     size_t lo = nc * b / FILTER_BLOCKS;
-    memmove(d->pairs + 2 * m, d->pairs + 2 * lo, cnt[b] * 2 * sizeof(uint32_t));
+    ms__memmove(d->pairs + 2 * m, d->pairs + 2 * lo, cnt[b] * 2 * sizeof(uint32_t));
     m += cnt[b];
   }
   d->npairs = m;

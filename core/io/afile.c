@@ -19,7 +19,7 @@ static void release(struct ms__afile *a) {
   free(a->path);
   free(a->tmp);
   free(a->buf);
-  memset(a, 0, sizeof *a);
+  ms__memset(a, 0, sizeof *a);
 }
 
 /* 64 unpredictable bits: the kernel's, or (no entropy yet) the clock's
@@ -90,7 +90,7 @@ int ms__afile_place(const char *tmp, const char *path, int drop_old) {
 
 int ms__afile_open(struct ms__afile *a, const char *path,
                    struct ms__err *err) {
-  memset(a, 0, sizeof *a);
+  ms__memset(a, 0, sizeof *a);
   a->path = strdup(path);
   a->buf = malloc(AFILE_BUFSZ);
   if (!a->path || !a->buf) {

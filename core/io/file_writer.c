@@ -85,7 +85,7 @@ int ms__fw_write_file(const char *path, const char *buf, size_t size,
                     strerror(errno));
   /* Direct I/O writes whole blocks: the padding is cut off after. */
   size_t len = direct ? round_up(size) : size;
-  if (direct) memset((char *)buf + size, 0, len - size);
+  if (direct) ms__memset((char *)buf + size, 0, len - size);
   int bad = write_all(fd, buf, len, &direct);
   if (!bad && len != size) bad = ftruncate(fd, (off_t)size);
   int e = errno;
@@ -171,7 +171,7 @@ char *ms__fw_buffer(struct ms__file_writer *w, uint32_t slot, size_t size,
       ms__errf(err, MS_ENOMEM, "out of memory");
       return NULL;
     }
-    memset(w->slots + w->nslots, 0,
+    ms__memset(w->slots + w->nslots, 0,
            (slot + 1 - w->nslots) * sizeof *w->slots);
     w->nslots = slot + 1;
   }

@@ -88,7 +88,7 @@ static int add_pvd(struct ms__output *o, uint32_t slot, const char *path,
   int rc = fclose(f) ? ms__errf(err, MS_ENOMEM, "out of memory") : MS_OK;
   char *buf = rc ? NULL : ms__fw_buffer(o->fw, slot, len, err);
   if (buf) {
-    memcpy(buf, text, len);
+    ms__memcpy(buf, text, len);
     rc = ms__fw_add(o->fw, slot, len, path, err);
   } else if (!rc) {
     rc = err->status;

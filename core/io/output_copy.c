@@ -7,7 +7,7 @@
 #define ROWS(E)                                                          \
   do {                                                                   \
     for (size_t k = 0; k < m; k++)                                       \
-      memcpy(dst + k * dst_stride, src + k * fd->stride, (E));           \
+      ms__memcpy(dst + k * dst_stride, src + k * fd->stride, (E));           \
   } while (0)
 
 void ms__copy_field(char *dst, const struct ms_field *fd, size_t i0,
@@ -16,7 +16,7 @@ void ms__copy_field(char *dst, const struct ms_field *fd, size_t i0,
   const char *src = (const char *)fd->data + i0 * fd->stride;
   if (!dst_stride) dst_stride = es;
   if (fd->stride == es && dst_stride == es) {
-    memcpy(dst, src, es * m);
+    ms__memcpy(dst, src, es * m);
     return;
   }
   switch (es) {

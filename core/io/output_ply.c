@@ -53,9 +53,9 @@ static void put(const struct ms_field *fd, size_t i0, size_t m, char *rows,
   for (size_t k = 0; k < m; k++)
     for (uint32_t c = 0; c < fd->components; c++) {
       int64_t w;
-      memcpy(&w, src + k * fd->stride + 8 * c, 8);
+      ms__memcpy(&w, src + k * fd->stride + 8 * c, 8);
       double d = (double)w;
-      memcpy(rows + k * rowsz + col + 8 * c, &d, 8);
+      ms__memcpy(rows + k * rowsz + col + 8 * c, &d, 8);
     }
 }
 
@@ -66,7 +66,7 @@ static int wanted(const struct ms_field *fd, const struct ms_field *pos) {
 int ms__ply_layout(struct ms__layout *L, const struct ms_view *v,
                    const char *comment, const char *path,
                    struct ms__err *err) {
-  memset(L, 0, sizeof *L);
+  ms__memset(L, 0, sizeof *L);
   for (uint32_t i = 0; i < v->field_count && !L->pos; i++)
     if (!strcmp(v->fields[i].name, "position") &&
         v->fields[i].components == 3 && ply_type(v->fields[i].type))
@@ -95,7 +95,7 @@ int ms__ply_layout(struct ms__layout *L, const struct ms_view *v,
 
 void ms__ply_fill(const struct ms__layout *L, const struct ms_view *v,
                   char *buf) {
-  memcpy(buf, L->header, L->header_len);
+  ms__memcpy(buf, L->header, L->header_len);
   char *rows = buf + L->header_len;
   size_t n = v->count, parts = (n + MS__PAR_ROWS - 1) / MS__PAR_ROWS;
   /* Interleaving the rows is all the cost: every thread takes a share of

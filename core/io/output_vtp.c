@@ -82,7 +82,7 @@ static const struct ms_field *position(const struct ms_view *v) {
 
 int ms__vtp_layout(struct ms__layout *L, const struct ms_view *v, double t,
                    const char *path, struct ms__err *err) {
-  memset(L, 0, sizeof *L);
+  ms__memset(L, 0, sizeof *L);
   if (!(L->pos = position(v)))
     return ms__errf(err, MS_EINVAL, "%s: no 3-component position field",
                     path);
@@ -108,7 +108,7 @@ int ms__vtp_layout(struct ms__layout *L, const struct ms_view *v, double t,
 static char *block(char *p, const struct ms_field *fd, size_t n) {
   size_t es = ms__type_size(fd->type) * fd->components;
   uint64_t len = (uint64_t)es * n;
-  memcpy(p, &len, sizeof len);
+  ms__memcpy(p, &len, sizeof len);
   p += sizeof len;
   size_t parts = (n + MS__PAR_ROWS - 1) / MS__PAR_ROWS;
 #pragma omp parallel for schedule(static) if (n >= MS__PAR_MIN_FILL)
@@ -123,7 +123,7 @@ static char *block(char *p, const struct ms_field *fd, size_t n) {
 /* first, first + 1, ..., first + n - 1 in the index type. */
 static char *indices(char *p, size_t n, size_t first, int wide) {
   uint64_t len = (uint64_t)(wide ? 8 : 4) * n;
-  memcpy(p, &len, sizeof len);
+  ms__memcpy(p, &len, sizeof len);
   p += sizeof len;
   int64_t *w64 = (int64_t *)(void *)p;
   int32_t *w32 = (int32_t *)(void *)p;
@@ -132,10 +132,10 @@ static char *indices(char *p, size_t n, size_t first, int wide) {
   for (size_t i = 0; i < n; i++) {
     if (wide) {
       int64_t x = (int64_t)(first + i);
-      memcpy(w64 + i, &x, 8);
+      ms__memcpy(w64 + i, &x, 8);
     } else {
       int32_t x = (int32_t)(first + i);
-      memcpy(w32 + i, &x, 4);
+      ms__memcpy(w32 + i, &x, 4);
     }
   }
   return p + len;
@@ -145,19 +145,19 @@ void ms__vtp_fill(const struct ms__layout *L, const struct ms_view *v,
                   char *buf) {
   size_t n = v->count;
   char *p = buf;
-  memcpy(p, L->header, L->header_len);
+  ms__memcpy(p, L->header, L->header_len);
   p += L->header_len;
   for (uint32_t i = 0; i < v->field_count; i++)
     if (!skip(&v->fields[i], L->pos)) p = block(p, &v->fields[i], n);
   p = block(p, L->pos, n);
   p = indices(p, n, 0, L->wide); /* connectivity */
   p = indices(p, n, 1, L->wide); /* offsets */
-  memcpy(p, vtp_tail, sizeof vtp_tail - 1);
+  ms__memcpy(p, vtp_tail, sizeof vtp_tail - 1);
 }
 
 void ms__layout_free(struct ms__layout *L) {
   free(L->header);
-  memset(L, 0, sizeof *L);
+  ms__memset(L, 0, sizeof *L);
 }
 
 /* Lay out, fill a buffer of its own, write. */

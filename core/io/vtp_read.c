@@ -56,7 +56,7 @@ static int attr(const char *tag, const char *key, char *out, size_t len) {
         p[kl + 1] == '"') {
       const char *v = p + kl + 2, *q = strchr(v, '"');
       if (!q || (size_t)(q - v) >= len) return 0;
-      memcpy(out, v, (size_t)(q - v));
+      ms__memcpy(out, v, (size_t)(q - v));
       out[q - v] = '\0';
       return 1;
     }
@@ -79,7 +79,7 @@ static int64_t frame_of(const char *file, char **name) {
 int ms__pvd_read(const char *path, struct ms__pvd *out, struct ms__err *err) {
   char *buf;
   size_t size, cap = 0;
-  memset(out, 0, sizeof *out);
+  ms__memset(out, 0, sizeof *out);
   int rc = slurp(path, &buf, &size, err);
   if (rc) return rc;
   if (!strstr(buf, "type=\"Collection\"")) {
@@ -104,7 +104,7 @@ int ms__pvd_read(const char *path, struct ms__pvd *out, struct ms__err *err) {
       }
     }
     struct ms__pvd_entry *e = &out->e[out->n];
-    memset(e, 0, sizeof *e);
+    ms__memset(e, 0, sizeof *e);
     e->t = strtod(t, NULL);
     e->part = (uint32_t)strtoul(part, NULL, 10);
     e->frame = frame_of(file, &e->name);
@@ -124,7 +124,7 @@ int ms__pvd_read(const char *path, struct ms__pvd *out, struct ms__err *err) {
 void ms__pvd_free(struct ms__pvd *p) {
   for (size_t i = 0; i < p->n; i++) free(p->e[i].file), free(p->e[i].name);
   free(p->e);
-  memset(p, 0, sizeof *p);
+  ms__memset(p, 0, sizeof *p);
 }
 
 static uint32_t type_of(const char *s) {
@@ -156,7 +156,7 @@ static int add_array(struct ms__vtp *v, const char *p, const char *base,
   uint64_t o = strtoull(off, NULL, 10), len;
   size_t avail = v->size - (size_t)(base - v->buf);
   if (o + 8 > avail) goto bad;
-  memcpy(&len, base + o, 8);
+  ms__memcpy(&len, base + o, 8);
   if (len != (uint64_t)v->n * a.comps * ms__type_size(a.type) ||
       o + 8 + len > avail)
     goto bad;
@@ -164,7 +164,7 @@ static int add_array(struct ms__vtp *v, const char *p, const char *base,
   if (ms__grow((void **)&v->a, v->na + 2, sizeof *v->a))
     return ms__errf(err, MS_ENOMEM, "out of memory");
   if (in_points) { /* the points go first */
-    memmove(v->a + 1, v->a, v->na * sizeof *v->a);
+    ms__memmove(v->a + 1, v->a, v->na * sizeof *v->a);
     v->a[0] = a;
   } else {
     v->a[v->na] = a;
@@ -212,7 +212,7 @@ static int parse(struct ms__vtp *v, const char *path, struct ms__err *err) {
 }
 
 int ms__vtp_read(const char *path, struct ms__vtp *v, struct ms__err *err) {
-  memset(v, 0, sizeof *v);
+  ms__memset(v, 0, sizeof *v);
   int rc = slurp(path, &v->buf, &v->size, err);
   if (!rc) rc = parse(v, path, err);
   if (rc) ms__vtp_free(v);
@@ -229,11 +229,11 @@ const struct ms__vtp_array *ms__vtp_find(const struct ms__vtp *v,
 static double component(const struct ms__vtp_array *a, size_t k) {
   const char *p = a->data + k * ms__type_size(a->type);
   switch (a->type) {
-  case MS_TYPE_F64: { double x; memcpy(&x, p, 8); return x; }
-  case MS_TYPE_F32: { float x; memcpy(&x, p, 4); return x; }
-  case MS_TYPE_I32: { int32_t x; memcpy(&x, p, 4); return x; }
-  case MS_TYPE_U32: { uint32_t x; memcpy(&x, p, 4); return x; }
-  case MS_TYPE_I64: { int64_t x; memcpy(&x, p, 8); return (double)x; }
+  case MS_TYPE_F64: { double x; ms__memcpy(&x, p, 8); return x; }
+  case MS_TYPE_F32: { float x; ms__memcpy(&x, p, 4); return x; }
+  case MS_TYPE_I32: { int32_t x; ms__memcpy(&x, p, 4); return x; }
+  case MS_TYPE_U32: { uint32_t x; ms__memcpy(&x, p, 4); return x; }
+  case MS_TYPE_I64: { int64_t x; ms__memcpy(&x, p, 8); return (double)x; }
   case MS_TYPE_U8: return (double)*(const uint8_t *)p;
   }
   return NAN;
@@ -253,5 +253,5 @@ double ms__vtp_value(const struct ms__vtp_array *a, size_t i, int c) {
 void ms__vtp_free(struct ms__vtp *v) {
   free(v->buf);
   free(v->a);
-  memset(v, 0, sizeof *v);
+  ms__memset(v, 0, sizeof *v);
 }

@@ -61,16 +61,16 @@ int ms__preview_open(struct ms__preview **out, const struct ms__scene *sc,
   lk->w = sc->preview_size[0];
   lk->h = sc->preview_size[1];
   lk->color = sc->preview_color;
-  memcpy(lk->range, sc->preview_range, sizeof lk->range);
-  memcpy(lk->cam, sc->preview_camera, sizeof lk->cam);
+  ms__memcpy(lk->range, sc->preview_range, sizeof lk->range);
+  ms__memcpy(lk->cam, sc->preview_camera, sizeof lk->cam);
   lk->ncam = sc->preview_camera_n;
   double g = sqrt(sc->gravity[0] * sc->gravity[0] +
                   sc->gravity[1] * sc->gravity[1] +
                   sc->gravity[2] * sc->gravity[2]);
   for (int a = 0; a < 3; a++)
     lk->up[a] = g > 0 ? -sc->gravity[a] / g : (a == 1);
-  memcpy(p->dom_lo, sc->domain_min, sizeof p->dom_lo);
-  memcpy(p->dom_hi, sc->domain_max, sizeof p->dom_hi);
+  ms__memcpy(p->dom_lo, sc->domain_min, sizeof p->dom_lo);
+  ms__memcpy(p->dom_hi, sc->domain_max, sizeof p->dom_hi);
   if (ms__make_dirs(dir)) {
     int e = errno;
     ms__preview_close(p);
@@ -154,8 +154,8 @@ int ms__preview_frame(struct ms__preview *p, int64_t frame, double t,
     for (int a = 0; a < 3; a++)
       finite &= isfinite(p->dom_lo[a]) && isfinite(p->dom_hi[a]);
     if (finite) {
-      memcpy(lo, p->dom_lo, sizeof lo);
-      memcpy(hi, p->dom_hi, sizeof hi);
+      ms__memcpy(lo, p->dom_lo, sizeof lo);
+      ms__memcpy(hi, p->dom_hi, sizeof hi);
     } else if (ms__splats_bounds(&p->s, lo, hi)) {
       for (int a = 0; a < 3; a++) {
         double c = 0.5 * (lo[a] + hi[a]), h = 0.75 * (hi[a] - lo[a]);

@@ -28,7 +28,7 @@ void ms__splats_free(struct ms__splats *s) {
   free(s->r);
   free(s->value);
   free(s->sys);
-  memset(s, 0, sizeof *s);
+  ms__memset(s, 0, sizeof *s);
 }
 
 int ms__splats_bounds(const struct ms__splats *s, double lo[3],
@@ -124,9 +124,9 @@ int ms__camera_from(struct ms__camera *c, const double *v, int n,
     return 0;
   }
   if (n != 6 && n != 7) return -1;
-  memcpy(c->eye, v, sizeof c->eye);
-  memcpy(c->target, v + 3, sizeof c->target);
-  memcpy(c->up, up, sizeof c->up);
+  ms__memcpy(c->eye, v, sizeof c->eye);
+  ms__memcpy(c->target, v + 3, sizeof c->target);
+  ms__memcpy(c->up, up, sizeof c->up);
   c->fov = n == 7 ? v[6] : 30.0;
   if (!(c->fov > 1 && c->fov < 170)) return -1;
   return 0;
@@ -140,7 +140,7 @@ void ms__palette(uint32_t sys, float rgb[3]) {
       {0.85f, 0.20f, 0.20f}, {0.55f, 0.35f, 0.75f}, {0.55f, 0.35f, 0.25f},
       {0.90f, 0.45f, 0.70f}, {0.45f, 0.45f, 0.45f}, {0.70f, 0.70f, 0.15f},
       {0.10f, 0.70f, 0.80f}};
-  memcpy(rgb, pal[sys % 10], 3 * sizeof(float));
+  ms__memcpy(rgb, pal[sys % 10], 3 * sizeof(float));
 }
 
 void ms__colormap(double t, float rgb[3]) {
@@ -177,7 +177,7 @@ static void background(struct frame_buf *fb) {
     for (int x = 0; x < fb->W; x++) {
       size_t p = (size_t)y * fb->W + x;
       fb->depth[p] = INFINITY;
-      memcpy(fb->rgb + 3 * p, c, sizeof c);
+      ms__memcpy(fb->rgb + 3 * p, c, sizeof c);
     }
   }
 }
@@ -280,7 +280,7 @@ static int bin(const struct proj *p, const uint8_t *vis, size_t n, int H,
     uint32_t *idx = pass ? *idx_out : NULL;
     size_t *fill = pass ? malloc((size_t)nb * sizeof *fill) : NULL;
     if (pass && !fill) return free(off), MS_ENOMEM;
-    if (pass) memcpy(fill, off, (size_t)nb * sizeof *fill);
+    if (pass) ms__memcpy(fill, off, (size_t)nb * sizeof *fill);
     for (size_t i = 0; i < n; i++) {
       if (!vis[i]) continue;
       float ya = p[i].sy - p[i].sr - 1, yb = p[i].sy + p[i].sr + 1;

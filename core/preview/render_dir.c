@@ -249,11 +249,11 @@ static int render_all(struct job *j) {
 
 static int setup(struct job *j, const char *outdir,
                  const struct ms_render_options *opt) {
-  memset(&j->o, 0, sizeof j->o);
+  ms__memset(&j->o, 0, sizeof j->o);
   j->o.frame = -1;
   if (opt) {
     size_t n = opt->struct_size < sizeof j->o ? opt->struct_size : sizeof j->o;
-    memcpy(&j->o, opt, n);
+    ms__memcpy(&j->o, opt, n);
   }
   j->outdir = outdir;
   struct ms__look *lk = &j->look;

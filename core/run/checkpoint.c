@@ -231,8 +231,8 @@ int ms__checkpoint_write(struct ms_sim *S, const char *path,
   struct header h;
   int rc = ms__checkpoint_supported(S, "cannot write a checkpoint", err);
   if (rc) return rc;
-  memset(&h, 0, sizeof h);
-  memcpy(h.magic, magic, sizeof magic);
+  ms__memset(&h, 0, sizeof h);
+  ms__memcpy(h.magic, magic, sizeof magic);
   h.version = MS__CKPT_VERSION;
   h.abi_major = MS_ABI_MAJOR;
   h.abi_minor = MS_ABI_MINOR;

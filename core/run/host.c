@@ -153,7 +153,7 @@ static int h_system_view(ms_ctx *ctx, uint32_t index, struct ms_view *out) {
   uint32_t size = out->struct_size && out->struct_size < sizeof *out
                       ? out->struct_size
                       : (uint32_t)sizeof *out;
-  memcpy(out, &S->sys[index].view, size);
+  ms__memcpy(out, &S->sys[index].view, size);
   out->struct_size = size;
   return MS_OK;
 }
@@ -256,7 +256,7 @@ const struct ms_host ms__host = {
 void ms__ctx_init(struct ms_sim *S, uint32_t index) {
   struct ms_ctx *c = &S->sys[index].ctx;
   const struct ms__scene *sc = &S->scene;
-  memset(c, 0, sizeof *c);
+  ms__memset(c, 0, sizeof *c);
   c->sim = S;
   c->index = index;
   /* Stream 1 + index: the grouping streams use other tags. */
@@ -265,9 +265,9 @@ void ms__ctx_init(struct ms_sim *S, uint32_t index) {
   c->info.system_index = index;
   c->info.system_count = S->nsys;
   c->info.system_name = sc->sys[index].name;
-  memcpy(c->info.gravity, sc->gravity, sizeof c->info.gravity);
-  memcpy(c->info.domain_min, sc->domain_min, sizeof c->info.domain_min);
-  memcpy(c->info.domain_max, sc->domain_max, sizeof c->info.domain_max);
+  ms__memcpy(c->info.gravity, sc->gravity, sizeof c->info.gravity);
+  ms__memcpy(c->info.domain_min, sc->domain_min, sizeof c->info.domain_min);
+  ms__memcpy(c->info.domain_max, sc->domain_max, sizeof c->info.domain_max);
   c->info.seed = sc->seed;
   c->info.scale = sc->scale;
 }

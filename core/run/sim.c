@@ -59,17 +59,17 @@ static int write_frame(ms_sim *S) {
                   S->opt.report_path, strerror(errno));
   }
   for (uint32_t s = 0; s < S->nsys; s++) S->sys[s].ctx.nstats = 0;
-  memset(&S->stepper.frame_counts, 0, sizeof S->stepper.frame_counts);
+  ms__memset(&S->stepper.frame_counts, 0, sizeof S->stepper.frame_counts);
   return rc ? rc : ms__outputs_checkpoint(S);
 }
 
 static void copy_options(ms_sim *S, const struct ms_sim_options *opt) {
-  memset(&S->opt, 0, sizeof S->opt);
+  ms__memset(&S->opt, 0, sizeof S->opt);
   S->opt.verbosity = MS_SINK_INFO;
   if (!opt) return;
   size_t n = opt->struct_size < sizeof S->opt ? opt->struct_size
                                                : sizeof S->opt;
-  memcpy(&S->opt, opt, n);
+  ms__memcpy(&S->opt, opt, n);
   S->opt.struct_size = sizeof S->opt;
 }
 
@@ -309,7 +309,7 @@ void ms_sim_close(ms_sim *S) {
 int ms_sim_metrics(const ms_sim *S, struct ms_metrics *out) {
   struct ms_metrics m;
   const struct ms__counts *c = &S->run_counts;
-  memset(&m, 0, sizeof m);
+  ms__memset(&m, 0, sizeof m);
   m.struct_size = sizeof m;
   m.steps = c->steps;
   for (int p = 0; p < MS__PH_COUNT; p++) m.step_seconds += S->stepper.phase[p];
@@ -334,7 +334,7 @@ int ms_sim_metrics(const ms_sim *S, struct ms_metrics *out) {
   m.handed_over = c->handed;
   size_t n = out->struct_size && out->struct_size < sizeof m ? out->struct_size
                                                               : sizeof m;
-  memcpy(out, &m, n);
+  ms__memcpy(out, &m, n);
   out->struct_size = (uint32_t)n;
   return MS_OK;
 }

@@ -100,7 +100,7 @@ int ms__plugin_validate(const struct ms_plugin *d, char *why, size_t len) {
   };
   for (size_t i = 0; i < sizeof req / sizeof *req; i++) {
     void *fn;
-    memcpy(&fn, (const char *)d + req[i].off, sizeof fn);
+    ms__memcpy(&fn, (const char *)d + req[i].off, sizeof fn);
     if (!fn) {
       snprintf(why, len, "solver '%s': required function '%s' is NULL",
                d->id, req[i].name);
@@ -128,11 +128,11 @@ static int same_dir(const char *a, const char *b) {
 static int add_plugin(ms_registry *r, const struct ms_plugin *src,
                       const char *path, void *handle) {
   struct ms__plugin np;
-  memset(&np, 0, sizeof np);
+  ms__memset(&np, 0, sizeof np);
   /* Never read past the plugin's struct_size. */
   size_t sz = src->struct_size < sizeof np.desc ? src->struct_size
                                                  : sizeof np.desc;
-  memcpy(&np.desc, src, sz);
+  ms__memcpy(&np.desc, src, sz);
   np.handle = handle;
   np.path = strdup(path);
   if (!np.path) return MS_ENOMEM;
@@ -193,7 +193,7 @@ static void probe_child(const char *path, int out) {
   void *sym = h ? dlsym(h, MS_PLUGIN_ENTRY_SYMBOL) : NULL;
   if (sym) {
     ms_plugin_entry_fn entry;
-    memcpy(&entry, &sym, sizeof entry);
+    ms__memcpy(&entry, &sym, sizeof entry);
     char why[512];
     for (uint32_t i = 0; i < MAX_SOLVERS_PER_FILE; i++) {
       const struct ms_plugin *d = entry(i);
@@ -305,7 +305,7 @@ static int load_file(ms_registry *r, const char *path) {
     return push_refusal(r, path, "no entry symbol '" MS_PLUGIN_ENTRY_SYMBOL
                                  "' (not a mergesplit plugin)");
   }
-  memcpy(&entry, &sym, sizeof entry);
+  ms__memcpy(&entry, &sym, sizeof entry);
   int kept = 0, rc = MS_OK;
   uint32_t i = 0;
   for (; i < MAX_SOLVERS_PER_FILE; i++) {

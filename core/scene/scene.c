@@ -91,8 +91,8 @@ static int parse_scene(struct ms__scene *sc, config_setting_t *root,
   sc->frames = nf < 1.0 ? 1 : (int64_t)nf;
 
   config_setting_t *d = ms__cfg_get(g, "domain");
-  memcpy(sc->domain_min, ninf, sizeof ninf);
-  memcpy(sc->domain_max, pinf, sizeof pinf);
+  ms__memcpy(sc->domain_min, ninf, sizeof ninf);
+  ms__memcpy(sc->domain_max, pinf, sizeof pinf);
   if (d) {
     if (!config_setting_is_group(d))
       return ms__cfg_fail(err, d, NULL, "must be a group { min = [...]; max = [...]; }");
@@ -404,7 +404,7 @@ static int parse_systems(struct ms__scene *sc, config_setting_t *root,
 
 int ms__scene_load(struct ms__scene *sc, const char *path,
                    struct ms__err *err) {
-  memset(sc, 0, sizeof *sc);
+  ms__memset(sc, 0, sizeof *sc);
   sc->path = strdup(path);
   if (!sc->path) return ms__errf(err, MS_ENOMEM, "out of memory");
   TRY(ms__cfg_load(&sc->cfg, path, err));
@@ -432,5 +432,5 @@ void ms__scene_free(struct ms__scene *sc) {
   free(sc->sys);
   free(sc->heat_src);
   free(sc->path);
-  memset(sc, 0, sizeof *sc);
+  ms__memset(sc, 0, sizeof *sc);
 }

@@ -40,7 +40,7 @@ static int lex_fail(struct lex *L, const char *t, const char *p,
 static const char *int_misfit(const char *t, size_t len, int hex) {
   char tok[64], *end;
   if (len >= sizeof tok) return "number is longer than 63 characters";
-  memcpy(tok, t, len);
+  ms__memcpy(tok, t, len);
   tok[len] = '\0';
   int wide = tok[len - 1] == 'L';
   if (!hex && strpbrk(tok, ".eE")) return NULL; /* a float */
@@ -147,7 +147,7 @@ static int regular_files(const char *path, const char *dir, const char *from,
     while (*p == ' ' || *p == '\t') p++;
     const char *q = *p == '"' ? strchr(p + 1, '"') : NULL;
     if (!q || (size_t)(q - p - 1) >= sizeof name) continue;
-    memcpy(name, p + 1, (size_t)(q - p - 1));
+    ms__memcpy(name, p + 1, (size_t)(q - p - 1));
     name[q - p - 1] = '\0';
     if (name[0] == '/' || !dir) snprintf(full, sizeof full, "%s", name);
     else snprintf(full, sizeof full, "%s/%s", dir, name);
@@ -165,7 +165,7 @@ int ms__cfg_load(config_t *cfg, const char *path, struct ms__err *err) {
   const char *slash = strrchr(path, '/');
   size_t n = slash ? (size_t)(slash - path) : 0;
   if (slash && n < sizeof dir) {
-    memcpy(dir, path, n ? n : 1);
+    ms__memcpy(dir, path, n ? n : 1);
     dir[n ? n : 1] = '\0';
     config_set_include_dir(cfg, dir);
   } else if (!slash)

@@ -51,7 +51,7 @@ static int parse(const config_setting_t *g, struct shape *s,
                  struct ms__err *err) {
   const char *type;
   int rc;
-  memset(s, 0, sizeof *s);
+  ms__memset(s, 0, sizeof *s);
   if ((rc = ms__cfg_string(g, "type", NULL, &type, err))) return rc;
   if (!type)
     return ms__cfg_fail(err, g, "type", "is required (box, sphere, cylinder, "

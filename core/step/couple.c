@@ -45,7 +45,7 @@ int ms__collective_inertia(struct ms__stepper *S, const struct ms_step *st) {
     struct ms__sysmetas *sm = &y->sm;
     if (!y->plugin->desc.meta_inertia || !sm->count) continue;
     struct ms_metas in = metas_of(sm);
-    memset(sm->coll, 0, 6 * (size_t)sm->count * sizeof *sm->coll);
+    ms__memset(sm->coll, 0, 6 * (size_t)sm->count * sizeof *sm->coll);
     int rc = MS__CALL(y, meta_inertia, y->inst, st, &in, sm->coll);
     if (rc)
       return ms__system_fail(y, S->err, rc, "meta_inertia() failed");
@@ -81,7 +81,7 @@ static int integrate_one(struct ms__stepper *S, struct ms_step *st,
   struct ms_meta_result out = {.struct_size = sizeof out, .count = sm->count,
                                .velocity = sm->rvel, .displacement = sm->rdisp,
                                .constrained = sm->rcon};
-  memset(sm->rcon, 0, sm->count);
+  ms__memset(sm->rcon, 0, sm->count);
   int rc = MS__CALL(y, integrate, y->inst, st, &in, &out);
   if (rc) return ms__system_fail(y, S->err, rc, "integrate() failed");
   ms__sysmetas_collect(sm, &S->metas);
@@ -99,8 +99,8 @@ static int collect_pushed(struct ms__stepper *S, const struct ms_step *st) {
     S->cap_fpush = c;
   }
   double *F = S->fpush_store;
-  if (S->fext) memcpy(F, S->fext, n3 * sizeof *F);
-  else memset(F, 0, n3 * sizeof *F);
+  if (S->fext) ms__memcpy(F, S->fext, n3 * sizeof *F);
+  else ms__memset(F, 0, n3 * sizeof *F);
   for (uint32_t p = 0; p < S->nsys; p++) {
     struct ms__system *y = &S->sys[p];
     if (!y->plugin->desc.push) continue;
@@ -205,7 +205,7 @@ static int integrate_again(struct ms__stepper *S, struct ms_step *st,
  * it). */
 static int agreed(struct ms__stepper *S, const double *gd, double *ratio) {
   double scale;
-  memset(S->touched, 0, S->nsys);
+  ms__memset(S->touched, 0, S->nsys);
   double r = ms__iqn_residual(&S->iqn, &S->metas, gd, S->touched, &scale);
   for (uint32_t s = 0; s < S->nsys; s++)
     S->touched[s] |= S->metas.collective && S->sys[s].sm.stated;

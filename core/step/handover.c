@@ -15,7 +15,7 @@ void ms__handover_free(struct ms__handover_ws *W) {
   free(W->buf);
   free(W->fields);
   free(W->to);
-  memset(W, 0, sizeof *W);
+  ms__memset(W, 0, sizeof *W);
 }
 
 static int oom(struct ms__stepper *S) {
@@ -92,7 +92,7 @@ static int pack(struct ms__stepper *S, uint32_t s, const struct ms_handover *h,
     W->fields[f].data = at;
     for (uint32_t q = 0; q < h->count; q++) {
       if (W->to[q] != t) continue;
-      memcpy(at, (const char *)src->data + h->index[q] * src->stride, e);
+      ms__memcpy(at, (const char *)src->data + h->index[q] * src->stride, e);
       at += e;
     }
   }

@@ -18,7 +18,7 @@ void ms__metrics_free(struct ms__metrics *m) {
   free(m->normal);
   free(m->damage);
   free(m->edge);
-  memset(m, 0, sizeof *m);
+  ms__memset(m, 0, sizeof *m);
 }
 
 /* A field of `comps` components of type `type`, or NULL. */
@@ -73,14 +73,14 @@ int ms__metrics_prepare(struct ms__stepper *S) {
         ms__grow((void **)&m->best_c, c * k, sizeof(uint32_t)) ||
         ms__grow((void **)&m->stamp, c, sizeof(uint32_t)))
       return MS_ENOMEM;
-    memset(m->side + m->cap * k, 0, (c - m->cap) * k * sizeof *m->side);
-    memset(m->stamp + m->cap, 0, (c - m->cap) * sizeof(uint32_t));
+    ms__memset(m->side + m->cap * k, 0, (c - m->cap) * k * sizeof *m->side);
+    ms__memset(m->stamp + m->cap, 0, (c - m->cap) * sizeof(uint32_t));
     m->cap = c;
   }
   for (uint32_t s = 0; s < S->nsys; s++) {
     size_t cnt = S->sys[s].view.count, off = S->sys[s].offset;
     if (cnt == m->counts[s] && off == m->offsets[s]) continue;
-    memset(m->side + off * k, 0, cnt * k * sizeof *m->side);
+    ms__memset(m->side + off * k, 0, cnt * k * sizeof *m->side);
     m->counts[s] = cnt, m->offsets[s] = off;
   }
   m->n = n;
@@ -155,7 +155,7 @@ static void inside(struct ms__stepper *S, struct ms__metrics *m,
   const struct ms__particles *P = &S->P;
   uint64_t count = 0;
   if (++m->epoch == 0) { /* wrapped: clear the stamps */
-    memset(m->stamp, 0, m->cap * sizeof *m->stamp);
+    ms__memset(m->stamp, 0, m->cap * sizeof *m->stamp);
     m->epoch = 1;
   }
   for (size_t q = 0; q < S->det.npairs; q++) {

@@ -186,7 +186,7 @@ static int filter(struct ms__stepper *S) {
       return ms__errf(S->err, MS_ENOMEM, "out of memory");
     S->cap_local = c;
   }
-  if (np) memset(S->keep, 1, np); /* keep is NULL before the first pair */
+  if (np) ms__memset(S->keep, 1, np); /* keep is NULL before the first pair */
   for (uint32_t s = 0; s < S->nsys; s++) {
     struct ms__system *y = &S->sys[s];
     if (!y->plugin->desc.filter_pairs || !S->self[s]) continue;
@@ -198,7 +198,7 @@ static int filter(struct ms__stepper *S) {
         m++;
       }
     if (!m) continue;
-    memset(S->lkeep, 1, m);
+    ms__memset(S->lkeep, 1, m);
     int rc = MS__CALL(y, filter_pairs, y->inst, S->lpairs, m, S->lkeep);
     if (rc)
       return ms__system_fail(y, S->err, rc, "filter_pairs() failed");
@@ -394,7 +394,7 @@ static int act_forces(struct ms__stepper *S) {
     S->cap_fext = c;
   }
   S->fext = S->fext_store;
-  memset(S->fext, 0, 3 * S->ntotal * sizeof(double));
+  ms__memset(S->fext, 0, 3 * S->ntotal * sizeof(double));
   ms__contact_forces(&S->P, S->appr, S->napp,
                      sc->method == MS__METHOD_SPH_FORCE, sc->stiffness,
                      sc->damping, S->fext);

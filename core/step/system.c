@@ -41,7 +41,7 @@ static int view_error(const struct ms__system *y, struct ms__err *err,
 
 int ms__system_view(struct ms__system *y, struct ms__err *err) {
   struct ms_view v;
-  memset(&v, 0, sizeof v);
+  ms__memset(&v, 0, sizeof v);
   v.struct_size = sizeof v;
   int rc = MS__CALL(y, view, y->inst, &v);
   if (rc) return ms__system_fail(y, err, rc, "view() failed");

@@ -46,10 +46,10 @@ int ms__outputs_open(struct ms_sim *S) {
     if (rc) return rc;
   }
   if (S->checkpoint_path && S->scene.checkpoint_every > 0) {
-    char where[700];
+    char where[700] = "--checkpoint-every"; /* not in the scene */
     config_setting_t *k = config_lookup(&S->scene.cfg,
                                         "output.checkpoint_every");
-    ms__cfg_where(k, NULL, where, sizeof where);
+    if (k) ms__cfg_where(k, NULL, where, sizeof where);
     if ((rc = ms__checkpoint_supported(S, where, &S->err))) return rc;
   }
   if (!S->opt.resume_path) return MS_OK;

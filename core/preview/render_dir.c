@@ -63,7 +63,7 @@ static int index_frames(struct job *j) {
     j->frames[i] = p->e[i].frame;
     if (p->e[i].part + 1 > j->nparts) j->nparts = p->e[i].part + 1;
   }
-  qsort(j->frames, p->n, sizeof *j->frames, cmp_i64);
+  if (p->n > 1) qsort(j->frames, p->n, sizeof *j->frames, cmp_i64);
   for (size_t i = 0; i < p->n; i++)
     if (!j->nframes || j->frames[j->nframes - 1] != j->frames[i])
       j->frames[j->nframes++] = j->frames[i];

@@ -125,7 +125,8 @@ static int cut_clusters(struct state *s, const uint32_t *piece,
   double *clus0 = aqq9 ? malloc(13 * (nparts + 1) * sizeof *clus0) : NULL;
   if (!rc && !clus0) rc = MS_ENOMEM;
   if (!rc) {
-    qsort(part, nparts, sizeof *part, by_key);
+    if (nparts > 1) /* part is NULL when there is none */
+      qsort(part, nparts, sizeof *part, by_key);
     uint32_t off = 0;
     for (size_t k = 0; k < nparts; k++) {
       const struct sm_cluster *C = &s->clus[part[k].c];
@@ -191,7 +192,7 @@ int sm_split_pieces(struct state *s, const uint8_t *lost, uint32_t *added) {
     for (size_t i = 0; i < n; i++)
       if (up[i] == i)
         roots[k++] = (struct key){s->orig[i], s->body_of[i], (uint32_t)i};
-    qsort(roots, np, sizeof *roots, by_key);
+    if (np > 1) qsort(roots, np, sizeof *roots, by_key);
     for (k = 0; k < np; k++) piece[roots[k].c] = k;
     for (size_t i = 0; i < n; i++) piece[i] = piece[up[i]];
     reorder(s, piece, np, to, tmp);

@@ -206,18 +206,6 @@ static void probe_child(const char *path, int out) {
   _exit(0);
 }
 
-static const char *signal_name(int sig) {
-  switch (sig) {
-  case SIGSEGV: return "SIGSEGV";
-  case SIGBUS: return "SIGBUS";
-  case SIGFPE: return "SIGFPE";
-  case SIGILL: return "SIGILL";
-  case SIGABRT: return "SIGABRT";
-  case SIGKILL: return "SIGKILL";
-  }
-  return "a signal";
-}
-
 /* Files that loaded in a child once, in this process: a test program
  * opens the registry hundreds of times. */
 static struct probed {
@@ -229,7 +217,7 @@ static struct probed {
 static size_t nprobed, cap_probed;
 static pthread_mutex_t probed_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int probed_before(const char *path, const struct stat *st, int add) {
+static int probed_before(const char *path, const struct stat *st) {
   int found = 0;
   pthread_mutex_lock(&probed_lock);
   for (size_t i = 0; i < nprobed && !found; i++)
@@ -237,15 +225,22 @@ static int probed_before(const char *path, const struct stat *st, int add) {
             probed[i].ino == st->st_ino &&
             probed[i].mtime.tv_sec == st->st_mtim.tv_sec &&
             probed[i].mtime.tv_nsec == st->st_mtim.tv_nsec;
-  if (!found && add && (nprobed < cap_probed ||
-      !ms__grow((void **)&probed, cap_probed = cap_probed ? 2 * cap_probed
-                                                          : 32,
-                sizeof *probed))) {
+  pthread_mutex_unlock(&probed_lock);
+  return found;
+}
+
+/* Out of memory: the file is probed again next time, nothing worse. */
+static void remember_probed(const char *path, const struct stat *st) {
+  pthread_mutex_lock(&probed_lock);
+  size_t cap = cap_probed ? 2 * cap_probed : 32;
+  if (nprobed == cap_probed && !ms__grow((void **)&probed, cap,
+                                         sizeof *probed))
+    cap_probed = cap;
+  if (nprobed < cap_probed) {
     struct probed p = {strdup(path), st->st_dev, st->st_ino, st->st_mtim};
     if (p.path) probed[nprobed++] = p;
   }
   pthread_mutex_unlock(&probed_lock);
-  return found;
 }
 
 /* MS_OK: the file loads in a child (or it cannot be probed: loaded as
@@ -253,7 +248,7 @@ static int probed_before(const char *path, const struct stat *st, int add) {
 static int probe(const char *path, char *why, size_t len) {
   struct stat st;
   int known = stat(path, &st) == 0;
-  if (known && probed_before(path, &st, 0)) return MS_OK;
+  if (known && probed_before(path, &st)) return MS_OK;
   int fd[2];
   if (pipe(fd)) return MS_OK;
   pid_t pid = fork();
@@ -275,15 +270,16 @@ static int probe(const char *path, char *why, size_t len) {
   while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
   }
   if (done) {
-    if (known) probed_before(path, &st, 1);
+    if (known) remember_probed(path, &st);
     return MS_OK;
   }
   if (ready == 0)
     snprintf(why, len, "did not finish loading within %d s (a constructor "
              "or the entry that never returns?)", PROBE_SECONDS);
   else if (WIFSIGNALED(ws))
-    snprintf(why, len, "crashed while loading: %s (in a constructor or the "
-             "entry)", signal_name(WTERMSIG(ws)));
+    snprintf(why, len, "crashed while loading: SIG%s (in a constructor or "
+             "the entry)", sigabbrev_np(WTERMSIG(ws)) ? sigabbrev_np(
+             WTERMSIG(ws)) : "?");
   else
     snprintf(why, len, "called exit(%d) while loading (in a constructor or "
              "the entry)", WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);

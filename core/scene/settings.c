@@ -36,7 +36,13 @@ static int lex_fail(struct lex *L, const char *t, const char *p,
   return -1;
 }
 
-/* An integer token t..p: does it fit what libconfig makes of it? */
+#define WRAPS_32 "integer does not fit in 32 bits, and libconfig would " \
+  "read another number (write it with an L suffix for 64 bits, or as a float)"
+#define WRAPS_64 "integer does not fit in 64 bits, and libconfig would " \
+  "read another number (write it as a float)"
+
+/* An integer token t..p: NULL if it fits what libconfig makes of it, else
+ * why not. */
 static const char *int_misfit(const char *t, size_t len, int hex) {
   char tok[64], *end;
   if (len >= sizeof tok) return "number is longer than 63 characters";
@@ -47,11 +53,12 @@ static const char *int_misfit(const char *t, size_t len, int hex) {
   errno = 0;
   if (hex) {
     unsigned long long v = strtoull(tok, &end, 16);
-    if (errno || (!wide && v > 0xFFFFFFFFull)) return wide ? "64" : "32";
+    if (errno || (!wide && v > 0xFFFFFFFFull)) return wide ? WRAPS_64
+                                                           : WRAPS_32;
   } else {
     long long v = strtoll(tok, &end, 10);
     if (errno || (!wide && (v < INT32_MIN || v > INT32_MAX)))
-      return wide ? "64" : "32";
+      return wide ? WRAPS_64 : WRAPS_32;
   }
   return NULL;
 }
@@ -88,16 +95,8 @@ static int lex_line(struct lex *L, const char *p) {
       while (isalnum((unsigned char)*p) || *p == '.' ||
              ((*p == '-' || *p == '+') && !hex && strchr("eE", p[-1])))
         p++;
-      const char *bits = int_misfit(t, (size_t)(p - t), hex);
-      if (bits)
-        return lex_fail(L, t, p, !strcmp(bits, "32")
-                        ? "integer does not fit in 32 bits, and libconfig "
-                          "would read another number (write it with an L "
-                          "suffix for 64 bits, or as a float)"
-                        : !strcmp(bits, "64")
-                        ? "integer does not fit in 64 bits, and libconfig "
-                          "would read another number (write it as a float)"
-                        : bits);
+      const char *why = int_misfit(t, (size_t)(p - t), hex);
+      if (why) return lex_fail(L, t, p, why);
     } else {
       p++;
     }

@@ -23,8 +23,11 @@ static int start(struct msi_solver *S) {
 }
 
 void msi_cholmod_free(struct msi_solver *S) {
-  free(S->Lbcol), free(S->Lbrow);
+  free(S->Lbcol), free(S->Lbrow), free(S->Lperm);
   S->Lbcol = S->Lbrow = NULL;
+  S->Lperm = NULL;
+  S->cap_Lcol = S->cap_Lrow = S->cap_Lperm = 0;
+  S->A_ready = 0;
   if (!S->cc_started) return;
   cholmod_l_free_sparse(&S->A, &S->cc);
   cholmod_l_free_factor(&S->L, &S->cc);
@@ -112,7 +115,7 @@ static int ensure_dense(struct msi_solver *S, size_t n) {
 
 int msi_cholmod_matches(struct msi_solver *S, size_t nn) {
   const struct msi_topo *T = &S->topo;
-  if (!S->L) return 0;
+  if (!S->Lbcol) return 0;
   if (S->L_gen == T->generation) return S->L_match;
   S->L_gen = T->generation;
   S->L_match = S->Lnn == nn && S->Lnblocks == T->nblocks &&
@@ -121,23 +124,30 @@ int msi_cholmod_matches(struct msi_solver *S, size_t nn) {
   return S->L_match;
 }
 
-/* Remember the pattern L is analysed for. */
+int msi_cholmod_reserve_pattern(struct msi_solver *S, size_t nn,
+                                size_t nblocks) {
+  if (nn + 1 > S->cap_Lcol) {
+    free(S->Lbcol), free(S->Lperm);
+    S->Lbcol = malloc((nn + 1) * sizeof *S->Lbcol);
+    S->Lperm = malloc(3 * (nn + 1) * sizeof *S->Lperm);
+    S->cap_Lcol = S->cap_Lperm = S->Lbcol && S->Lperm ? nn + 1 : 0;
+  }
+  if (nblocks > S->cap_Lrow || !S->Lbrow) {
+    free(S->Lbrow);
+    S->Lbrow = malloc((nblocks ? nblocks : 1) * sizeof *S->Lbrow);
+    S->cap_Lrow = S->Lbrow ? nblocks : 0;
+  }
+  return S->Lbcol && S->Lperm && S->Lbrow ? MS_OK : MS_ENOMEM;
+}
+
+/* Remember the pattern L is analysed for, and its final permutation. */
 static int keep_pattern(struct msi_solver *S, size_t nn) {
   const struct msi_topo *T = &S->topo;
-  if (nn + 1 > S->cap_Lcol) {
-    free(S->Lbcol);
-    S->Lbcol = malloc((nn + 1) * sizeof *S->Lbcol);
-    S->cap_Lcol = S->Lbcol ? nn + 1 : 0;
-  }
-  if (T->nblocks > S->cap_Lrow || !S->Lbrow) {
-    free(S->Lbrow);
-    S->Lbrow = malloc((T->nblocks ? T->nblocks : 1) * sizeof *S->Lbrow);
-    S->cap_Lrow = S->Lbrow ? T->nblocks : 0;
-  }
-  if (!S->Lbcol || !S->Lbrow) return MS_ENOMEM;
+  if (msi_cholmod_reserve_pattern(S, nn, T->nblocks)) return MS_ENOMEM;
   memcpy(S->Lbcol, T->bcol, (nn + 1) * sizeof *T->bcol);
   if (T->nblocks) /* NULL with no blocks */
     memcpy(S->Lbrow, T->brow, T->nblocks * sizeof *T->brow);
+  memcpy(S->Lperm, S->L->Perm, 3 * nn * sizeof *S->Lperm);
   S->Lnn = nn, S->Lnblocks = T->nblocks;
   S->L_gen = T->generation, S->L_match = 1;
   return MS_OK;
@@ -155,15 +165,18 @@ double msi_cholmod_cost(const struct msi_solver *S) {
 /* Particle ranks from the first full analysis: particles in the order
  * CHOLMOD eliminates their nodes (members of a node in index order), then
  * the fixed ones.  rank is a permutation of the particles. */
+int msi_cholmod_reserve_order(struct msi_solver *S, size_t np) {
+  if (np <= S->cap_rank && S->rank) return MS_OK;
+  free(S->rank), free(S->bucket);
+  S->rank = malloc((np ? np : 1) * sizeof *S->rank);
+  S->bucket = malloc((np ? np : 1) * sizeof *S->bucket);
+  S->cap_rank = S->rank && S->bucket ? np : 0;
+  return S->rank && S->bucket ? MS_OK : MS_ENOMEM;
+}
+
 static int keep_order(struct msi_solver *S, const struct msi_nodes *N) {
   size_t np = N->np, nn = N->nn, next = 0;
-  if (np > S->cap_rank) {
-    free(S->rank), free(S->bucket);
-    S->rank = malloc((np ? np : 1) * sizeof *S->rank);
-    S->bucket = malloc((np ? np : 1) * sizeof *S->bucket);
-    S->cap_rank = S->rank && S->bucket ? np : 0;
-    if (!S->cap_rank) return MS_ENOMEM;
-  }
+  if (msi_cholmod_reserve_order(S, np)) return MS_ENOMEM;
   const sslong *perm = S->L->Perm;
   for (size_t J = 0; J < nn; J++) S->bucket[J] = 0; /* seen */
   for (size_t k = 0; k < 3 * nn; k++) {
@@ -212,13 +225,41 @@ static int analyse_reuse(struct msi_solver *S, const struct msi_nodes *N) {
   return MS_OK;
 }
 
-static int analyse(struct msi_solver *S, const struct msi_options *opt,
-                   const struct msi_nodes *N) {
-  cholmod_l_free_factor(&S->L, &S->cc);
+static void set_factor_kind(struct msi_solver *S,
+                            const struct msi_options *opt) {
   S->cc.supernodal = opt->factor == MSI_FACTOR_SIMPLICIAL ? CHOLMOD_SIMPLICIAL
                      : opt->factor == MSI_FACTOR_SUPERNODAL
                          ? CHOLMOD_SUPERNODAL
                          : CHOLMOD_AUTO;
+}
+
+static int analysis_failed(struct msi_solver *S) {
+  return msi_fail(S, S->cc.status == CHOLMOD_OUT_OF_MEMORY ? MS_ENOMEM
+                                                           : MS_EPLUGIN,
+                  "CHOLMOD analysis failed (status %d)", S->cc.status);
+}
+
+/* After a load: the saved pattern (which the current one matches) with
+ * its saved final permutation, not postordered again, gives the factor
+ * the uninterrupted run holds. */
+static int analyse_saved(struct msi_solver *S, const struct msi_options *opt) {
+  set_factor_kind(S, opt);
+  S->cc.nmethods = 1;
+  S->cc.method[0].ordering = CHOLMOD_GIVEN;
+  S->cc.postorder = 0;
+  S->L = cholmod_l_analyze_p(S->A, S->Lperm, NULL, 0, &S->cc);
+  S->cc.postorder = 1;
+  if (!S->L) return analysis_failed(S);
+  S->stats.flops = S->cc.fl, S->stats.lnz = S->cc.lnz;
+  S->stats.analyses++;
+  return MS_OK;
+}
+
+static int analyse(struct msi_solver *S, const struct msi_options *opt,
+                   const struct msi_nodes *N) {
+  msi_mark_pattern(S);
+  cholmod_l_free_factor(&S->L, &S->cc);
+  set_factor_kind(S, opt);
   int fresh = opt->ordering == MSI_ORDER_FRESH || S->rank_np != N->np;
   if (fresh) {
     S->cc.nmethods = 0; /* CHOLMOD's default choice */
@@ -229,10 +270,7 @@ static int analyse(struct msi_solver *S, const struct msi_options *opt,
     int rc = analyse_reuse(S, N);
     if (rc) return rc;
   }
-  if (!S->L)
-    return msi_fail(S, S->cc.status == CHOLMOD_OUT_OF_MEMORY ? MS_ENOMEM
-                                                             : MS_EPLUGIN,
-                    "CHOLMOD analysis failed (status %d)", S->cc.status);
+  if (!S->L) return analysis_failed(S);
   S->an_fl = S->cc.fl, S->an_lnz = S->cc.lnz;
   S->stats.flops = S->cc.fl, S->stats.lnz = S->cc.lnz;
   S->stats.analyses++;
@@ -250,11 +288,13 @@ int msi_cholmod_solve(struct msi_solver *S, const struct msi_options *opt,
   double t0 = msi_now();
   if ((rc = start(S))) return rc;
   int fresh = !msi_cholmod_matches(S, nn) || opt->reanalyse_always;
-  if (fresh && (rc = build_structure(S, nn, threads))) return rc;
+  int saved = !fresh && !S->L; /* a loaded pattern, no factor yet */
+  if ((fresh || saved) && (rc = build_structure(S, nn, threads))) return rc;
   assemble(S, d, nn, threads);
   double t1 = msi_now();
   S->stats.t_assembly += t1 - t0;
   if (fresh && (rc = analyse(S, opt, N))) return rc;
+  if (saved && (rc = analyse_saved(S, opt))) return rc;
   double t2 = msi_now();
   S->stats.t_analysis += t2 - t1;
   if (!cholmod_l_factorize(S->A, S->L, &S->cc) ||

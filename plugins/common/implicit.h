@@ -251,4 +251,35 @@ int msi_implicit_step(struct msi_solver *S, const struct msi_options *opt,
  * factorisation).  Valid until the next step; NULL before any. */
 const void *msi_solver_matrix(const struct msi_solver *S);
 
+/* ---- checkpoints ------------------------------------------------------ */
+
+/* Besides the caller's model, a step depends on what S carries over from
+ * earlier steps: PCG's first guess (the last velocity change), the AUTO
+ * policy's count of patterns left to CHOLMOD, the particle order of the
+ * first full analysis, and the block pattern and final fill-reducing
+ * permutation the current factor was analysed with.  msi_solver_save
+ * writes all of it (not the factor: the next step analyses the saved
+ * pattern with the saved permutation and factorises, the same factor bit
+ * for bit), so a run resumed from a checkpoint repeats the uninterrupted
+ * one exactly.  Statistics and timings are not saved.
+ *
+ * S may be NULL for save (a solver not created yet: nothing carried).
+ * msi_solver_load creates *S when it is NULL (*S is the caller's, as from
+ * msi_solver_create), else *S MUST not have stepped since it was created;
+ * np is the caller's particle count.  It returns MS_ESTATE (reason in
+ * msi_solver_error(*S)) for a state that does not fit np or that
+ * msi_solver_save did not write, the stream's status when a read fails,
+ * MS_ENOMEM.  Both are single-threaded, O(np + pattern). */
+int msi_solver_save(const struct msi_solver *S, const struct ms_stream *out);
+/* A plugin's begin_step and rewind: mark remembers the carried-over state
+ * (O(np); MS_ENOMEM), rewind restores it, so a step integrated again
+ * after a rewind starts from what the first integration did and repeats
+ * it bit for bit, and a checkpoint taken after a rewind holds what one
+ * taken at the start of the step would.  A solver created after the mark
+ * (S was NULL then) is emptied by rewind.  NULL S: nothing to do. */
+int msi_solver_mark(struct msi_solver *S);
+void msi_solver_rewind(struct msi_solver *S);
+int msi_solver_load(struct msi_solver **S, const struct ms_stream *in,
+                    size_t np);
+
 #endif

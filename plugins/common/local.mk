@@ -10,6 +10,7 @@ plugins_common_libmsimplicit_la_SOURCES = \
 	plugins/common/nodes.c \
 	plugins/common/topology.c \
 	plugins/common/solver.c \
+	plugins/common/solver_state.c \
 	plugins/common/cholmod_backend.c \
 	plugins/common/pcg.c
 plugins_common_libmsimplicit_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS) \

@@ -31,6 +31,7 @@ void msi_solver_destroy(struct msi_solver *S) {
   free(S->rhs), free(S->px), free(S->pr), free(S->pz), free(S->pp);
   free(S->pq), free(S->pinv), free(S->partial);
   free(S->rank), free(S->perm), free(S->bucket), free(S->pdv);
+  msi_mark_free(S);
   free(S);
 }
 
@@ -175,10 +176,10 @@ static int solve(struct msi_solver *S, const struct msi_options *opt,
                       "pcg_max_iterations or use CHOLMOD", maxit,
                       S->stats.last_residual, opt->pcg_tolerance);
     S->stats.pcg_solves++;
-  } else if (opt->linear_solver == MSI_AUTO && S->L &&
+  } else if (opt->linear_solver == MSI_AUTO && S->Lbcol &&
              !msi_cholmod_matches(S, N->nn) && S->pcg_skip > 0) {
     S->pcg_skip--;
-  } else if (opt->linear_solver == MSI_AUTO && S->L &&
+  } else if (opt->linear_solver == MSI_AUTO && S->Lbcol &&
              !msi_cholmod_matches(S, N->nn)) {
     /* a new pattern: PCG if it beats re-analysis + factorisation */
     double cap = msi_cholmod_cost(S) / msi_pcg_iteration_cost(S, N->nn);
@@ -195,8 +196,8 @@ static int solve(struct msi_solver *S, const struct msi_options *opt,
   }
   int pcg = ok;
   if (!ok && (rc = msi_cholmod_solve(S, opt, N, terms, d, dv))) return rc;
-  /* The next first guess is PCG's own answer, so that integrating the
-   * same step again (after a rewind) repeats it bit for bit. */
+  /* The next solve's first guess: PCG's own answer, before the shift
+   * below (a rewind restores the step's; msi_solver_rewind). */
   if (keep_solution(S, N, dv)) return msi_fail(S, MS_ENOMEM, "out of memory");
   if (pcg) conserve_momentum(S, N, d, dv);
   return MS_OK;

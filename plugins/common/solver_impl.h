@@ -32,9 +32,12 @@ struct msi_solver {
   cholmod_factor *L;   /* symbolic + numeric factor */
   cholmod_dense *B, *X, *Y, *E;
   int A_ready;         /* A's structure is L's pattern */
-  /* the block pattern L was analysed for */
+  /* the block pattern L was analysed for (Lbcol NULL: none yet), and L's
+   * final permutation: after a load, L is rebuilt from them */
   uint32_t *Lbcol, *Lbrow;
   size_t Lnn, Lnblocks, cap_Lcol, cap_Lrow;
+  SuiteSparse_long *Lperm; /* 3 Lnn */
+  size_t cap_Lperm;
   uint64_t L_gen;      /* topology generation last compared with L */
   int L_match;         /* ... and whether it matched */
   double an_fl, an_lnz; /* flops and nonzeros of L from the analysis */
@@ -43,6 +46,19 @@ struct msi_solver {
   SuiteSparse_long *rank, *perm; /* rank: np; perm: 3 nn */
   uint32_t *bucket;              /* np */
   size_t rank_np, cap_rank, cap_perm;
+  /* The carried-over state at the start of the step (msi_solver_mark),
+   * for msi_solver_rewind.  The pattern is moved here only when an
+   * analysis replaces it during the step. */
+  struct msi_mark {
+    int on, pattern_moved;
+    double *pdv;
+    size_t pdv_np, cap_pdv, rank_np;
+    int pcg_skip, pcg_misses;
+    uint32_t *Lbcol, *Lbrow;
+    SuiteSparse_long *Lperm;
+    size_t Lnn, Lnblocks, cap_Lcol, cap_Lrow, cap_Lperm;
+    double an_fl, an_lnz;
+  } mark;
 };
 
 #ifndef MSI_CLOCK
@@ -69,6 +85,17 @@ int msi_cholmod_matches(struct msi_solver *S, size_t nn);
 /* Estimated cost [ns] of analysing, factorising and solving the current
  * pattern, from the last analysis' figures. */
 double msi_cholmod_cost(const struct msi_solver *S);
+/* Room for a pattern of nn nodes and nblocks blocks and its permutation
+ * (Lbcol, Lbrow, Lperm); MS_ENOMEM. */
+int msi_cholmod_reserve_pattern(struct msi_solver *S, size_t nn,
+                                size_t nblocks);
+/* Before an analysis replaces the pattern: keep the step's first one for
+ * msi_solver_rewind (solver_state.c). */
+void msi_mark_pattern(struct msi_solver *S);
+/* Frees the mark's arrays (solver_state.c). */
+void msi_mark_free(struct msi_solver *S);
+/* Room for the particle order of np particles (rank, bucket); MS_ENOMEM. */
+int msi_cholmod_reserve_order(struct msi_solver *S, size_t np);
 
 /* pcg.c: at most maxit iterations; *converged says whether the tolerance
  * was met (dv holds the last iterate either way). */

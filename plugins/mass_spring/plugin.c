@@ -135,6 +135,8 @@ static int begin_step(ms_instance *inst, const struct ms_step *st) {
   struct state *s = S(inst);
   memcpy(s->x0, s->M.x, 3 * s->M.n * sizeof(double));
   memcpy(s->v0, s->M.v, 3 * s->M.n * sizeof(double));
+  if (msi_solver_mark(s->W.solver))
+    return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory");
   return MS_OK;
 }
 
@@ -142,6 +144,7 @@ static int rewind_step(ms_instance *inst) {
   struct state *s = S(inst);
   memcpy(s->M.x, s->x0, 3 * s->M.n * sizeof(double));
   memcpy(s->M.v, s->v0, 3 * s->M.n * sizeof(double));
+  msi_solver_rewind(s->W.solver);
   return MS_OK;
 }
 
@@ -230,7 +233,8 @@ static int filter_pairs(ms_instance *inst, const uint32_t *pairs, size_t count,
   return MS_OK;
 }
 
-static const char magic[8] = "MSSPRNG1";
+/* 2 appends the implicit solver's state; 1 (without it) still loads */
+static const char magic[8] = "MSSPRNG2", magic1[8] = "MSSPRNG1";
 
 static int save(ms_instance *inst, const struct ms_stream *out) {
   struct state *s = S(inst);
@@ -241,7 +245,8 @@ static int save(ms_instance *inst, const struct ms_stream *out) {
       (rc = out->write(out->opaque, head, sizeof head)) ||
       (rc = out->write(out->opaque, s->M.x, b)) ||
       (rc = out->write(out->opaque, s->M.v, b)) ||
-      (rc = out->write(out->opaque, s->T, s->M.n * sizeof(double))))
+      (rc = out->write(out->opaque, s->T, s->M.n * sizeof(double))) ||
+      (rc = msi_solver_save(s->W.solver, out)))
     return rc;
   return MS_OK;
 }
@@ -255,7 +260,8 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
   if ((rc = in->read(in->opaque, m, sizeof m)) ||
       (rc = in->read(in->opaque, head, sizeof head)))
     return rc;
-  if (memcmp(m, magic, sizeof m))
+  int v1 = !memcmp(m, magic1, sizeof m);
+  if (!v1 && memcmp(m, magic, sizeof m))
     return s->host->set_error(s->ctx, MS_ESTATE, "not a mass_spring state");
   if (head[0] != s->M.n || head[1] != s->M.springs.count)
     return s->host->set_error(s->ctx, MS_ESTATE, "saved state holds %llu "
@@ -267,6 +273,10 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
       (rc = in->read(in->opaque, s->M.v, b)) ||
       (rc = in->read(in->opaque, s->T, s->M.n * sizeof(double))))
     return rc;
+  if (!v1 && (rc = msi_solver_load(&s->W.solver, in, s->M.n)))
+    return s->host->set_error(s->ctx, rc, "%s", s->W.solver
+                              ? msi_solver_error(s->W.solver)
+                              : "out of memory");
   mss_update_stretch(&s->M, 1);
   mss_cloth_normals(&s->M);
   return MS_OK;

@@ -181,7 +181,8 @@ static int end_step(ms_instance *inst, const struct ms_step *st) {
 
 /* ---- checkpoints ------------------------------------------------------- */
 
-#define MAGIC 0x31445045u /* "EPD1" */
+#define MAGIC 0x32445045u  /* "EPD2": with the implicit solver's state */
+#define MAGIC1 0x31445045u /* "EPD1": without it, still loads */
 
 static int put(const struct ms_stream *o, const void *p, size_t n) {
   return o->write(o->opaque, p, n);
@@ -209,7 +210,8 @@ static int save(ms_instance *inst, const struct ms_stream *out) {
       (rc = put(out, M->bonds.pair, 2 * nb * sizeof(uint32_t))) ||
       (rc = put(out, M->bonds.rest, nb * sizeof(double))) ||
       (rc = put(out, M->bonds.broken, nb)) ||
-      (rc = put(out, s->T, n * sizeof(double))))
+      (rc = put(out, s->T, n * sizeof(double))) ||
+      (rc = msi_solver_save(s->W.solver, out)))
     return s->host->set_error(s->ctx, rc, "cannot write the state");
   return MS_OK;
 }
@@ -237,7 +239,7 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
   int rc;
   if ((rc = get(in, &magic, sizeof magic)) || (rc = get(in, &n, sizeof n)))
     return s->host->set_error(s->ctx, rc, "saved state is truncated");
-  if (magic != MAGIC)
+  if (magic != MAGIC && magic != MAGIC1)
     return s->host->set_error(s->ctx, MS_ESTATE, "saved state is not a "
                               "peridynamics state");
   if (n != M->n)
@@ -265,6 +267,10 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
     return s->host->set_error(s->ctx, rc, "saved state is truncated");
   if (!bonds_valid(M))
     return s->host->set_error(s->ctx, MS_ESTATE, "saved bonds are corrupt");
+  if (magic == MAGIC && (rc = msi_solver_load(&s->W.solver, in, M->n)))
+    return s->host->set_error(s->ctx, rc, "%s", s->W.solver
+                              ? msi_solver_error(s->W.solver)
+                              : "out of memory");
   M->serial++;
   s->dead = 0;
   for (size_t b = 0; b < nb; b++) s->dead += M->bonds.broken[b];

@@ -84,6 +84,8 @@ int pd_begin(struct pd_model *M, struct pd_work *W) {
   memcpy(W->x0, M->x, 3 * M->n * sizeof(double));
   memcpy(W->v0, M->v, 3 * M->n * sizeof(double));
   W->nfresh = 0;
+  if (msi_solver_mark(W->solver))
+    return fail(W, MS_ENOMEM, "%s", "out of memory");
   return MS_OK;
 }
 
@@ -107,6 +109,7 @@ void pd_rewind(struct pd_model *M, struct pd_work *W) {
   memcpy(M->x, W->x0, 3 * M->n * sizeof(double));
   memcpy(M->v, W->v0, 3 * M->n * sizeof(double));
   pd_unbreak(M, W);
+  msi_solver_rewind(W->solver);
 }
 
 /* Velocity of each fixed meta-particle: that of its first pinned member. */

@@ -15,6 +15,9 @@ heat, zero gravity).  Every run writes a checkpoint after each frame
 (--checkpoint-every 1) and uses the same thread count (default 2).  A
 stop lands at a moment drawn uniformly over the time the uninterrupted
 run took after its first checkpoint; the draws follow --seed (default 1).
+A run that finishes before its signal (a busier machine while the
+uninterrupted run was timed, a faster one later) is started again with
+the window halved, up to three times.
 Prints one line per scene and a last line `N of M bit-identical`; exits 1
 unless every resumed run is."""
 import argparse
@@ -22,6 +25,7 @@ import filecmp
 import glob
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -124,7 +128,12 @@ def one_scene(args, scene, rng, tmp):
     for k in range(args.kills):
         sig = SIGNALS[k % len(SIGNALS)]
         out = os.path.join(tmp, "run%d" % k)
-        how = stopped_run(args, scene, out, 0.9 * span, rng, sig)
+        for attempt in range(4):
+            shutil.rmtree(out, ignore_errors=True)
+            how = stopped_run(args, scene, out, 0.9 * span / 2 ** attempt,
+                              rng, sig)
+            if how == "stopped":
+                break
         if how == "stopped":
             r = subprocess.run(
                 command(args, scene, out,

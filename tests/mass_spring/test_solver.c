@@ -222,6 +222,143 @@ START_TEST(save_load_round_trip) {
 }
 END_TEST
 
+/* The implicit solver's carried-over state (first guess, AUTO's policy,
+ * particle order, factor pattern and permutation): a model resumed from
+ * msi_solver_save continues bit for bit like the uninterrupted one, under
+ * AUTO with patterns changing as meta-particles come and go; one resumed
+ * without that state does not (the test would pass vacuously otherwise).
+ * With a loose tolerance PCG takes each new pattern; with one PCG cannot
+ * reach in its budget, CHOLMOD does (AUTO's skip count, the kept order). */
+static const double resume_tol[2] = {1e-8, 1e-15};
+
+static void metas_of_step(struct one_meta *q, const struct mss_model *M,
+                          int s, const struct ms_metas **m,
+                          struct ms_meta_result **r) {
+  static const uint32_t at[4][2] = {{33, 43}, {44, 45}, {54, 55}, {0, 0}};
+  int k = (s / 2) % 4;
+  *m = NULL, *r = NULL;
+  if (k == 3) return;
+  make_meta(q, M, at[k][0], at[k][1]);
+  *m = &q->m, *r = &q->r;
+}
+
+static void run_steps(struct mss_model *M, struct mss_work *W, int s0,
+                      int s1) {
+  struct one_meta q;
+  const struct ms_metas *m;
+  struct ms_meta_result *r;
+  for (int s = s0; s < s1; s++) {
+    metas_of_step(&q, M, s, &m, &r);
+    ck_assert_int_eq(mss_step(M, W, 2e-3, NULL, m, r), 0);
+  }
+}
+
+static void resumed_copy(struct mss_model *B, struct mss_work *WB,
+                         const struct mss_model *A, const struct mem *st) {
+  cloth_model(B, MSI_AUTO, A->opt.pcg_tolerance);
+  mss_work_init(WB);
+  memcpy(B->x, A->x, 3 * A->n * sizeof *A->x);
+  memcpy(B->v, A->v, 3 * A->n * sizeof *A->v);
+  mss_update_stretch(B, 1);
+  if (!st) return;
+  struct mem in = *st;
+  struct ms_stream s = {&in, mem_write, mem_read};
+  ck_assert_int_eq(msi_solver_load(&WB->solver, &s, B->n), 0);
+  ck_assert_uint_eq(in.pos, in.len);
+}
+
+START_TEST(solver_state_resumes_bitwise) {
+  struct mss_model A, B, C;
+  struct mss_work WA, WB, WC;
+  cloth_model(&A, MSI_AUTO, resume_tol[_i]);
+  mss_work_init(&WA);
+  run_steps(&A, &WA, 0, 13);
+  struct msi_stats s0 = *msi_solver_stats(WA.solver);
+  struct mem st = {0};
+  struct ms_stream out = {&st, mem_write, mem_read};
+  ck_assert_int_eq(msi_solver_save(WA.solver, &out), 0);
+  resumed_copy(&B, &WB, &A, &st);
+  resumed_copy(&C, &WC, &A, NULL);
+  run_steps(&A, &WA, 13, 40);
+  run_steps(&B, &WB, 13, 40);
+  run_steps(&C, &WC, 13, 40);
+  const struct msi_stats *sa = msi_solver_stats(WA.solver);
+  if (_i == 0) { /* PCG took the new patterns after the resume */
+    ck_assert_uint_gt(sa->pcg_solves, s0.pcg_solves);
+  } else { /* CHOLMOD did, after PCG fell short, in the kept order */
+    ck_assert_uint_gt(sa->pcg_fallbacks, s0.pcg_fallbacks);
+    ck_assert_uint_gt(sa->analyses, s0.analyses);
+  }
+  ck_assert(!memcmp(A.x, B.x, 3 * A.n * sizeof *A.x));
+  ck_assert(!memcmp(A.v, B.v, 3 * A.n * sizeof *A.v));
+  ck_assert(memcmp(A.x, C.x, 3 * A.n * sizeof *A.x));
+  /* ... having taken the same decisions (statistics are not saved) */
+  const struct msi_stats *sb = msi_solver_stats(WB.solver);
+  ck_assert_uint_eq(sb->pcg_solves, sa->pcg_solves - s0.pcg_solves);
+  ck_assert_uint_eq(sb->pcg_fallbacks, sa->pcg_fallbacks - s0.pcg_fallbacks);
+  ck_assert_uint_eq(sb->factorizations,
+                    sa->factorizations - s0.factorizations);
+  /* another particle count, a truncated state: refused with a reason */
+  struct msi_solver *D = NULL;
+  struct mem in = st;
+  struct ms_stream s = {&in, mem_write, mem_read};
+  ck_assert_int_eq(msi_solver_load(&D, &s, A.n + 1), MS_ESTATE);
+  ck_assert_ptr_nonnull(strstr(msi_solver_error(D), "another size"));
+  in = st, in.len = st.len - 9;
+  ck_assert_int_eq(msi_solver_load(&D, &s, A.n), MS_ESTATE);
+  ck_assert_ptr_nonnull(strstr(msi_solver_error(D), "truncated"));
+  msi_solver_destroy(D);
+  free(st.buf);
+  mss_work_free(&WA), mss_work_free(&WB), mss_work_free(&WC);
+  mss_model_free(&A), mss_model_free(&B), mss_model_free(&C);
+}
+END_TEST
+
+/* A rewind restores the carried-over state: saved bytes equal to those of
+ * the start of the step, also when the step re-analysed a new pattern or
+ * created the solver, and the step integrated again repeats the first. */
+static void save_solver(const struct msi_solver *S, struct mem *m) {
+  struct ms_stream out = {m, mem_write, mem_read};
+  m->len = m->pos = 0;
+  ck_assert_int_eq(msi_solver_save(S, &out), 0);
+}
+
+START_TEST(rewind_restores_solver_state) {
+  struct mss_model M;
+  struct mss_work W;
+  struct one_meta q;
+  struct mem s0 = {0}, s1 = {0};
+  cloth_model(&M, _i ? MSI_CHOLMOD : MSI_AUTO, 1e-8);
+  mss_work_init(&W);
+  double *x0 = malloc(3 * M.n * sizeof *x0), *v0 = malloc(3 * M.n * sizeof *v0);
+  double *x1 = malloc(3 * M.n * sizeof *x1);
+  for (int s = 0; s < 4; s++) {
+    /* step 0 creates the solver; steps 1 and 3 meet a new pattern */
+    memcpy(x0, M.x, 3 * M.n * sizeof *x0), memcpy(v0, M.v, 3 * M.n * sizeof *v0);
+    ck_assert_int_eq(msi_solver_mark(W.solver), 0);
+    save_solver(W.solver, &s0);
+    uint64_t an = W.solver ? analyses(&W) : 0;
+    if (s % 2) make_meta(&q, &M, s == 1 ? 44 : 54, s == 1 ? 45 : 55);
+    ck_assert_int_eq(mss_step(&M, &W, 2e-3, NULL, s % 2 ? &q.m : NULL,
+                              s % 2 ? &q.r : NULL), 0);
+    if (s % 2 && _i) ck_assert_uint_gt(analyses(&W), an);
+    memcpy(x1, M.x, 3 * M.n * sizeof *x1);
+    msi_solver_rewind(W.solver);
+    memcpy(M.x, x0, 3 * M.n * sizeof *x0), memcpy(M.v, v0, 3 * M.n * sizeof *v0);
+    save_solver(W.solver, &s1);
+    ck_assert_uint_eq(s1.len, s0.len);
+    ck_assert(!memcmp(s0.buf, s1.buf, s0.len));
+    if (s % 2) make_meta(&q, &M, s == 1 ? 44 : 54, s == 1 ? 45 : 55);
+    ck_assert_int_eq(mss_step(&M, &W, 2e-3, NULL, s % 2 ? &q.m : NULL,
+                              s % 2 ? &q.r : NULL), 0);
+    ck_assert(!memcmp(x1, M.x, 3 * M.n * sizeof *x1));
+  }
+  free(x0), free(v0), free(x1), free(s0.buf), free(s1.buf);
+  mss_work_free(&W);
+  mss_model_free(&M);
+}
+END_TEST
+
 START_TEST(output_fields) {
   ms_sim *S = st_open_text(swing, 1);
   struct ms__system *y = st_system(S, "c");
@@ -254,6 +391,8 @@ Suite *suite_solver(void) {
   tcase_add_test(tc, pcg_matches_cholmod);
   tcase_add_test(tc, filter_drops_spring_pairs);
   tcase_add_test(tc, save_load_round_trip);
+  tcase_add_loop_test(tc, solver_state_resumes_bitwise, 0, 2);
+  tcase_add_loop_test(tc, rewind_restores_solver_state, 0, 2);
   tcase_add_test(tc, output_fields);
   suite_add_tcase(s, tc);
   return s;

@@ -11,6 +11,8 @@ EXTRA_DIST += tests/output/frames.test tests/output/frames.py \
 TESTS += tests/output/resume.test
 EXTRA_DIST += tests/output/resume.test tests/output/resume.cfg \
 	tests/output/complete.py
+TESTS += tests/output/resume_solvers.test
+EXTRA_DIST += tests/output/resume_solvers.test tests/bench/resume_kill.py
 TESTS += tests/output/preview.test
 EXTRA_DIST += tests/output/preview.test tests/output/png_check.py
 TESTS += tests/output/progress.test

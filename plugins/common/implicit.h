@@ -271,15 +271,17 @@ const void *msi_solver_matrix(const struct msi_solver *S);
  * msi_solver_save did not write, the stream's status when a read fails,
  * MS_ENOMEM.  Both are single-threaded, O(np + pattern). */
 int msi_solver_save(const struct msi_solver *S, const struct ms_stream *out);
-/* A plugin's begin_step and rewind: mark remembers the carried-over state
- * (O(np); MS_ENOMEM), rewind restores it, so a step integrated again
- * after a rewind starts from what the first integration did and repeats
- * it bit for bit, and a checkpoint taken after a rewind holds what one
- * taken at the start of the step would.  A solver created after the mark
- * (S was NULL then) is emptied by rewind.  NULL S: nothing to do. */
-int msi_solver_mark(struct msi_solver *S);
-void msi_solver_rewind(struct msi_solver *S);
 int msi_solver_load(struct msi_solver **S, const struct ms_stream *in,
                     size_t np);
+
+/* A plugin's begin_step and rewind: mark remembers the carried-over state
+ * (O(1): what the step replaces is moved aside, not copied), rewind
+ * restores it, so a step integrated again after a rewind starts from
+ * what the first integration did and repeats it bit for bit, and a
+ * checkpoint taken after a rewind holds what one taken at the start of
+ * the step would.  A solver created after the mark (S was NULL then) is
+ * emptied by rewind.  NULL S: nothing to do. */
+void msi_solver_mark(struct msi_solver *S);
+void msi_solver_rewind(struct msi_solver *S);
 
 #endif

@@ -125,11 +125,11 @@ static void build_rhs(struct msi_solver *S, const struct msi_nodes *N,
 /* Keep each particle's velocity change: the next PCG's first guess. */
 static int keep_solution(struct msi_solver *S, const struct msi_nodes *N,
                          const double *dv) {
+  msi_mark_guess(S);
   if (N->np > S->cap_pdv) {
-    free(S->pdv);
-    S->pdv = malloc(3 * N->np * sizeof *S->pdv);
-    S->cap_pdv = S->pdv ? N->np : 0;
-    if (!S->pdv) return MS_ENOMEM;
+    if (msi_grow((void **)&S->pdv, N->np, 3 * sizeof *S->pdv))
+      return MS_ENOMEM;
+    S->cap_pdv = N->np;
   }
   for (size_t p = 0; p < N->np; p++)
     for (int k = 0; k < 3; k++)

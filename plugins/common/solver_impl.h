@@ -47,10 +47,11 @@ struct msi_solver {
   uint32_t *bucket;              /* np */
   size_t rank_np, cap_rank, cap_perm;
   /* The carried-over state at the start of the step (msi_solver_mark),
-   * for msi_solver_rewind.  The pattern is moved here only when an
-   * analysis replaces it during the step. */
+   * for msi_solver_rewind.  The first guess and the pattern are moved
+   * here (buffers swapped, nothing copied) only when the step replaces
+   * them. */
   struct msi_mark {
-    int on, pattern_moved;
+    int on, guess_moved, pattern_moved;
     double *pdv;
     size_t pdv_np, cap_pdv, rank_np;
     int pcg_skip, pcg_misses;
@@ -89,8 +90,9 @@ double msi_cholmod_cost(const struct msi_solver *S);
  * (Lbcol, Lbrow, Lperm); MS_ENOMEM. */
 int msi_cholmod_reserve_pattern(struct msi_solver *S, size_t nn,
                                 size_t nblocks);
-/* Before an analysis replaces the pattern: keep the step's first one for
- * msi_solver_rewind (solver_state.c). */
+/* Before a solve replaces the first guess, an analysis the pattern: keep
+ * the step's first ones for msi_solver_rewind (solver_state.c). */
+void msi_mark_guess(struct msi_solver *S);
 void msi_mark_pattern(struct msi_solver *S);
 /* Frees the mark's arrays (solver_state.c). */
 void msi_mark_free(struct msi_solver *S);

@@ -1,6 +1,7 @@
-/* The implicit solver's carried-over state in checkpoints (implicit.h,
- * CHECKPOINTS).  Layout, native byte order:
- *   "MSISOLV1", u64 present (0: nothing follows), u64 np_guess, f64 guess[3 np_guess],
+/* The implicit solver's carried-over state: checkpoints and rewind
+ * (implicit.h, CHECKPOINTS).  Checkpoint layout, native byte order:
+ *   "MSISOLV1", u64 present (0: nothing follows),
+ *   u64 np_guess, f64 guess[3 np_guess],
  *   i32 pcg_skip, i32 pcg_misses,
  *   u64 np_rank, i64 rank[np_rank],
  *   u64 has_pattern; if 1: u64 nn, u64 nblocks, u32 bcol[nn + 1],
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "solver_impl.h"
 
 static const char magic[8] = "MSISOLV1";
@@ -84,19 +86,25 @@ static int pattern_valid(const uint32_t *bcol, const uint32_t *brow,
   return 1;
 }
 
+/* A saved array's particle count: 0 (none) or the caller's np. */
+static int read_count(struct msi_solver *S, const struct ms_stream *in,
+                      size_t np, const char *what, uint64_t *n) {
+  int rc;
+  GET(n, sizeof *n);
+  return *n == 0 || *n == np ? MS_OK : bad(S, what);
+}
+
 static int load_guess(struct msi_solver *S, const struct ms_stream *in,
                       size_t np) {
   uint64_t n;
   int rc;
-  GET(&n, sizeof n);
-  if (n != 0 && n != np) return bad(S, "first guess of another size");
   S->pdv_np = 0;
-  if (!n) return MS_OK;
+  if ((rc = read_count(S, in, np, "first guess of another size", &n)) || !n)
+    return rc;
   if (np > S->cap_pdv) {
-    free(S->pdv);
-    S->pdv = malloc(3 * np * sizeof *S->pdv);
-    S->cap_pdv = S->pdv ? np : 0;
-    if (!S->pdv) return msi_fail(S, MS_ENOMEM, "out of memory");
+    if (msi_grow((void **)&S->pdv, np, 3 * sizeof *S->pdv))
+      return msi_fail(S, MS_ENOMEM, "out of memory");
+    S->cap_pdv = np;
   }
   GET(S->pdv, 3 * np * sizeof *S->pdv);
   for (size_t q = 0; q < 3 * np; q++)
@@ -109,10 +117,10 @@ static int load_order(struct msi_solver *S, const struct ms_stream *in,
                       size_t np) {
   uint64_t n;
   int rc;
-  GET(&n, sizeof n);
-  if (n != 0 && n != np) return bad(S, "particle order of another size");
   S->rank_np = 0;
-  if (!n) return MS_OK;
+  if ((rc = read_count(S, in, np, "particle order of another size", &n)) ||
+      !n)
+    return rc;
   if (msi_cholmod_reserve_order(S, np))
     return msi_fail(S, MS_ENOMEM, "out of memory");
   GET(S->rank, np * sizeof *S->rank);
@@ -184,35 +192,26 @@ int msi_solver_load(struct msi_solver **Sp, const struct ms_stream *in,
 
 /* ---- rewind ------------------------------------------------------------ */
 
-static int copy_guess(double **dst, size_t *cap, const double *src,
-                      size_t np) {
-  if (np > *cap) {
-    free(*dst);
-    *dst = malloc(3 * np * sizeof **dst);
-    *cap = *dst ? np : 0;
-    if (!*dst) return MS_ENOMEM;
-  }
-  if (np) memcpy(*dst, src, 3 * np * sizeof **dst);
-  return MS_OK;
-}
-
-int msi_solver_mark(struct msi_solver *S) {
-  if (!S) return MS_OK;
+void msi_solver_mark(struct msi_solver *S) {
+  if (!S) return;
   struct msi_mark *k = &S->mark;
-  k->on = 0;
-  if (copy_guess(&k->pdv, &k->cap_pdv, S->pdv, S->pdv ? S->pdv_np : 0))
-    return msi_fail(S, MS_ENOMEM, "out of memory");
-  k->pdv_np = S->pdv ? S->pdv_np : 0;
   k->rank_np = S->rank_np;
   k->pcg_skip = S->pcg_skip, k->pcg_misses = S->pcg_misses;
-  k->pattern_moved = 0;
+  k->guess_moved = k->pattern_moved = 0;
   k->on = 1;
-  return MS_OK;
+}
+
+#define SWAP(T, a, b) do { T t_ = (a); (a) = (b); (b) = t_; } while (0)
+
+static void swap_guess(struct msi_solver *S) {
+  struct msi_mark *k = &S->mark;
+  SWAP(double *, S->pdv, k->pdv);
+  SWAP(size_t, S->pdv_np, k->pdv_np);
+  SWAP(size_t, S->cap_pdv, k->cap_pdv);
 }
 
 static void swap_pattern(struct msi_solver *S) {
   struct msi_mark *k = &S->mark;
-#define SWAP(T, a, b) do { T t_ = (a); (a) = (b); (b) = t_; } while (0)
   SWAP(uint32_t *, S->Lbcol, k->Lbcol);
   SWAP(uint32_t *, S->Lbrow, k->Lbrow);
   SWAP(SuiteSparse_long *, S->Lperm, k->Lperm);
@@ -223,7 +222,16 @@ static void swap_pattern(struct msi_solver *S) {
   SWAP(size_t, S->cap_Lperm, k->cap_Lperm);
   SWAP(double, S->an_fl, k->an_fl);
   SWAP(double, S->an_lnz, k->an_lnz);
+}
 #undef SWAP
+
+/* The first solve of a marked step moves the guess it replaces to the
+ * mark (the mark's old buffer becomes the solver's, to be refilled). */
+void msi_mark_guess(struct msi_solver *S) {
+  if (!S->mark.on || S->mark.guess_moved) return;
+  swap_guess(S);
+  S->pdv_np = 0; /* until refilled */
+  S->mark.guess_moved = 1;
 }
 
 /* The first analysis of a marked step moves the pattern it replaces to
@@ -254,9 +262,8 @@ void msi_solver_rewind(struct msi_solver *S) {
     S->pcg_skip = S->pcg_misses = 0;
     return;
   }
-  if (k->pdv_np) /* S->pdv only grows: it holds them */
-    memcpy(S->pdv, k->pdv, 3 * k->pdv_np * sizeof *S->pdv);
-  S->pdv_np = k->pdv_np;
+  if (k->guess_moved) swap_guess(S);
+  k->guess_moved = 0;
   S->rank_np = k->rank_np;
   S->pcg_skip = k->pcg_skip, S->pcg_misses = k->pcg_misses;
   if (!k->pattern_moved) return;

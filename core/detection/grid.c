@@ -4,6 +4,7 @@
 #include "../base/base.h"
 #include "detection.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,14 +70,17 @@ static size_t bounds(const double *x, size_t stride, size_t n, double *lo,
 
 /* Choose the cells for the box [lo, hi]: at least min_cell, grown until the
  * grid has at most max(4n, 4096) cells (sparse scenes stay cheap in memory;
- * correctness never depends on the cell size, only the cost does). */
+ * correctness never depends on the cell size, only the cost does).  A box
+ * wider than the largest double (finite points near +-1e308) counts as
+ * that wide, so the loop ends; ms__grid_axis clamps what lies beyond. */
 int ms__grid_cells(struct ms__grid *g, const double *lo, const double *hi,
                    double min_cell, size_t n) {
-  double c = min_cell * CELL_MARGIN;
+  double c = min_cell * CELL_MARGIN, ext[3];
   size_t limit = 4 * n > 4096 ? 4 * n : 4096;
+  for (int a = 0; a < 3; a++) ext[a] = fmin(hi[a] - lo[a], DBL_MAX);
   for (;;) {
     double cells = 1.0;
-    for (int a = 0; a < 3; a++) cells *= floor((hi[a] - lo[a]) / c) + 1.0;
+    for (int a = 0; a < 3; a++) cells *= floor(ext[a] / c) + 1.0;
     if (cells <= (double)limit) break;
     c *= 1.2599210498948732; /* 2^(1/3): halve the cell count */
   }
@@ -85,7 +89,7 @@ int ms__grid_cells(struct ms__grid *g, const double *lo, const double *hi,
   g->ncells = 1;
   for (int a = 0; a < 3; a++) {
     g->lo[a] = lo[a];
-    g->dim[a] = (uint32_t)(floor((hi[a] - lo[a]) / c) + 1.0);
+    g->dim[a] = (uint32_t)(floor(ext[a] / c) + 1.0);
     g->ncells *= g->dim[a];
   }
   if (g->ncells + 2 > g->cap_cells) {

@@ -92,15 +92,16 @@ static double rowmax(const struct flip_poisson *p, uint32_t row, size_t e0) {
 static double lower_row(const struct rowctx *x, uint32_t row, size_t e0,
                         double alpha) {
   const struct flip_poisson *p = x->p;
-  const size_t sj = p->sj, sk = x->zm ? p->sk : 0, c0 = e0 + p->row_lo[row];
-  const size_t n = p->row_hi[row] - p->row_lo[row];
+  const size_t c0 = e0 + p->row_lo[row];
+  const ptrdiff_t sj = (ptrdiff_t)p->sj, sk = x->zm ? (ptrdiff_t)p->sk : 0;
+  const ptrdiff_t n = (ptrdiff_t)(p->row_hi[row] - p->row_lo[row]);
   const double kz = x->zm ? 1.0 : 0.0;
   const float *restrict pc = p->precon + c0;
   const double *restrict q = p->q + c0;
   double *restrict r = p->r + c0, *restrict z = p->z + c0, m = 0.0;
   double *restrict t = x->buf, *restrict w = x->buf + (p->sj - 2);
 #pragma omp simd reduction(max : m)
-  for (size_t i = 0; i < n; i++) {
+  for (ptrdiff_t i = 0; i < n; i++) {
     double ri = alpha != 0.0 ? r[i] - alpha * q[i] : r[i];
     r[i] = ri;
     m = fabs(ri) > m ? fabs(ri) : m;
@@ -109,7 +110,7 @@ static double lower_row(const struct rowctx *x, uint32_t row, size_t e0,
     w[i] = (double)pc[i - 1] * pc[i];
   }
   double prev = z[-1]; /* 0: not an unknown */
-  for (size_t i = 0; i < n; i++) z[i] = prev = t[i] + w[i] * prev;
+  for (ptrdiff_t i = 0; i < n; i++) z[i] = prev = t[i] + w[i] * prev;
   return m;
 }
 
@@ -158,13 +159,14 @@ static double matvec_row(struct flip_poisson *p, uint32_t row, size_t e0) {
     }
     return dot;
   }
-  const size_t sj = p->sj, sk = p->sk, c0 = e0 + p->row_lo[row];
-  const size_t n = p->row_hi[row] - p->row_lo[row];
+  const size_t c0 = e0 + p->row_lo[row];
+  const ptrdiff_t sj = (ptrdiff_t)p->sj, sk = (ptrdiff_t)p->sk;
+  const ptrdiff_t n = (ptrdiff_t)(p->row_hi[row] - p->row_lo[row]);
   const double *restrict s = p->s + c0;
   const uint8_t *restrict d = p->diag + c0;
   double *restrict q = p->q + c0, dot = 0.0;
 #pragma omp simd reduction(+ : dot)
-  for (size_t i = 0; i < n; i++) {
+  for (ptrdiff_t i = 0; i < n; i++) {
     double t = d[i] * s[i] - (s[i - 1] + s[i + 1]) - (s[i - sj] + s[i + sj]) -
                (s[i - sk] + s[i + sk]);
     q[i] = d[i] ? t : 0.0;
@@ -175,18 +177,19 @@ static double matvec_row(struct flip_poisson *p, uint32_t row, size_t e0) {
 
 /* r = b - A phi over one row (phi is 0 outside the unknowns). */
 static void residual_row(struct flip_poisson *p, uint32_t row, size_t e0) {
-  const size_t sj = p->sj, sk = p->sk, c0 = e0 + p->row_lo[row];
-  const size_t n = p->row_hi[row] - p->row_lo[row];
+  const size_t c0 = e0 + p->row_lo[row];
+  const ptrdiff_t sj = (ptrdiff_t)p->sj, sk = (ptrdiff_t)p->sk;
+  const ptrdiff_t n = (ptrdiff_t)(p->row_hi[row] - p->row_lo[row]);
   const double *restrict x = p->phi + c0, *restrict b = p->b + c0;
   const uint8_t *restrict d = p->diag + c0;
   double *restrict r = p->r + c0;
   if (p->weighted) {
-    for (size_t i = 0; i < n; i++)
-      r[i] = d[i] ? b[i] - weighted_Ax(p, c0 + i, p->phi) : 0.0;
+    for (ptrdiff_t i = 0; i < n; i++)
+      r[i] = d[i] ? b[i] - weighted_Ax(p, c0 + (size_t)i, p->phi) : 0.0;
     return;
   }
 #pragma omp simd
-  for (size_t i = 0; i < n; i++) {
+  for (ptrdiff_t i = 0; i < n; i++) {
     double t = d[i] * x[i] - (x[i - 1] + x[i + 1]) - (x[i - sj] + x[i + sj]) -
                (x[i - sk] + x[i + sk]);
     r[i] = d[i] ? b[i] - t : 0.0;

@@ -147,6 +147,40 @@ START_TEST(non_finite_input_refused) {
 }
 END_TEST
 
+/* Finite points as far apart as doubles go (a damaged checkpoint, a
+ * solver gone astray): the box's width overflows to infinity.  The grids
+ * must still end, and find exactly the pairs and neighbours brute force
+ * finds. */
+START_TEST(extreme_coordinates_give_the_exact_pairs) {
+  struct cloud c = make_cloud(33, 500, 1.0);
+  const double far[4][3] = {{1.7e308, 0, 0}, {-1.7e308, 0, 0},
+                            {0, -1.7e308, 1e308}, {1.7e308, 1.7e308, -1.7e308}};
+  for (int k = 0; k < 4; k++) memcpy(c.x + 3 * (100 + 7 * k), far[k],
+                                     sizeof far[k]);
+  memcpy(c.x + 3 * 200, far[0], sizeof far[0]); /* a pair out there */
+  struct ms__detect d;
+  ms__detect_init(&d);
+  struct ms__detect_input in = {c.n, c.x, c.r, c.sys, NULL, 0.0, 0.0};
+  size_t bad = 0;
+  ck_assert_int_eq(ms__detect_pairs(&d, &in, &bad), 0);
+  uint32_t *ref;
+  size_t nref = brute(&c, 0.0, NULL, &ref);
+  ck_assert_uint_gt(nref, 10);
+  ck_assert_uint_eq(d.npairs, nref);
+  qsort(d.pairs, d.npairs, 2 * sizeof(uint32_t), cmp_pair);
+  ck_assert(memcmp(d.pairs, ref, 2 * nref * sizeof(uint32_t)) == 0);
+  struct ms_neighbors nb = {0};
+  ck_assert_int_eq(ms__neighbors_build(c.x, 3 * sizeof(double), c.n, 0.05,
+                                       &nb), 0);
+  ck_assert_uint_eq(nb.offset[101] - nb.offset[100], 1); /* particle 200 */
+  ck_assert_uint_eq(nb.index[nb.offset[100]], 200);
+  ms__neighbors_release(&nb);
+  free(ref);
+  ms__detect_free(&d);
+  free_cloud(&c);
+}
+END_TEST
+
 /* Systems in runs, as a simulation lays them out: a fluid (1, blind to
  * itself) then two self-colliding bodies (0, 2) in a dense 0.3 m box. */
 static struct cloud make_runs(uint64_t seed) {
@@ -283,6 +317,7 @@ Suite *suite_detect(void) {
   tcase_add_test(tc, fluid_bulk_keeps_its_border_pairs);
   tcase_add_test(tc, same_order_for_any_thread_count);
   tcase_add_test(tc, non_finite_input_refused);
+  tcase_add_test(tc, extreme_coordinates_give_the_exact_pairs);
   tcase_add_test(tc, neighbor_lists_match_brute_force);
   tcase_add_test(tc, reused_candidates_give_the_exact_pairs);
   tcase_add_test(tc, reuse_follows_layout_changes);

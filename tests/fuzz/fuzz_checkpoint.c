@@ -11,6 +11,7 @@
  * tests/output).  Each input resumes a freshly opened simulation. */
 #include <dirent.h>
 #include <dlfcn.h>
+#include <ftw.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -138,11 +139,22 @@ static void write_seeds(const char *out) {
   exit(0);
 }
 
+static int remove_one(const char *p, const struct stat *st, int type,
+                      struct FTW *f) {
+  (void)st, (void)type, (void)f;
+  return remove(p);
+}
+
+/* The private directory goes when the fuzzer exits (a report, too, ends
+ * with exit()). */
+static void remove_dir(void) { nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS); }
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
   const char *tmp = getenv("TMPDIR");
   snprintf(dir, sizeof dir, "%s/ms-fuzz-XXXXXX", tmp && *tmp ? tmp : "/tmp");
   if (!mkdtemp(dir)) die("cannot create a directory", dir);
+  atexit(remove_dir);
   snprintf(ckpt, sizeof ckpt, "%s/checkpoint.msck", dir);
   for (size_t i = 0; i < NSCENES; i++) {
     snprintf(scene_path[i], sizeof scene_path[i], "%s/%s", MS_FUZZ_CONFIGS,

@@ -302,21 +302,35 @@ static int cmd_plugins(struct args *a) {
     return cli_exit_code(rc);
   }
   size_t n = ms_registry_count(reg);
-  printf("%-16s %-10s %-5s %-40s %s\n", "ID", "VERSION", "ABI", "NAME",
-         "FILE");
+  /* columns as wide as their longest entry */
+  int w[3] = {2, 7, 4}; /* "ID", "VERSION", "NAME" */
   for (size_t i = 0; i < n; i++) {
     struct ms_plugin_info p;
     ms_registry_get(reg, i, &p);
-    printf("%-16s %-10s %d.%-3d %-40s %s\n", p.id, p.version, p.abi_major,
-           p.abi_minor, p.name, p.path);
-    if (p.shadowed) printf("%-16s (overrides %s)\n", "", p.shadowed);
+    const char *col[3] = {p.id, p.version, p.name};
+    for (int c = 0; c < 3; c++)
+      if ((int)strlen(col[c]) > w[c]) w[c] = (int)strlen(col[c]);
   }
-  if (n == 0) printf("(no plugins found)\n");
+  if (n) printf("%-*s  %-*s  %-5s  %-*s  %s\n", w[0], "ID", w[1], "VERSION",
+                "ABI", w[2], "NAME", "FILE");
+  for (size_t i = 0; i < n; i++) {
+    struct ms_plugin_info p;
+    char abi[24];
+    ms_registry_get(reg, i, &p);
+    snprintf(abi, sizeof abi, "%d.%d", p.abi_major, p.abi_minor);
+    printf("%-*s  %-*s  %-5s  %-*s  %s\n", w[0], p.id, w[1], p.version, abi,
+           w[2], p.name, p.path);
+    if (p.shadowed) printf("%-*s  (overrides %s)\n", w[0], "", p.shadowed);
+  }
   size_t nr = ms_registry_refusal_count(reg);
-  if (nr) printf("\nrefused:\n");
+  if (nr) printf("%srefused:\n", n ? "\n" : "");
   for (size_t i = 0; i < nr; i++) printf("  %s\n", ms_registry_refusal(reg, i));
+  char dirs[1024];
+  if (n == 0)
+    fprintf(stderr, "mergesplit: error: %s\n",
+            ms_registry_none_found(reg, dirs, sizeof dirs));
   ms_registry_close(reg);
-  return 0;
+  return n ? 0 : EXIT_PLUGIN;
 }
 
 static int print_version(void) {

@@ -371,7 +371,9 @@ static int scan_dir(ms_registry *r, const char *dir) {
   return rc;
 }
 
-size_t ms__plugin_dirs(const char *const *extra, char ***out) {
+/* The directories to scan, in order: the installed one, the environment's,
+ * the caller's. */
+static size_t plugin_dirs(const char *const *extra, char ***out) {
   size_t n = 0, cap = 16;
   char **dirs = malloc(cap * sizeof *dirs);
   if (!dirs) return *out = NULL, 0;
@@ -394,7 +396,7 @@ size_t ms__plugin_dirs(const char *const *extra, char ***out) {
   return n;
 }
 
-void ms__plugin_dirs_free(char **dirs, size_t n) {
+static void plugin_dirs_free(char **dirs, size_t n) {
   for (size_t i = 0; i < n; i++) free(dirs[i]);
   free(dirs);
 }
@@ -404,19 +406,24 @@ int ms_registry_open(const char *const *extra, ms_registry **out) {
   *out = NULL;
   if (!r) return MS_ENOMEM;
   char **dirs;
-  size_t nd = ms__plugin_dirs(extra, &dirs);
+  size_t nd = plugin_dirs(extra, &dirs);
   if (!dirs) {
     free(r);
     return MS_ENOMEM;
   }
   int rc = MS_OK;
-  for (size_t i = 0; i < nd && rc == MS_OK; i++) {
-    int again = 0; /* a directory named twice is scanned once */
-    for (size_t j = 0; j < i && dirs[i]; j++)
-      again |= dirs[j] && !strcmp(dirs[i], dirs[j]);
-    if (dirs[i] && !again) rc = scan_dir(r, dirs[i]);
+  r->dirs = dirs;
+  for (size_t i = 0; i < nd; i++) {
+    int again = !dirs[i]; /* a directory named twice is scanned once */
+    for (size_t j = 0; j < r->ndirs && !again; j++)
+      again = !strcmp(dirs[i], r->dirs[j]);
+    if (again) {
+      free(dirs[i]);
+      continue;
+    }
+    r->dirs[r->ndirs++] = dirs[i];
+    if (rc == MS_OK) rc = scan_dir(r, dirs[i]);
   }
-  ms__plugin_dirs_free(dirs, nd);
   if (rc) {
     ms_registry_close(r);
     return rc;
@@ -451,6 +458,26 @@ const char *ms_registry_refusal(const ms_registry *reg, size_t i) {
   return i < reg->nrefused ? reg->refused[i] : NULL;
 }
 
+const char *ms_registry_dir(const ms_registry *reg, size_t i) {
+  return i < reg->ndirs ? reg->dirs[i] : NULL;
+}
+
+char *ms_registry_none_found(const ms_registry *reg, char *buf, size_t len) {
+  int k = snprintf(buf, len, "no plugins found in ");
+  size_t at = k > 0 ? (size_t)k : 0;
+  for (size_t i = 0; i < reg->ndirs && at < len; i++) {
+    struct stat st;
+    int there = stat(reg->dirs[i], &st) == 0 && S_ISDIR(st.st_mode);
+    k = snprintf(buf + at, len - at, "%s%s%s", i ? ", " : "",
+                     reg->dirs[i], there ? "" : " (missing)");
+    at += k > 0 ? (size_t)k : 0;
+  }
+  if (at < len)
+    snprintf(buf + at, len - at, "; install plugins there, or add a "
+             "directory with MERGESPLIT_PLUGIN_PATH=DIR or --plugin-path DIR");
+  return buf;
+}
+
 void ms_registry_close(ms_registry *reg) {
   if (!reg) return;
   for (size_t i = 0; i < reg->n; i++) {
@@ -459,6 +486,7 @@ void ms_registry_close(ms_registry *reg) {
   }
   for (size_t i = 0; i < reg->nrefused; i++) free(reg->refused[i]);
   for (size_t i = 0; i < reg->nhandles; i++) dlclose(reg->handles[i]);
+  plugin_dirs_free(reg->dirs, reg->ndirs);
   free(reg->p);
   free(reg->refused);
   free(reg->handles);

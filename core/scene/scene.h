@@ -84,6 +84,8 @@ struct ms_registry {
   size_t nrefused, cap_refused;
   void **handles; /* dlopen handles kept open */
   size_t nhandles, cap_handles;
+  char **dirs; /* scanned, in order, each once */
+  size_t ndirs;
 };
 
 /* Validate a descriptor exactly as the loader does; on refusal write the
@@ -91,10 +93,6 @@ struct ms_registry {
 int ms__plugin_validate(const struct ms_plugin *d, char *why, size_t len);
 const struct ms__plugin *ms__registry_find(const ms_registry *reg,
                                            const char *id);
-/* The directory list searched, in order (for messages). */
-size_t ms__plugin_dirs(const char *const *extra, char ***out);
-void ms__plugin_dirs_free(char **dirs, size_t n);
-
 /* ---- scene.c -------------------------------------------------------------*/
 /* The scene file's core settings (scene, coupling, output, systems).  The
  * keys of each system other than name/solver/self_collision belong to the

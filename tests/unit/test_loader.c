@@ -142,6 +142,18 @@ START_TEST(later_directory_overrides) {
   ck_assert_uint_eq(ms_registry_refusal_count(r3),
                     ms_registry_refusal_count(r1));
   ck_assert_ptr_null(ms__registry_find(r3, "fixture_good")->shadowed);
+  /* the directories scanned: the installed one, then each named once */
+  ck_assert_str_eq(ms_registry_dir(r3, 1), fx);
+  ck_assert_ptr_null(ms_registry_dir(r3, 2));
+  ck_assert_str_eq(ms_registry_dir(r2, 1), fx);
+  ck_assert_str_eq(ms_registry_dir(r2, 2), link);
+  ck_assert_ptr_null(ms_registry_dir(r2, 3));
+  char why[2048], want[1024];
+  snprintf(want, sizeof want, ", %s, %s; install plugins there", fx, link);
+  ck_assert_ptr_nonnull(strstr(ms_registry_none_found(r2, why, sizeof why),
+                               want));
+  ck_assert_ptr_nonnull(strstr(ms_registry_none_found(r2, why, 24),
+                               "no plugins found in"));
   ms_registry_close(r1);
   ms_registry_close(r2);
   ms_registry_close(r3);

@@ -65,6 +65,15 @@ MS_API int ms_registry_get(const ms_registry *reg, size_t i,
 MS_API size_t ms_registry_refusal_count(const ms_registry *reg);
 MS_API const char *ms_registry_refusal(const ms_registry *reg, size_t i);
 MS_API void ms_registry_close(ms_registry *reg);
+/* ---- appended in 0.2 ---- */
+/* The directories scanned, in order, each once: directory i, NULL past
+ * the last. */
+MS_API const char *ms_registry_dir(const ms_registry *reg, size_t i);
+/* The reason when no plugin was found, one line into buf (truncated to
+ * len bytes, always terminated): "no plugins found in DIR, DIR (missing),
+ * ...; install plugins there, or add a directory with ...".  Returns buf. */
+MS_API char *ms_registry_none_found(const ms_registry *reg, char *buf,
+                                    size_t len);
 
 /* ---- simulations ----------------------------------------------------- */
 

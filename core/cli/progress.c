@@ -11,7 +11,14 @@ static struct {
   int on, tty, drawn;
   double t_wall0, sim_t0, last_draw, last_wall, rate;
   uint64_t last_steps;
+  /* wall seconds per simulated second over the recent frames, and where
+   * the last frame ended */
+  double pace, pace_wall, pace_sim;
 } P;
+
+/* Weight of the newest frame in the pace: about the last 5 frames count,
+ * so the ETA follows a run that slows down when contact starts. */
+#define PACE_WEIGHT 0.25
 
 static double now(void) {
   struct timespec t;
@@ -24,7 +31,8 @@ void progress_start(int quiet, double time, uint64_t steps) {
   P.on = !quiet;
   P.tty = isatty(STDERR_FILENO);
   P.t_wall0 = P.last_wall = now();
-  P.sim_t0 = time; /* a resumed run starts at its checkpoint */
+  P.sim_t0 = P.pace_sim = time; /* a resumed run starts at its checkpoint */
+  P.pace_wall = P.t_wall0;
   P.last_steps = steps;
 }
 
@@ -48,11 +56,22 @@ static void fmt_eta(char *buf, size_t len, double s) {
     snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
 }
 
-/* Remaining wall time from the simulated time done since the start. */
+/* Remaining wall time at the recent frames' pace (before the first frame
+ * ends: at the pace since the start). */
 static double eta(const struct ms_progress *p, double wall) {
   double done = p->time - P.sim_t0, rest = p->end_time - p->time;
+  if (P.pace > 0) return P.pace * rest;
   if (!(done > 0)) return -1;
   return (wall - P.t_wall0) * rest / done;
+}
+
+static void update_pace(const struct ms_progress *p, double wall) {
+  double ds = p->time - P.pace_sim;
+  if (!(ds > 0)) return;
+  double pace = (wall - P.pace_wall) / ds;
+  P.pace = P.pace > 0 ? P.pace + PACE_WEIGHT * (pace - P.pace) : pace;
+  P.pace_wall = wall;
+  P.pace_sim = p->time;
 }
 
 /* "frame F/N [####------] t=T s R steps/s ETA E P particles M meta", the
@@ -92,6 +111,7 @@ void progress_update(void *opaque, const struct ms_progress *p) {
   (void)opaque;
   if (!P.on) return;
   double wall = now();
+  if (p->frame_done) update_pace(p, wall);
   if (!P.tty && !p->frame_done) return;
   if (P.tty && !p->frame_done && wall - P.last_draw < 0.1) return;
   double dt = wall - P.last_wall;

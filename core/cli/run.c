@@ -1,5 +1,6 @@
 /* `mergesplit run` and `mergesplit check`: progress, signals, resume. */
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +138,15 @@ static void summary(const struct args *a, ms_sim *sim) {
   printf("%s: %lld frames, %llu steps, t = %g s\n", a->scene,
          (long long)ms_sim_frames_done(sim),
          (unsigned long long)ms_sim_steps(sim), ms_sim_time(sim));
+  const char *dir = ms_sim_output_dir(sim);
+  char pvd[4200];
+  struct stat st;
+  if (dir) snprintf(pvd, sizeof pvd, "%s/scene.pvd", dir);
+  if (dir && stat(pvd, &st) == 0)
+    printf("output: %s (open %s in ParaView, or draw PNG previews with "
+           "'mergesplit render %s')\n", dir, pvd, dir);
+  else if (dir)
+    printf("output: %s\n", dir);
   ms_sim_print_timing(sim, stdout);
 }
 

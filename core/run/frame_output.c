@@ -24,7 +24,7 @@ static int open_files(struct ms_sim *S, const char **names) {
                            names, &S->err);
   if (rc) return rc;
   size_t n = strlen(dir) + 32;
-  if (!(S->checkpoint_path = malloc(n)))
+  if (!(S->checkpoint_path = malloc(n)) || !(S->out_dir = strdup(dir)))
     return ms__errf(&S->err, MS_ENOMEM, "out of memory");
   snprintf(S->checkpoint_path, n, "%s/checkpoint.msck", dir);
   if (!S->scene.preview) return MS_OK;
@@ -183,6 +183,8 @@ void ms__outputs_close(struct ms_sim *S) {
   S->preview = NULL;
   free(S->checkpoint_path);
   S->checkpoint_path = NULL;
+  free(S->out_dir);
+  S->out_dir = NULL;
   for (uint32_t s = 0; S->sys && s < S->nsys; s++) {
     free(S->sys[s].meta_id);
     S->sys[s].meta_id = NULL;
@@ -192,6 +194,8 @@ void ms__outputs_close(struct ms_sim *S) {
 const char *ms_sim_checkpoint_path(const ms_sim *S) {
   return S->checkpoint_path;
 }
+
+const char *ms_sim_output_dir(const ms_sim *S) { return S->out_dir; }
 
 int ms_sim_checkpoint(ms_sim *S, const char *path) {
   if (S->err.status) return S->err.status;

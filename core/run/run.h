@@ -43,6 +43,7 @@ struct ms_sim {
   struct ms__output *out;
   struct ms__preview *preview;
   char *checkpoint_path; /* NULL: no output, no checkpoints */
+  char *out_dir;         /* NULL: no output */
   struct ms__report *rep;
   int rep_failed; /* a report write failed and was said: once is enough */
   uint64_t sampled; /* particles the systems' shapes hold so far */

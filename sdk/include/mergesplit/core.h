@@ -177,6 +177,9 @@ MS_API uint64_t ms_sim_metas(const ms_sim *sim);
 /* Where the run writes its checkpoints (DIR/checkpoint.msck); NULL when it
  * writes no files. */
 MS_API const char *ms_sim_checkpoint_path(const ms_sim *sim);
+/* The directory the run writes its frames to; NULL when it writes no
+ * files.  (Appended in 0.2.) */
+MS_API const char *ms_sim_output_dir(const ms_sim *sim);
 /* Write a checkpoint of the current state to `path` now (atomically). */
 MS_API int ms_sim_checkpoint(ms_sim *sim, const char *path);
 /* What a run measured so far (metrics.h in the sources documents the

@@ -4,7 +4,7 @@
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config autoconf-archive
 libconfig-dev libcairo2-dev fonts-dejavu-core check libsuitesparse-dev libopenblas-dev libopenblas0-pthread
-python3-vtk9 python3-numpy"
+python3-vtk9 python3-numpy groff-base"
 if [ "$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq

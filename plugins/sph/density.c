@@ -28,6 +28,7 @@ double sph_pressure(const struct sph_params *P, double rho) {
 
 /* e(rho) = int_rho0^rho p / r^2 dr for the Tait pressure:
  *   (B / rho0) [ (s^(gamma-1) - 1) / (gamma - 1) + 1 / s - 1 ],  s = rho/rho0,
+ * whose first term is ln s for gamma = 1 (its limit),
  * which is >= 0 on both sides of rho0 (its derivative, (s^gamma - 1) / s^2
  * times B / rho0, changes sign there); with clamping, p = 0 below rho0
  * and so is e.  The symmetric pressure force is minus the gradient of
@@ -36,7 +37,7 @@ double sph_internal_energy(const struct sph_params *P, double rho) {
   double s = rho / P->rho0;
   if (P->clamp_pressure && s < 1.0) return 0.0;
   double g1 = P->gamma - 1.0;
-  double e = (pow(s, g1) - 1.0) / g1 + 1.0 / s - 1.0;
+  double e = (g1 != 0.0 ? (pow(s, g1) - 1.0) / g1 : log(s)) + 1.0 / s - 1.0;
   return e > 0.0 ? P->B / P->rho0 * e : 0.0;
 }
 

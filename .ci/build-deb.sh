@@ -27,6 +27,7 @@ echo "$listed"
 for mk in "$top"/plugins/*/local.mk; do
   for id in $(sed -n 's|^plugin_LTLIBRARIES += plugins/\(.*\)\.la$|\1|p' "$mk"); do
     echo "$listed" | grep -q "^$id " || { echo "missing plugin: $id"; exit 1; }
+    man -w "mergesplit-$id" >/dev/null || { echo "missing page: mergesplit-$id(7)"; exit 1; }
   done
 done
 man -w mergesplit-plugin >/dev/null

@@ -264,7 +264,7 @@ int flip_read_params(const struct ms_host *h, ms_ctx *c, const ms_config *sec,
   }
   if (!(p->separation >= 0.0 && p->separation <= 1.0)) {
     rc = h->cfg_error(c, sec, "separation", "must be in [0, 1] (the share "
-                      "of two particles' overlap below the spacing removed "
+                      "of two particles' overlap below 0.8 spacing removed "
                       "per step; got %g)", p->separation);
     goto fail;
   }

@@ -514,8 +514,9 @@ struct flip_params {
   int solver;           /* FLIP_SOLVER_* */
   int warm_start;       /* PCG starts from the last step's pressure */
   int couple_cells;     /* other systems' particles make cells non-empty */
-  double separation;    /* share of an overlap below the spacing a pair
-                           of particles is moved apart per step */
+  double separation;    /* share of an overlap below
+                           FLIP_SEPARATION_DISTANCE spacings a pair of
+                           particles is moved apart per step */
   int energy_limit;     /* a step without meta-particles ends with at most
                            the energy it started with (energy.c) */
   int buoyancy;         /* the water's pressure force on other systems'

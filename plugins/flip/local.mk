@@ -21,6 +21,7 @@ plugins_flip_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS) $(CHOLMOD_CFLAGS)
 plugins_flip_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 plugins_flip_la_LDFLAGS = $(MS_PLUGIN_LDFLAGS)
 plugins_flip_la_LIBADD = plugins/flip/libflip.la $(CHOLMOD_LIBS) -lm
+dist_man7_MANS += plugins/flip/mergesplit-flip.7
 
 # ---- tests ------------------------------------------------------------------
 check_PROGRAMS += tests/flip/run-flip

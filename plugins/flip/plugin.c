@@ -57,8 +57,10 @@
  *   conductivity          [W/(m K)], >= 0, 0.6 (water): conduction
  *                         between the cells' lumps (heat.c)
  *
- * scene.scale (the scene's resolution knob) makes spacing, cell size and
- * radius k times finer, k the whole number nearest to scale^(1/3).
+ * scene.scale = s (the scene's resolution knob) makes the spacing and a
+ * given radius s^(1/3) times finer (at most 16) and the cells k times,
+ * k the whole number nearest to s^(1/3) (1 to 16): s = 2 keeps the cells
+ * and puts about 16 particles in each.
  *
  * Output fields: position, velocity, mass, radius, pressure [Pa] (grid
  * pressure interpolated at the particle's start-of-step position),

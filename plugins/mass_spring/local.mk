@@ -25,6 +25,7 @@ plugins_mass_spring_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS) $(CHOLMOD_CFLAGS)
 plugins_mass_spring_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 plugins_mass_spring_la_LDFLAGS = $(MS_PLUGIN_LDFLAGS)
 plugins_mass_spring_la_LIBADD = plugins/mass_spring/libmassspring.la -lm
+dist_man7_MANS += plugins/mass_spring/mergesplit-mass_spring.7
 
 # ---- benchmark (make bench) --------------------------------------------
 EXTRA_PROGRAMS += tests/bench/bench-mass-spring

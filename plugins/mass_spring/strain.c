@@ -3,10 +3,10 @@
  * Springs alone let a cloth stretch without bound under a heavy load or a
  * fast impact: its cells open and what lies on it falls through.  After
  * the integration, in node space, every spring longer than (1 + limit)
- * times its rest length is shortened to it, the correction shared in
- * inverse proportion to the two nodes' masses (momentum unchanged).  The
- * two lose their separating speed along it, as in an inelastic collision
- * (the same shares): a length already too long when the step began (the
+ * times its rest length is shortened to it, the correction shared as
+ * set out below.  The two lose their separating speed along it, as in an
+ * inelastic collision (mass-weighted impulses, momentum unchanged): a
+ * length already too long when the step began (the
  * core's write of a meta-particle) is pulled in without becoming a speed
  * (Provot's v += dx / h flung a cloth 1000x lighter than the ball on it
  * at 43 m/s), and no correction makes kinetic energy.  Gauss-Seidel

@@ -24,6 +24,7 @@ plugins_peridynamics_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS) $(CHOLMOD_CFLAGS)
 plugins_peridynamics_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 plugins_peridynamics_la_LDFLAGS = $(MS_PLUGIN_LDFLAGS)
 plugins_peridynamics_la_LIBADD = plugins/peridynamics/libperidynamics.la -lm
+dist_man7_MANS += plugins/peridynamics/mergesplit-peridynamics.7
 
 EXTRA_DIST += plugins/peridynamics/README.md
 

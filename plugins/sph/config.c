@@ -64,7 +64,7 @@ static int read_scalars(struct sph_plugin *pl, const ms_config *sec,
     return rc;
   if (isnan(P->spacing))
     return H->cfg_error(C, sec, "spacing", "is required (the particle "
-                        "spacing [m]; particle mass = density * spacing^3)");
+                        "spacing [m])");
   if ((rc = positive(pl, sec, "spacing", P->spacing)) ||
       (rc = positive(pl, sec, "scale", *scale)) ||
       (rc = positive(pl, sec, "density", P->rho0)))

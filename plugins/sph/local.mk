@@ -19,6 +19,7 @@ plugins_sph_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
 plugins_sph_la_CFLAGS = $(MS_PLUGIN_CFLAGS)
 plugins_sph_la_LDFLAGS = $(MS_PLUGIN_LDFLAGS)
 plugins_sph_la_LIBADD = plugins/sph/libsphsolver.la -lm
+dist_man7_MANS += plugins/sph/mergesplit-sph.7
 
 # Tests: kernels (unit) and scenes, one Check runner, TAP on stdout.
 check_PROGRAMS += tests/sph/run-sph

@@ -3,8 +3,9 @@
  * Scene keys (system section; see README.md for the full list):
  *   shape | shapes     one shape group, or a list; each may carry its own
  *                      `velocity` (box block, cylinder column, sphere, ...)
- *   spacing            particle spacing [m] (required); mass = density *
- *                      spacing^3;  scale (1): particle count factor
+ *   spacing            particle spacing [m] (required); mass: density
+ *                      over the kernel sum of the sampling lattice (about
+ *                      density * spacing^3);  scale (1): count factor
  *   density (1000)     rest density;  velocity ([0,0,0]) initial velocity
  *   smoothing_length   h [m], default = spacing; kernels vanish beyond 2h
  *   kernel             cubic_spline | poly6 | spiky;  gradient_kernel

@@ -1,4 +1,5 @@
-# The plugin SDK: public headers and the pkg-config file for plugin authors.
+# The plugin SDK: public headers and the pkg-config files, one for plugin
+# authors (headers only), one for programs that link the core library.
 mergesplitincludedir = $(includedir)/mergesplit
 mergesplitinclude_HEADERS = \
 	sdk/include/mergesplit/core.h \
@@ -9,8 +10,8 @@ mergesplitinclude_HEADERS = \
 	sdk/include/mergesplit/view.h
 
 pkgconfigdir = $(libdir)/pkgconfig
-pkgconfig_DATA = sdk/mergesplit-plugin.pc
-EXTRA_DIST += sdk/mergesplit-plugin.pc.in
+pkgconfig_DATA = sdk/mergesplit-plugin.pc sdk/mergesplit.pc
+EXTRA_DIST += sdk/mergesplit-plugin.pc.in sdk/mergesplit.pc.in
 
 # The example third-party plugin: shipped as documentation (the -dev
 # package), built standalone with pkg-config (see sdk/example/Makefile).

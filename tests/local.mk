@@ -159,8 +159,8 @@ tests_scenes_run_paper_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/scenes/run-paper
 
 # ---- command-line tests (TAP shell scripts) ----------------------------------
-TESTS += tests/cli.test tests/sdk.test tests/layers.test tests/man.test
-EXTRA_DIST += tests/cli.test tests/sdk.test tests/layers.test tests/man.test \
+TESTS += tests/cli.test tests/sdk.test tests/layers.test
+EXTRA_DIST += tests/cli.test tests/sdk.test tests/layers.test \
   tests/bench/paper_table.py \
   tests/bench/energy_scenes.py tests/bench/same_frames.py \
   tests/bench/rigid_scenes.py \

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Run the paper's scenes (configs/paper/) and write the table of the
-README's "Reproducing the paper" section.
+"""Run the paper's scenes (configs/paper/) and write the table of
+doc/paper.md.
 
 For every scene: merging-and-splitting at scale 1 and then at doubling
 scales while the next run is predicted to finish within the time budget
@@ -36,7 +36,7 @@ default budget, and may be built in several sittings.  Each row keeps the
 source commit it was measured at (the table's last line lists them);
 start a new cache when the code changes.  --cached-only writes the table
 of what the cache holds without running anything.
-tests/bench/paper_table.jsonl is the cache the README's table was made
+tests/bench/paper_table.jsonl is the cache doc/paper.md's table was made
 from.
 """
 import argparse

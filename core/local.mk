@@ -47,8 +47,11 @@ nodist_EXTRA_core_libmergesplit_la_SOURCES = core/dummy.c
 core_libmergesplit_la_CPPFLAGS = $(core_libmscore_la_CPPFLAGS)
 core_libmergesplit_la_CFLAGS = $(core_libmscore_la_CFLAGS)
 core_libmergesplit_la_LIBADD = core/libmscore.la $(LIBCONFIG_LIBS) $(CAIRO_LIBS)
+# Only the public API (MS_API, ms_*) is exported: not the OpenMP runtime's
+# named locks the compiler makes global (debian/libmergesplit0.symbols
+# lists the exports; tests/sdk.test checks all three agree).
 core_libmergesplit_la_LDFLAGS = -version-info $(MS_LT_VERSION) -no-undefined \
-	$(OPENMP_CFLAGS)
+	-export-symbols-regex '^ms_[a-z]' $(OPENMP_CFLAGS)
 
 bin_PROGRAMS += core/cli/mergesplit
 core_cli_mergesplit_SOURCES = core/cli/main.c core/cli/cli.h \

@@ -158,6 +158,11 @@ tests_scenes_run_paper_LDADD = $(tests_scenes_run_scenes_LDADD)
 tests_scenes_run_paper_LDFLAGS = $(OPENMP_CFLAGS)
 TESTS += tests/scenes/run-paper
 
+# The test list, for scripts (.ci/run's sanitizer stage).
+print-tests:
+	@echo $(TESTS)
+.PHONY: print-tests
+
 # ---- command-line tests (TAP shell scripts) ----------------------------------
 TESTS += tests/cli.test tests/sdk.test tests/layers.test
 EXTRA_DIST += tests/cli.test tests/sdk.test tests/layers.test \

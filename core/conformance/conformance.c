@@ -300,13 +300,7 @@ int ms_conformance_run(const char *plugin_id,
     return rc;
   }
   int found = ms__registry_find(reg, plugin_id) != NULL;
-  char dirs[1024];
-  if (!found && ms_registry_count(reg) == 0)
-    snprintf(err, errlen, "no plugin provides solver '%s': %s", plugin_id,
-             ms_registry_none_found(reg, dirs, sizeof dirs));
-  else if (!found)
-    snprintf(err, errlen, "no plugin provides solver '%s' (see 'mergesplit "
-             "plugins')", plugin_id);
+  if (!found) ms__registry_missing(reg, plugin_id, err, errlen);
   ms_registry_close(reg);
   if (!found) return MS_ENOENT;
 #ifdef _OPENMP

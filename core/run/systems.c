@@ -39,15 +39,10 @@ static int create_one(struct ms_sim *S, uint32_t i) {
   y->desc = d;
   y->plugin = ms__registry_find(S->reg, d->solver);
   if (!y->plugin) {
-    char where[700], dirs[1024];
+    char where[700], why[1400];
     ms__cfg_where(d->section, "solver", where, sizeof where);
-    if (ms_registry_count(S->reg) == 0)
-      return ms__errf(&S->err, MS_ENOENT, "%s: no plugin provides solver "
-                      "'%s': %s", where, d->solver,
-                      ms_registry_none_found(S->reg, dirs, sizeof dirs));
-    return ms__errf(&S->err, MS_ENOENT,
-                    "%s: no plugin provides solver '%s' (see 'mergesplit "
-                    "plugins')", where, d->solver);
+    return ms__errf(&S->err, MS_ENOENT, "%s: %s", where,
+                    ms__registry_missing(S->reg, d->solver, why, sizeof why));
   }
   if (y->plugin->shadowed)
     ms__log(S, MS_SINK_WARN, "system '%s': solver '%s' from %s overrides the "

@@ -458,6 +458,18 @@ const char *ms_registry_refusal(const ms_registry *reg, size_t i) {
   return i < reg->nrefused ? reg->refused[i] : NULL;
 }
 
+char *ms__registry_missing(const ms_registry *reg, const char *id, char *buf,
+                           size_t len) {
+  char dirs[1024];
+  if (reg->n == 0)
+    snprintf(buf, len, "no plugin provides solver '%s': %s", id,
+             ms_registry_none_found(reg, dirs, sizeof dirs));
+  else
+    snprintf(buf, len, "no plugin provides solver '%s' (see 'mergesplit "
+             "plugins')", id);
+  return buf;
+}
+
 const char *ms_registry_dir(const ms_registry *reg, size_t i) {
   return i < reg->ndirs ? reg->dirs[i] : NULL;
 }

@@ -93,6 +93,10 @@ struct ms_registry {
 int ms__plugin_validate(const struct ms_plugin *d, char *why, size_t len);
 const struct ms__plugin *ms__registry_find(const ms_registry *reg,
                                            const char *id);
+/* "no plugin provides solver 'ID' ..." into buf: with the directories
+ * searched when none was found at all.  Returns buf. */
+char *ms__registry_missing(const ms_registry *reg, const char *id, char *buf,
+                           size_t len);
 /* ---- scene.c -------------------------------------------------------------*/
 /* The scene file's core settings (scene, coupling, output, systems).  The
  * keys of each system other than name/solver/self_collision belong to the

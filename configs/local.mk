@@ -1,7 +1,12 @@
 # Scene files, installed as examples.
 configsdir = $(pkgdatadir)/configs
 dist_configs_DATA = \
-	configs/default.cfg configs/two_balls.cfg
+	configs/default.cfg configs/two_balls.cfg configs/knot_on_cloth.cfg
+
+# Mesh files scenes fill shapes from (shape type "mesh"); made by
+# tests/data/meshes/make_meshes.py.
+meshesdir = $(configsdir)/meshes
+dist_meshes_DATA = configs/meshes/knot.obj
 
 # The paper's experiments (README: "Reproducing the paper"); the *.systems
 # files are included by several scenes.

@@ -19,7 +19,8 @@ core_libmscore_la_SOURCES = \
 	core/io/output_copy.c core/io/output_ply.c core/io/output_vtp.c \
 	core/io/writers.c core/io/vtp_read.c \
 	core/scene/scene.h core/scene/scene.c core/scene/settings.c \
-	core/scene/shapes.c core/scene/loader.c \
+	core/scene/shapes.c core/scene/mesh.c core/scene/mesh_sample.c \
+	core/scene/loader.c \
 	core/coupling/coupling.h core/coupling/group.c core/coupling/metas.c \
 	core/coupling/merge.c core/coupling/split.c core/coupling/sync.c \
 	core/coupling/iterate.c core/coupling/contacts.c \
@@ -36,9 +37,10 @@ core_libmscore_la_SOURCES = \
 	core/conformance/conformance_checks.c \
 	core/conformance/conformance_coupled.c
 core_libmscore_la_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE -DMS_BUILDING_CORE \
-	-DMS_PLUGINDIR='"$(plugindir)"' $(LIBCONFIG_CFLAGS) $(CAIRO_CFLAGS)
+	-DMS_PLUGINDIR='"$(plugindir)"' $(LIBCONFIG_CFLAGS) $(CAIRO_CFLAGS) \
+	$(ASSIMP_CFLAGS)
 core_libmscore_la_CFLAGS = $(AM_CFLAGS) $(MS_VISIBILITY_CFLAGS) -pthread
-core_libmscore_la_LIBADD = $(LIBCONFIG_LIBS) $(CAIRO_LIBS)
+core_libmscore_la_LIBADD = $(LIBCONFIG_LIBS) $(CAIRO_LIBS) $(ASSIMP_LIBS)
 
 lib_LTLIBRARIES += core/libmergesplit.la
 # All objects come from the convenience library (libtool links it whole).
@@ -46,7 +48,8 @@ core_libmergesplit_la_SOURCES =
 nodist_EXTRA_core_libmergesplit_la_SOURCES = core/dummy.c
 core_libmergesplit_la_CPPFLAGS = $(core_libmscore_la_CPPFLAGS)
 core_libmergesplit_la_CFLAGS = $(core_libmscore_la_CFLAGS)
-core_libmergesplit_la_LIBADD = core/libmscore.la $(LIBCONFIG_LIBS) $(CAIRO_LIBS)
+core_libmergesplit_la_LIBADD = core/libmscore.la $(LIBCONFIG_LIBS) $(CAIRO_LIBS) \
+	$(ASSIMP_LIBS)
 # Only the public API (MS_API, ms_*) is exported: not the OpenMP runtime's
 # named locks the compiler makes global (debian/libmergesplit0.symbols
 # lists the exports; tests/sdk.test checks all three agree).

@@ -56,6 +56,8 @@ struct ms_sim {
 struct ms_sim;
 
 extern const struct ms_host ms__host;
+/* a += b: what a frame counted (b) into the run's sums (a). */
+void ms__counts_add(struct ms__counts *a, const struct ms__counts *b);
 void ms__ctx_init(struct ms_sim *S, uint32_t index);
 void ms__ctx_free(struct ms_ctx *ctx);
 void ms__log(struct ms_sim *S, int level, const char *fmt, ...)

@@ -21,7 +21,7 @@ void ms_abi_version(int *major, int *minor) {
   if (minor) *minor = MS_ABI_MINOR;
 }
 
-static void counts_add(struct ms__counts *a, const struct ms__counts *b) {
+void ms__counts_add(struct ms__counts *a, const struct ms__counts *b) {
   a->steps += b->steps;
   a->stage2_steps += b->stage2_steps;
   a->pairs += b->pairs;
@@ -191,7 +191,7 @@ int ms_sim_frame(ms_sim *S) {
     int rc = ms__observe(&S->stepper);
     if (rc) return rc;
   }
-  counts_add(&S->run_counts, &S->stepper.frame_counts);
+  ms__counts_add(&S->run_counts, &S->stepper.frame_counts);
   ms__log(S, MS_SINK_DEBUG,
           "frame %lld/%lld  t = %.4g s  steps %llu  stage-2 %llu  "
           "meta-particles %llu",

@@ -59,6 +59,7 @@ int ms__cfg_vec3(const config_setting_t *g, const char *key,
  *   shell    center, radius, thickness, axis, hemisphere (default true):
  *            a bowl opening towards +axis
  *   points   points = ( [x,y,z], ... )
+ *   mesh     file, scale, rotate, translate, surface (mesh.c)
  * Common key: jitter (fraction of the spacing, default 0).
  * More than `max` points are refused (file:line) before they are
  * allocated: boxes and point lists are counted, the other shapes are
@@ -66,6 +67,36 @@ int ms__cfg_vec3(const config_setting_t *g, const char *key,
 int ms__shape_sample(const config_setting_t *shape, double spacing,
                      size_t max, struct ms__rng *rng, double **xyz, size_t *n,
                      struct ms__err *err);
+
+/* ---- mesh.c, mesh_sample.c -----------------------------------------------*/
+/* A triangle mesh read from a file (OBJ, STL, PLY, and what else assimp
+ * reads), every vertex mapped by xf (row-major 3x3, then a translation),
+ * vertices welded by position (so the file's format and vertex order do
+ * not matter). */
+struct ms__mesh {
+  size_t nv, nt;
+  double *v;   /* 3 nv coordinates */
+  uint32_t *t; /* 3 nt vertex indices */
+  double lo[3], hi[3]; /* bounds */
+  double area;   /* [m^2] */
+  double volume; /* signed [m^3]: > 0 when the faces point outwards */
+  double open;   /* (rim length)^2 / (4 pi area): about the fraction of the
+                    surface missing; 0 for a closed mesh */
+};
+/* On failure `why` holds the reason (without the file's name). */
+int ms__mesh_read(const char *path, const double xf[12], struct ms__mesh *m,
+                  char *why, size_t len);
+void ms__mesh_free(struct ms__mesh *m);
+/* The generalized winding number at p: 1 inside, 0 outside. */
+double ms__mesh_winding(const struct ms__mesh *m, const double *p);
+/* Append to *xyz the lattice points of spacing h (centred on the mesh's
+ * bounds) where the winding number exceeds 1/2.  MS_ERANGE past max. */
+int ms__mesh_fill(const struct ms__mesh *m, double h, size_t max,
+                  double **xyz, size_t *n);
+/* Append points on the surface: no two closer than 0.8 h, every point of
+ * the surface within about 0.8 h of one.  MS_ERANGE past max. */
+int ms__mesh_surface(const struct ms__mesh *m, double h, size_t max,
+                     double **xyz, size_t *n);
 
 /* ---- loader.c ------------------------------------------------------------*/
 /* Finding and loading solver plugins (shared objects). */

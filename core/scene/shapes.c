@@ -16,9 +16,13 @@ struct shape {
   double c[3], axis[3], lo[3], hi[3];
   double radius, height, major, minor, thickness;
   int hemisphere;
+  const char *file; /* mesh: as written, relative to its scene file */
+  double xf[12];    /* mesh: scale, then rotate, then translate */
+  int surface;      /* mesh: sample the surface, not the volume */
 };
 
-enum { BOX, SPHERE, CYLINDER, TORUS, SHELL, POINTS };
+enum { BOX, SPHERE, CYLINDER, TORUS, SHELL, POINTS, MESH };
+#define SHAPE_NAMES "box, sphere, cylinder, torus, shell, points or mesh"
 
 static int positive(struct ms__err *err, const config_setting_t *g,
                     const char *key, double def, double *out) {
@@ -47,6 +51,34 @@ static int read_axis(struct ms__err *err, const config_setting_t *g,
   return MS_OK;
 }
 
+/* scale (a factor), then rotate = [rx, ry, rz] (degrees about x, then y,
+ * then z), then translate. */
+static int parse_mesh(const config_setting_t *g, struct shape *s,
+                      struct ms__err *err) {
+  static const double zero[3] = {0.0, 0.0, 0.0};
+  double sc, r[3], t[3];
+  int rc;
+  s->type = MESH;
+  if ((rc = ms__cfg_string(g, "file", NULL, &s->file, err))) return rc;
+  if (!s->file || !*s->file)
+    return ms__cfg_fail(err, g, "file", "is required (an OBJ, STL or PLY "
+                        "file, relative to the scene file)");
+  if ((rc = positive(err, g, "scale", 1.0, &sc)) ||
+      (rc = ms__cfg_vec3(g, "rotate", zero, r, err)) ||
+      (rc = ms__cfg_vec3(g, "translate", zero, t, err)) ||
+      (rc = ms__cfg_bool(g, "surface", 0, &s->surface, err)))
+    return rc;
+  const double d = 3.14159265358979323846 / 180.0;
+  double cx = cos(r[0] * d), sx = sin(r[0] * d), cy = cos(r[1] * d),
+         sy = sin(r[1] * d), cz = cos(r[2] * d), sz = sin(r[2] * d);
+  double R[9] = {cz * cy, cz * sy * sx - sz * cx, cz * sy * cx + sz * sx,
+                 sz * cy, sz * sy * sx + cz * cx, sz * sy * cx - cz * sx,
+                 -sy,     cy * sx,                cy * cx};
+  for (int i = 0; i < 9; i++) s->xf[i] = R[i] * sc;
+  ms__copy3(s->xf + 9, t);
+  return MS_OK;
+}
+
 static int parse(const config_setting_t *g, struct shape *s,
                  struct ms__err *err) {
   const char *type;
@@ -54,16 +86,16 @@ static int parse(const config_setting_t *g, struct shape *s,
   ms__memset(s, 0, sizeof *s);
   if ((rc = ms__cfg_string(g, "type", NULL, &type, err))) return rc;
   if (!type)
-    return ms__cfg_fail(err, g, "type", "is required (box, sphere, cylinder, "
-                        "torus, shell or points)");
+    return ms__cfg_fail(err, g, "type", "is required (" SHAPE_NAMES ")");
   static const char *const names[] = {"box", "sphere", "cylinder", "torus",
-                                      "shell", "points"};
+                                      "shell", "points", "mesh"};
   int known = 0;
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     known |= !strcmp(type, names[i]);
   if (!known)
-    return ms__cfg_fail(err, g, "type", "unknown shape '%s' (expected box, "
-                        "sphere, cylinder, torus, shell or points)", type);
+    return ms__cfg_fail(err, g, "type", "unknown shape '%s' (expected "
+                        SHAPE_NAMES ")", type);
+  if (!strcmp(type, "mesh")) return parse_mesh(g, s, err);
   if (!strcmp(type, "box")) {
     s->type = BOX;
     if ((rc = need_vec3(err, g, "min", s->lo)) ||
@@ -107,8 +139,8 @@ static int parse(const config_setting_t *g, struct shape *s,
       return ms__cfg_fail(err, g, "thickness", "must not exceed radius");
     return read_axis(err, g, s->axis);
   }
-  return ms__cfg_fail(err, g, "type", "unknown shape '%s' (expected box, "
-                      "sphere, cylinder, torus, shell or points)", type);
+  return ms__cfg_fail(err, g, "type", "unknown shape '%s' (expected "
+                      SHAPE_NAMES ")", type);
 }
 
 /* Is p (relative to the centre) inside?  eps absorbs rounding so lattice
@@ -268,6 +300,64 @@ static int sample_lattice(const struct shape *s, double h, double **xyz,
   return MS_OK;
 }
 
+/* The mesh's file, relative to the file the shape is written in. */
+static void mesh_path(const config_setting_t *g, const char *file, char *buf,
+                      size_t len) {
+  const char *src = config_setting_source_file(g);
+  const char *slash = src ? strrchr(src, '/') : NULL;
+  if (file[0] == '/' || !slash)
+    snprintf(buf, len, "%s", file);
+  else
+    snprintf(buf, len, "%.*s/%s", (int)(slash - src), src, file);
+}
+
+/* A fill needs an inside: a closed mesh (small holes are bridged by the
+ * winding number) that holds a volume. */
+static int mesh_usable(const struct shape *s, const struct ms__mesh *m,
+                       const char *path, struct ms__err *err,
+                       const config_setting_t *g) {
+  double ext = 0.0;
+  for (int a = 0; a < 3; a++) ext = fmax(ext, m->hi[a] - m->lo[a]);
+  if (!(m->area > 1e-12 * ext * ext))
+    return ms__cfg_fail(err, g, "file", "%s: degenerate: its triangles have "
+                        "no area", path);
+  if (s->surface) return MS_OK;
+  if (m->open > 0.05)
+    return ms__cfg_fail(err, g, "file", "%s: not closed (about %.0f %% of "
+                        "its surface is missing); a fill needs a closed mesh "
+                        "-- or set surface = true", path, 100.0 * m->open);
+  if (!(fabs(m->volume) > 1e-9 * ext * ext * ext))
+    return ms__cfg_fail(err, g, "file", "%s: degenerate: it encloses no "
+                        "volume", path);
+  return MS_OK;
+}
+
+static int sample_mesh(const struct shape *s, double h, double **xyz,
+                       size_t *n, size_t max, struct ms__err *err,
+                       const config_setting_t *g) {
+  char path[4096], why[512];
+  struct ms__mesh m;
+  mesh_path(g, s->file, path, sizeof path);
+  int rc = ms__mesh_read(path, s->xf, &m, why, sizeof why);
+  if (rc) return ms__cfg_fail(err, g, "file", "%s: %s", path, why);
+  rc = mesh_usable(s, &m, path, err, g);
+  double cells = 1.0;
+  for (int a = 0; a < 3; a++) cells *= (m.hi[a] - m.lo[a]) / h + 3.0;
+  if (!rc && !s->surface && !(cells <= 8.0 * (double)MAX_POINTS))
+    rc = ms__cfg_fail(err, g, NULL, "is too large for the spacing %g", h);
+  double estimate = s->surface ? m.area / (h * h) : fabs(m.volume) / (h * h * h);
+  if (!rc && !(estimate <= 2.0 * (double)max))
+    rc = too_many(err, g, estimate, max);
+  if (!rc) {
+    rc = s->surface ? ms__mesh_surface(&m, h, max, xyz, n)
+                    : ms__mesh_fill(&m, h, max, xyz, n);
+    if (rc == MS_ERANGE) rc = too_many(err, g, 0.0, max);
+    else if (rc) rc = ms__errf(err, rc, "out of memory");
+  }
+  ms__mesh_free(&m);
+  return rc;
+}
+
 int ms__shape_sample(const config_setting_t *g, double spacing, size_t max,
                      struct ms__rng *rng, double **xyz, size_t *n,
                      struct ms__err *err) {
@@ -293,6 +383,8 @@ int ms__shape_sample(const config_setting_t *g, double spacing, size_t max,
     rc = sample_points(g, xyz, n, max, err);
   else if (s.type == BOX)
     rc = sample_box(&s, spacing, xyz, n, max, err, g);
+  else if (s.type == MESH)
+    rc = sample_mesh(&s, spacing, xyz, n, max, err, g);
   else
     rc = sample_lattice(&s, spacing, xyz, n, max, err, g);
   if (rc == MS_OK && *n == 0)

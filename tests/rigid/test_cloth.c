@@ -58,11 +58,54 @@ START_TEST(box_rests_on_cloth) {
 }
 END_TEST
 
+/* The shipped scene whose body comes from a mesh file (configs/
+ * knot_on_cloth.cfg, meshes/knot.obj named relative to the scene): the
+ * knot's lattice fills the mesh's volume to 3 % and, through its first
+ * contact and bounce, never goes through the sheet.  Its particles sink
+ * into the sheet's by up to 0.10 of a radius: the knot lands tilted and
+ * rolls onto the sheet (landing flat it sinks by 0.0000, as the box does);
+ * the 2 % the box keeps is the rigid-body issue's goal for every body. */
+START_TEST(knot_from_a_mesh_file_lands_on_cloth) {
+  ms_sim *S = st_open_file("knot_on_cloth.cfg", 1, 0);
+  struct ms__system *knot = st_system(S, "knot"), *cloth = st_system(S, "cloth");
+  const double h = 0.03, volume = 0.00477665 * 1.5 * 1.5 * 1.5;
+  ck_assert_uint_eq(knot->view.count, 602);
+  double err = fabs((double)knot->view.count * h * h * h - volume) / volume;
+  ck_assert_double_lt(err, 0.03);
+  double depth = 0.0;
+  while (S->stepper.time < 0.75 - 1e-9) {
+    st_step(S);
+    depth = fmax(depth, deepest(knot, cloth));
+  }
+  struct ms_metrics m = {.struct_size = sizeof m};
+  ms_sim_metrics(S, &m);
+  double M = 0.0, ymin = INFINITY;
+  for (size_t i = 0; i < knot->view.count; i++) {
+    M += *ms__at(&knot->m, i);
+    ymin = fmin(ymin, ms__at(&knot->x, i)[1]);
+  }
+  fprintf(stderr, "# knot on cloth, 0.75 s: %zu particles (volume off by "
+          "%.2f %%), %llu penetrations at most, %llu sheet crossings, "
+          "deepest %.4f radius, %llu meta-particles, lowest at y = %.4f m\n",
+          knot->view.count, 100 * err, (unsigned long long)m.max_penetrations,
+          (unsigned long long)m.sheet_crossings, depth,
+          (unsigned long long)m.metas, ymin);
+  ck_assert_double_eq_tol(M, 1.0, 1e-12);
+  ck_assert_uint_gt(m.metas, 0); /* it did land */
+  ck_assert_uint_eq(m.max_penetrations, 0);
+  ck_assert_uint_eq(m.sheet_crossings, 0);
+  ck_assert_double_le(depth, 0.15);
+  ck_assert_double_gt(ymin, 0.3);
+  st_close(S);
+}
+END_TEST
+
 Suite *suite_cloth(void) {
   Suite *s = suite_create("cloth");
   TCase *tc = tcase_create("box");
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, box_rests_on_cloth);
+  tcase_add_test(tc, knot_from_a_mesh_file_lands_on_cloth);
   suite_add_tcase(s, tc);
   return s;
 }

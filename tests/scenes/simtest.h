@@ -29,7 +29,8 @@ ms_sim *st_open_fixture_text(const char *text);
 ms_sim *st_open_file(const char *path, int threads, int64_t frames);
 /* The system called `name` (fails the test if absent). */
 struct ms__system *st_system(ms_sim *S, const char *name);
-/* One step (not past the current frame's end, which is then advanced). */
+/* One step (not past the current frame's end, which is then advanced);
+ * its counts go into the run's, so ms_sim_metrics() covers it. */
 void st_step(ms_sim *S);
 /* Largest overlap (r_i + r_j - |x_j - x_i|) / min(r_i, r_j) over all pairs
  * of all systems, excluding pairs a plugin declares connected; 0 if none. */

@@ -12,6 +12,7 @@
   X(contacts)        \
   X(rules)           \
   X(shapes)          \
+  X(mesh_shapes)     \
   X(settings)        \
   X(loader)          \
   X(plugin_util)

@@ -7,9 +7,8 @@
 #include "../../core/scene/scene.h"
 #include "testutil.h"
 
-/* At most max points: more are refused with MS_ECONFIG. */
-static size_t sample_max(const char *text, double h, size_t max, double **xyz,
-                         int *rc) {
+size_t t_sample_shape(const char *text, double h, size_t max, double **xyz,
+                      int *rc, char *msg, size_t len) {
   config_t cfg;
   struct ms__err err = {0};
   struct ms__rng r;
@@ -17,10 +16,18 @@ static size_t sample_max(const char *text, double h, size_t max, double **xyz,
   config_init(&cfg);
   ck_assert_int_eq(config_read_string(&cfg, text), CONFIG_TRUE);
   ms__rng_seed(&r, 1, 2, 3);
+  *xyz = NULL;
   *rc = ms__shape_sample(config_lookup(&cfg, "shape"), h, max, &r, xyz, &n,
                          &err);
+  if (msg) ms__strlcpy(msg, err.msg, len);
   config_destroy(&cfg);
   return n;
+}
+
+/* At most max points: more are refused with MS_ECONFIG. */
+static size_t sample_max(const char *text, double h, size_t max, double **xyz,
+                         int *rc) {
+  return t_sample_shape(text, h, max, xyz, rc, NULL, 0);
 }
 
 static size_t sample(const char *text, double h, double **xyz, int *rc) {

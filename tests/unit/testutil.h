@@ -10,6 +10,12 @@
 #include "../../core/base/base.h"
 #include "suites.h"
 
+/* Sample the group `shape` of the scene text (test_shapes.c): at most max
+ * points into *xyz (malloc'ed, NULL on failure), the status in *rc, the
+ * error line in msg (when not NULL). */
+size_t t_sample_shape(const char *text, double h, size_t max, double **xyz,
+                      int *rc, char *msg, size_t len);
+
 /* |a - b| <= tol * max(|b|, floor) */
 #define ck_assert_rel(a, b, tol, floor_)                                   \
   do {                                                                     \

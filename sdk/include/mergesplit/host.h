@@ -138,9 +138,12 @@ struct ms_host {
 
   /* -- geometry ----------------------------------------------------- */
   /* Sample the shape described by `shape` (keys: type = "box" | "sphere" |
-   * "cylinder" | "torus" | "shell" | "points" and the type's own keys,
-   * see mergesplit.cfg(5)) on a cubic lattice of the given spacing.  Points
-   * come in a deterministic order; free out->xyz with free(). */
+   * "cylinder" | "torus" | "shell" | "points" | "mesh" and the type's own
+   * keys, see mergesplit.cfg(5)) on a cubic lattice of the given spacing
+   * (a mesh with surface = true: on its triangles, no two points closer
+   * than 0.8 spacings).  Points come in a deterministic order; free
+   * out->xyz with free().  A host older than "mesh" refuses it with
+   * MS_ECONFIG and a message naming the key. */
   int (*sample_shape)(ms_ctx *ctx, const ms_config *shape, double spacing,
                       struct ms_points *out);
   /* Release memory the host allocated for the plugin. */

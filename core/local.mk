@@ -30,6 +30,7 @@ core_libmscore_la_SOURCES = \
 	core/step/heat.c \
 	core/preview/preview.h core/preview/preview.c core/preview/render.c \
 	core/preview/render_dir.c core/preview/render_png.c \
+	core/preview/plot.c core/preview/plot_draw.c \
 	core/run/run.h core/run/sim.c core/run/host.c core/run/systems.c \
 	core/run/energy.c core/run/report.c core/run/frame_output.c \
 	core/run/checkpoint.c \
@@ -38,9 +39,10 @@ core_libmscore_la_SOURCES = \
 	core/conformance/conformance_coupled.c
 core_libmscore_la_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE -DMS_BUILDING_CORE \
 	-DMS_PLUGINDIR='"$(plugindir)"' $(LIBCONFIG_CFLAGS) $(CAIRO_CFLAGS) \
-	$(ASSIMP_CFLAGS)
+	$(ASSIMP_CFLAGS) $(JSONC_CFLAGS) $(ZLIB_CFLAGS)
 core_libmscore_la_CFLAGS = $(AM_CFLAGS) $(MS_VISIBILITY_CFLAGS) -pthread
-core_libmscore_la_LIBADD = $(LIBCONFIG_LIBS) $(CAIRO_LIBS) $(ASSIMP_LIBS)
+core_libmscore_la_LIBADD = $(LIBCONFIG_LIBS) $(CAIRO_LIBS) $(ASSIMP_LIBS) \
+	$(JSONC_LIBS) $(ZLIB_LIBS)
 
 lib_LTLIBRARIES += core/libmergesplit.la
 # All objects come from the convenience library (libtool links it whole).
@@ -49,7 +51,7 @@ nodist_EXTRA_core_libmergesplit_la_SOURCES = core/dummy.c
 core_libmergesplit_la_CPPFLAGS = $(core_libmscore_la_CPPFLAGS)
 core_libmergesplit_la_CFLAGS = $(core_libmscore_la_CFLAGS)
 core_libmergesplit_la_LIBADD = core/libmscore.la $(LIBCONFIG_LIBS) $(CAIRO_LIBS) \
-	$(ASSIMP_LIBS)
+	$(ASSIMP_LIBS) $(JSONC_LIBS) $(ZLIB_LIBS)
 # Only the public API (MS_API, ms_*) is exported: not the OpenMP runtime's
 # named locks the compiler makes global (debian/libmergesplit0.symbols
 # lists the exports; tests/sdk.test checks all three agree).
@@ -59,7 +61,7 @@ core_libmergesplit_la_LDFLAGS = -version-info $(MS_LT_VERSION) -no-undefined \
 bin_PROGRAMS += core/cli/mergesplit
 core_cli_mergesplit_SOURCES = core/cli/main.c core/cli/cli.h \
 	core/cli/progress.c \
-	core/cli/render.c core/cli/run.c core/cli/conformance.c \
+	core/cli/render.c core/cli/plot.c core/cli/run.c core/cli/conformance.c \
 	core/cli/compare.c
 core_cli_mergesplit_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
 core_cli_mergesplit_LDADD = core/libmergesplit.la

@@ -143,7 +143,8 @@ tests_scenes_run_scenes_SOURCES = tests/runner.c tests/scenes/suites.h \
 	tests/scenes/test_core_scenes.c tests/scenes/test_baselines.c \
 	tests/scenes/test_metrics.c tests/scenes/test_scale.c \
 	tests/scenes/test_sync_scenes.c tests/scenes/test_handover.c \
-	tests/scenes/test_heat.c tests/scenes/test_push.c
+	tests/scenes/test_heat.c tests/scenes/test_push.c \
+	tests/scenes/test_frame_shape.c
 tests_scenes_run_scenes_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE -I$(srcdir)/tests/scenes \
 	$(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_scenes_run_scenes_LDADD = tests/scenes/libsimtest.la core/libmscore.la \

@@ -47,6 +47,7 @@ void cli_log_sink(void *opaque, int level, const char *line);
 
 int cli_run(struct args *a, int check_only);
 int cli_render(struct args *a);
+int cli_plot(struct args *a);
 int cli_conformance(struct args *a);
 int cli_compare(struct args *a);
 /* "penalty:strong" -> method "penalty", stiffness scale 10; -1 if the

@@ -22,6 +22,7 @@ static const char *usage_text =
     "       mergesplit render OUTDIR [--frame N] [--camera SPEC] [--size WxH]\n"
     "                      [--color-by FIELD] [--range MIN,MAX] [-o DIR]\n"
     "                      [--movie] [--threads N] [--quiet]\n"
+    "       mergesplit plot REPORT.json [-o DIR] [--size WxH] [--quiet]\n"
     "       mergesplit plugins [--plugin-path DIR]...\n"
     "       mergesplit compare SCENE [--methods LIST] [--frames N] [--scale S]\n"
     "                      [--max-particles N] [--threads N]\n"
@@ -39,6 +40,8 @@ static const char *help_text =
     "  run SCENE       simulate the scene file, write frames and a summary\n"
     "  check SCENE     validate the scene (loads plugins, creates systems)\n"
     "  render OUTDIR   draw PNG previews of the frames a run wrote to OUTDIR\n"
+    "  plot REPORT     draw PNG charts of a run's report (run --report):\n"
+    "                  energy, momentum, contacts, meta-particles, timing\n"
     "  plugins         list the solver plugins found, and refused files\n"
     "  compare SCENE   run SCENE once per collision method and print a table\n"
     "                  of penetrations, max speed, stability and cost\n"
@@ -72,6 +75,11 @@ static const char *help_text =
     "      --range MIN,MAX   colour range (default: the frames' range)\n"
     "  -o, --output DIR      write images to DIR (default: OUTDIR/preview)\n"
     "      --movie           also assemble movie.mp4 (needs ffmpeg)\n"
+    "\n"
+    "options of plot:\n"
+    "  -o, --output DIR      write the charts to DIR (default: REPORT without\n"
+    "                        .json, plus _plots)\n"
+    "      --size WxH        image size in pixels (default 900x500)\n"
     "\n"
     "options of compare:\n"
     "      --methods LIST    comma-separated; merge-split, impulse, none,\n"
@@ -159,13 +167,15 @@ enum { OPT_NO_OUTPUT = 256, OPT_SCALE, OPT_RESUME, OPT_FRAME, OPT_CAMERA, OPT_SI
        OPT_METHOD, OPT_SYNC, OPT_MAX_PARTICLES, OPT_CHECKPOINT_EVERY };
 
 /* Options that belong to some commands only: the commands' letters
- * (r run/check, d render, k conformance, m compare); NULL: any command. */
+ * (r run/check, d render, l plot, k conformance, m compare); NULL: any
+ * command. */
 static const char *owner(int c) {
   switch (c) {
   case 'n': case OPT_SCALE: case OPT_MAX_PARTICLES: return "rm";
   case 'r': case OPT_RESUME: case OPT_NO_OUTPUT: case OPT_METHOD:
   case OPT_SYNC: case OPT_CHECKPOINT_EVERY: return "r";
-  case OPT_FRAME: case OPT_CAMERA: case OPT_SIZE: case OPT_COLOR:
+  case OPT_SIZE: return "dl";
+  case OPT_FRAME: case OPT_CAMERA: case OPT_COLOR:
   case OPT_RANGE: case OPT_MOVIE: return "d";
   case OPT_SCENE: case OPT_SYSTEM: return "k";
   case OPT_METHODS: return "m";
@@ -364,6 +374,7 @@ static int command(int argc, char **argv) {
               : !strcmp(cmd, "check")   ? 'c'
               : !strcmp(cmd, "render")  ? 'd'
               : !strcmp(cmd, "plugins") ? 'p'
+              : !strcmp(cmd, "plot")    ? 'l'
               : !strcmp(cmd, "conformance") ? 'k'
               : !strcmp(cmd, "compare") ? 'm'
                                         : 0;
@@ -377,12 +388,14 @@ static int command(int argc, char **argv) {
   }
   if (optind >= argc - 1)
     return cli_usage_error(kind == 'd'   ? "%s: missing OUTDIR"
+                           : kind == 'l' ? "%s: missing REPORT"
                            : kind == 'k' ? "%s: missing PLUGIN_ID"
                                          : "%s: missing SCENE", cmd);
   if (optind < argc - 2)
     return cli_usage_error("unexpected argument '%s'", argv[2 + optind]);
   a.scene = argv[1 + optind];
   if (kind == 'd') return cli_render(&a);
+  if (kind == 'l') return cli_plot(&a);
   if (kind == 'k') return cli_conformance(&a);
   if (kind == 'm') return cli_compare(&a);
   return cli_run(&a, kind == 'c');

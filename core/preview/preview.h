@@ -78,6 +78,30 @@ struct ms__overlay {
 int ms__png_write(const char *path, const uint8_t *rgb, int w, int h,
                   const struct ms__overlay *ov, struct ms__err *err);
 
+/* ---- plot_draw.c ---------------------------------------------------------*/
+/* Charts of a run's report: lines over time, or bars. */
+#define MS__PLOT_SERIES 16 /* lines per chart */
+#define MS__PLOT_DOTS 400  /* a dot at each value up to this many values */
+struct ms__chart {
+  const char *name, *title, *unit, *xlabel;
+  int bars;                 /* bars at x = 0, 1, ... named by category */
+  size_t n;                 /* values per series */
+  const double *x;          /* n */
+  const char *const *category; /* bars: n names */
+  int nseries;
+  char label[MS__PLOT_SERIES][64];
+  uint8_t rgb[MS__PLOT_SERIES][3];
+  double *y[MS__PLOT_SERIES]; /* n each; NaN: no value (a gap) */
+};
+
+/* Series k's colour (the previews' palette, in 8 bits). */
+void ms__plot_color(uint32_t k, uint8_t rgb[3]);
+/* Draw the chart into a w x h PNG at path (atomically), with a tEXt chunk
+ * "mergesplit:plot" holding the numbers drawn and how they map to pixels
+ * (JSON). */
+int ms__plot_write(const char *path, const struct ms__chart *c, int w, int h,
+                   struct ms__err *err);
+
 /* ---- preview.c -----------------------------------------------------------*/
 /* Previews: PNG images of frames, written while a run goes
  * (output.preview = true) or afterwards from its files (ms_render). */

@@ -123,6 +123,15 @@ static int h_sample_shape(ms_ctx *ctx, const ms_config *shape, double spacing,
   return rc;
 }
 
+static int h_shape_field(ms_ctx *ctx, const ms_config *shape,
+                         const char *name, size_t count, uint32_t comps,
+                         double *out) {
+  if (!name || !out || (comps != 1 && comps != 3))
+    return ms__errf(&ctx->err, MS_EINVAL, "shape_field(): a name, an output "
+                    "and 1 or 3 components are required");
+  return ms__shape_field(C(shape), name, count, comps, out, &ctx->err);
+}
+
 static void h_free(void *p) { free(p); }
 static uint64_t h_rng_u64(ms_ctx *ctx) { return ms__rng_u64(&ctx->rng); }
 static double h_rng_uniform(ms_ctx *ctx) {
@@ -251,6 +260,7 @@ const struct ms_host ms__host = {
     .report = h_report,
     .meta_spin = h_meta_spin,
     .declare_receiver = h_declare_receiver,
+    .shape_field = h_shape_field,
 };
 
 void ms__ctx_init(struct ms_sim *S, uint32_t index) {

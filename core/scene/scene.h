@@ -60,6 +60,7 @@ int ms__cfg_vec3(const config_setting_t *g, const char *key,
  *            a bowl opening towards +axis
  *   points   points = ( [x,y,z], ... )
  *   mesh     file, scale, rotate, translate, surface (mesh.c)
+ *   frame    file: a frame a run wrote (.vtp), its positions as stored
  * Common key: jitter (fraction of the spacing, default 0).
  * More than `max` points are refused (file:line) before they are
  * allocated: boxes and point lists are counted, the other shapes are
@@ -67,6 +68,13 @@ int ms__cfg_vec3(const config_setting_t *g, const char *key,
 int ms__shape_sample(const config_setting_t *shape, double spacing,
                      size_t max, struct ms__rng *rng, double **xyz, size_t *n,
                      struct ms__err *err);
+
+/* A frame shape's per-particle field `name` (comps per particle) into out,
+ * for the `count` points it sampled.  MS_ENOENT, no error recorded, when
+ * the shape is not a frame or its file lacks the field. */
+int ms__shape_field(const config_setting_t *shape, const char *name,
+                    size_t count, uint32_t comps, double *out,
+                    struct ms__err *err);
 
 /* ---- mesh.c, mesh_sample.c -----------------------------------------------*/
 /* A triangle mesh read from a file (OBJ, STL, PLY, and what else assimp

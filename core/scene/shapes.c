@@ -8,6 +8,7 @@
 #include <mergesplit/status.h>
 
 #include "../base/base.h"
+#include "../io/io.h"
 
 #define MAX_POINTS ((size_t)1 << 31)
 
@@ -21,8 +22,9 @@ struct shape {
   int surface;      /* mesh: sample the surface, not the volume */
 };
 
-enum { BOX, SPHERE, CYLINDER, TORUS, SHELL, POINTS, MESH };
-#define SHAPE_NAMES "box, sphere, cylinder, torus, shell, points or mesh"
+enum { BOX, SPHERE, CYLINDER, TORUS, SHELL, POINTS, MESH, FRAME };
+#define SHAPE_NAMES \
+  "box, sphere, cylinder, torus, shell, points, mesh or frame"
 
 static int positive(struct ms__err *err, const config_setting_t *g,
                     const char *key, double def, double *out) {
@@ -88,7 +90,7 @@ static int parse(const config_setting_t *g, struct shape *s,
   if (!type)
     return ms__cfg_fail(err, g, "type", "is required (" SHAPE_NAMES ")");
   static const char *const names[] = {"box", "sphere", "cylinder", "torus",
-                                      "shell", "points", "mesh"};
+                                      "shell", "points", "mesh", "frame"};
   int known = 0;
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     known |= !strcmp(type, names[i]);
@@ -96,6 +98,15 @@ static int parse(const config_setting_t *g, struct shape *s,
     return ms__cfg_fail(err, g, "type", "unknown shape '%s' (expected "
                         SHAPE_NAMES ")", type);
   if (!strcmp(type, "mesh")) return parse_mesh(g, s, err);
+  if (!strcmp(type, "frame")) {
+    s->type = FRAME;
+    if ((rc = ms__cfg_string(g, "file", NULL, &s->file, err))) return rc;
+    if (!s->file || !*s->file)
+      return ms__cfg_fail(err, g, "file", "is required (a frame file a run "
+                          "wrote, e.g. \"out/water_000040.vtp\", relative to "
+                          "the scene file)");
+    return MS_OK;
+  }
   if (!strcmp(type, "box")) {
     s->type = BOX;
     if ((rc = need_vec3(err, g, "min", s->lo)) ||
@@ -358,6 +369,64 @@ static int sample_mesh(const struct shape *s, double h, double **xyz,
   return rc;
 }
 
+/* The reader's line (it names the file) after the scene's file:line. */
+static int frame_read(const char *path, struct ms__vtp *v,
+                      struct ms__err *err, const config_setting_t *g) {
+  struct ms__err e = {0};
+  if (ms__vtp_read(path, v, &e) == MS_OK) return MS_OK;
+  return ms__cfg_fail(err, g, "file", "%s", e.msg);
+}
+
+/* A frame file a run wrote: its particles' positions, as stored. */
+static int sample_frame(const struct shape *s, double **xyz, size_t *n,
+                        size_t max, struct ms__err *err,
+                        const config_setting_t *g) {
+  char path[4096];
+  struct ms__vtp v;
+  mesh_path(g, s->file, path, sizeof path);
+  int rc = frame_read(path, &v, err, g);
+  if (rc) return rc;
+  const struct ms__vtp_array *a = &v.a[0];
+  if (v.n > max) rc = too_many(err, g, (double)v.n, max);
+  else if (ms__grow((void **)xyz, v.n ? v.n : 1, 3 * sizeof(double)))
+    rc = ms__errf(err, MS_ENOMEM, "out of memory");
+  for (size_t i = 0; !rc && i < v.n; i++, (*n)++)
+    for (int c = 0; c < 3 && !rc; c++)
+      if (!isfinite((*xyz)[3 * i + c] = ms__vtp_value(a, i, c)))
+        rc = ms__cfg_fail(err, g, "file", "%s: particle %zu's position is "
+                          "not finite", path, i);
+  ms__vtp_free(&v);
+  return rc;
+}
+
+int ms__shape_field(const config_setting_t *g, const char *name, size_t count,
+                    uint32_t comps, double *out, struct ms__err *err) {
+  struct shape s;
+  struct ms__err quiet = {0};
+  if (!g || !config_setting_is_group(g) || parse(g, &s, &quiet) ||
+      s.type != FRAME)
+    return MS_ENOENT;
+  char path[4096];
+  struct ms__vtp v;
+  mesh_path(g, s.file, path, sizeof path);
+  int rc = frame_read(path, &v, err, g);
+  if (rc) return rc;
+  const struct ms__vtp_array *a = ms__vtp_find(&v, name);
+  if (!a)
+    rc = MS_ENOENT;
+  else if (a->comps != comps)
+    rc = ms__cfg_fail(err, g, "file", "%s: the field '%s' has %u "
+                      "components, not %u", path, name, a->comps, comps);
+  else if (v.n != count)
+    rc = ms__cfg_fail(err, g, "file", "%s: holds %zu particles now, not "
+                      "the %zu sampled", path, v.n, count);
+  for (size_t i = 0; !rc && i < count; i++)
+    for (uint32_t c = 0; c < comps; c++)
+      out[comps * i + c] = ms__vtp_value(a, i, (int)c);
+  ms__vtp_free(&v);
+  return rc;
+}
+
 int ms__shape_sample(const config_setting_t *g, double spacing, size_t max,
                      struct ms__rng *rng, double **xyz, size_t *n,
                      struct ms__err *err) {
@@ -376,7 +445,11 @@ int ms__shape_sample(const config_setting_t *g, double spacing, size_t max,
   if (!(jitter >= 0.0 && jitter < 0.5))
     return ms__cfg_fail(err, g, "jitter", "must be in [0, 0.5) (got %g)",
                         jitter);
-  if (s.type != POINTS && !(spacing > 0.0 && isfinite(spacing)))
+  if (s.type == FRAME && jitter > 0.0)
+    return ms__cfg_fail(err, g, "jitter", "a frame's particles are taken "
+                        "where they were: no jitter");
+  if (s.type != POINTS && s.type != FRAME &&
+      !(spacing > 0.0 && isfinite(spacing)))
     return ms__errf(err, MS_ECONFIG, "spacing must be > 0 (got %g)", spacing);
   if (max > MAX_POINTS) max = MAX_POINTS;
   if (s.type == POINTS)
@@ -385,6 +458,8 @@ int ms__shape_sample(const config_setting_t *g, double spacing, size_t max,
     rc = sample_box(&s, spacing, xyz, n, max, err, g);
   else if (s.type == MESH)
     rc = sample_mesh(&s, spacing, xyz, n, max, err, g);
+  else if (s.type == FRAME)
+    rc = sample_frame(&s, xyz, n, max, err, g);
   else
     rc = sample_lattice(&s, spacing, xyz, n, max, err, g);
   if (rc == MS_OK && *n == 0)

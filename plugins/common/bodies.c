@@ -67,7 +67,6 @@ int msc_body_read(const struct ms_host *h, ms_ctx *c, const ms_config *g,
                   const struct msc_body *d, struct msc_body *k) {
   static const char *const motions[3] = {"dynamic", "fixed", "scripted"};
   static const double zero[3] = {0.0, 0.0, 0.0};
-  const char *type = NULL;
   int rc;
   *k = *d;
   k->group = g;
@@ -84,8 +83,7 @@ int msc_body_read(const struct ms_host *h, ms_ctx *c, const ms_config *g,
       (rc = msc_pick3(h, c, g, "motion", motions, MSC_DYNAMIC, &k->motion)))
     return rc;
   if ((rc = heat_keys(h, c, g, d, k))) return rc;
-  k->points = h->cfg_string(c, k->shape, "type", NULL, &type) == MS_OK &&
-              type && !strcmp(type, "points");
+  k->points = ms_shape_is_given(h, c, k->shape);
   if (isnan(k->spacing) && !(k->points && !isnan(k->radius)))
     return h->cfg_error(c, g, "spacing", "is required (or a points shape "
                         "and a radius)");

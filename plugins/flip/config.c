@@ -2,6 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mergesplit/plugin_util.h>
+
 #include "flip.h"
 
 void flip_params_free(struct flip_params *p) {
@@ -158,7 +160,10 @@ static int read_shapes(const struct ms_host *h, ms_ctx *c,
       return h->cfg_error(c, p->shape[i], "density", "must be > 0 (got %g) "
                           "[kg/m^3]", *d);
     p->phases |= *d != rho;
-    p->jitter[i] = isnan(j) ? FLIP_DEFAULT_JITTER : NAN;
+    /* a frame's particles stay where they were (ABI 1.6) */
+    p->jitter[i] = isnan(j) && !ms_shape_is_given(h, c, p->shape[i])
+                       ? FLIP_DEFAULT_JITTER
+                       : NAN;
     if (!isfinite(p->temperature[i]))
       return h->cfg_error(c, p->shape[i], "temperature", "must be finite");
   }

@@ -163,29 +163,70 @@ static int inside_obstacle(const struct flip_params *p, const double *x) {
   return 0;
 }
 
-/* Append shape i's particles to *buf (and i to *tbuf for each): the
- * shape's lattice, jittered unless the shape jitters itself. */
+/* Seeded particles before the tank and the obstacles filter them: per
+ * particle 3 positions, 3 velocities, a temperature and its shape. */
+struct seeds {
+  double *x, *v, *T, *from;
+  size_t n;
+};
+
+static int seeds_grow(struct seeds *q, size_t n) {
+  double **a[4] = {&q->x, &q->v, &q->T, &q->from};
+  const size_t per[4] = {3, 3, 1, 1};
+  for (int k = 0; k < 4; k++) {
+    double *b = realloc(*a[k], (per[k] * n + 1) * sizeof(double));
+    if (!b) return MS_ENOMEM;
+    *a[k] = b;
+  }
+  return MS_OK;
+}
+
+/* A "frame" shape (a previous output, ABI 1.6) carries each particle's
+ * velocity (the `velocity` key adds to it) and temperature. */
+static int restore(struct state *s, const ms_config *shape, double *v,
+                   double *T, size_t n, const double *vel) {
+  const struct ms_host *h = s->host;
+  int rc = ms_shape_field(h, s->ctx, shape, "velocity", n, 3, v);
+  if (rc == MS_OK)
+    for (size_t i = 0; i < 3 * n; i++) v[i] += vel[i % 3];
+  else if (rc != MS_ENOENT)
+    return rc;
+  if ((rc = ms_shape_field_opt(h, s->ctx, shape, "temperature", n, 1, T)))
+    return rc;
+  for (size_t i = 0; i < n; i++)
+    if (!(isfinite(v[3 * i]) && isfinite(v[3 * i + 1]) &&
+          isfinite(v[3 * i + 2]) && isfinite(T[i])))
+      return h->cfg_error(s->ctx, shape, "file", "particle %zu: a velocity "
+                          "or temperature not finite", i);
+  return MS_OK;
+}
+
+/* Append shape i's particles: the shape's lattice, jittered unless the
+ * shape jitters itself or is a frame. */
 static int seed_shape(struct state *s, const struct flip_params *p, int i,
-                      double **buf, double **tbuf, size_t *n) {
+                      struct seeds *q) {
   const struct ms_host *h = s->host;
   struct ms_points pts = {NULL, 0};
   int rc = h->sample_shape(s->ctx, p->shape[i], p->spacing, &pts);
   if (rc) return rc;
   if (!isnan(p->jitter[i]))
-    for (size_t q = 0; q < 3 * pts.count; q++)
-      pts.xyz[q] += p->spacing * p->jitter[i] *
+    for (size_t k = 0; k < 3 * pts.count; k++)
+      pts.xyz[k] += p->spacing * p->jitter[i] *
                     (2.0 * h->rng_uniform(s->ctx) - 1.0);
-  double *b = realloc(*buf, 3 * (*n + pts.count) * sizeof(double));
-  if (b) *buf = b;
-  double *t = b ? realloc(*tbuf, (*n + pts.count + 1) * sizeof(double)) : 0;
-  if (t) {
-    *tbuf = t;
-    memcpy(b + 3 * *n, pts.xyz, 3 * pts.count * sizeof(double));
-    for (size_t q = 0; q < pts.count; q++) t[*n + q] = i;
-    *n += pts.count;
+  rc = seeds_grow(q, q->n + pts.count);
+  if (rc == MS_OK) {
+    memcpy(q->x + 3 * q->n, pts.xyz, 3 * pts.count * sizeof(double));
+    for (size_t k = 0; k < pts.count; k++) {
+      memcpy(q->v + 3 * (q->n + k), p->velocity, 3 * sizeof(double));
+      q->T[q->n + k] = p->temperature[i];
+      q->from[q->n + k] = i;
+    }
+    rc = restore(s, p->shape[i], q->v + 3 * q->n, q->T + q->n, pts.count,
+                 p->velocity);
+    q->n += pts.count;
   }
   h->free(pts.xyz);
-  return t ? MS_OK : MS_ENOMEM;
+  return rc;
 }
 
 /* No domain and no tank: the tank is the water's bounding box on the
@@ -220,21 +261,23 @@ static int fit_tank(struct state *s, const ms_config *sec,
 static int seed(struct state *s, const ms_config *sec,
                 struct flip_params *p) {
   const struct ms_host *h = s->host;
-  double *xyz = NULL, *from = NULL;
-  size_t n = 0, keep = 0;
+  struct seeds q = {0};
+  size_t keep = 0;
   int rc = MS_OK;
-  for (int i = 0; i < p->nshapes && !rc; i++)
-    rc = seed_shape(s, p, i, &xyz, &from, &n);
-  if (!rc && p->auto_tank) rc = fit_tank(s, sec, p, xyz, n);
+  for (int i = 0; i < p->nshapes && !rc; i++) rc = seed_shape(s, p, i, &q);
+  size_t n = q.n;
+  if (!rc && p->auto_tank) rc = fit_tank(s, sec, p, q.x, n);
   if (!rc && flip_sim_init(&s->sim, p->lo, p->n, p->cell_size, p->obst,
                            p->nobst))
     rc = h->set_error(s->ctx, MS_ENOMEM, "out of memory for a %d x %d x %d "
                       "grid", p->n[0], p->n[1], p->n[2]);
   for (size_t i = 0; !rc && i < n; i++) {
-    const double *x = xyz + 3 * i;
+    const double *x = q.x + 3 * i;
     if (inside_tank(&s->sim.g, x) && !inside_obstacle(p, x)) {
-      from[keep] = from[i];
-      memmove(xyz + 3 * keep++, x, 3 * sizeof(double));
+      q.from[keep] = q.from[i];
+      q.T[keep] = q.T[i];
+      memmove(q.v + 3 * keep, q.v + 3 * i, 3 * sizeof(double));
+      memmove(q.x + 3 * keep++, x, 3 * sizeof(double));
     }
   }
   if (!rc && keep == 0)
@@ -244,18 +287,19 @@ static int seed(struct state *s, const ms_config *sec,
     h->log(s->ctx, MS_LOG_INFO, "%zu seeded particles lie outside the tank "
            "or inside an obstacle and were dropped", n - keep);
   if (!rc) rc = alloc_arrays(s, keep);
-  if (!rc) memcpy(s->x, xyz, 3 * keep * sizeof(double));
+  if (!rc) {
+    memcpy(s->x, q.x, 3 * keep * sizeof(double));
+    memcpy(s->v, q.v, 3 * keep * sizeof(double));
+  }
   for (size_t i = 0; !rc && i < keep; i++) {
-    int sh = (int)from[i];
-    s->T[i] = p->temperature[sh];
+    int sh = (int)q.from[i];
+    s->T[i] = q.T[i];
     s->rho[i] = p->shape_density[sh];
     s->m[i] = s->rho[i] * p->spacing * p->spacing * p->spacing;
   }
-  free(xyz);
-  free(from);
+  free(q.x), free(q.v), free(q.T), free(q.from);
   if (rc) return rc;
   for (size_t i = 0; i < keep; i++) {
-    memcpy(s->v + 3 * i, p->velocity, 3 * sizeof(double));
     s->r[i] = p->radius;
     s->c[i] = p->specific_heat;
   }

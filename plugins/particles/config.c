@@ -23,14 +23,6 @@
 #include "../common/heat.h"
 #include "particles.h"
 
-/* Is the shape an explicit point list (which scene.scale cannot refine)? */
-static int is_points(const struct ms_host *h, ms_ctx *c,
-                     const ms_config *shape) {
-  const char *type = NULL;
-  return h->cfg_string(c, shape, "type", NULL, &type) == MS_OK && type &&
-         !strcmp(type, "points");
-}
-
 int particles_read_params(struct state *s, const ms_config *sec,
                           struct params *p) {
   const struct ms_host *h = s->host;
@@ -65,7 +57,7 @@ int particles_read_params(struct state *s, const ms_config *sec,
    * volume and mass (explicit points are taken as they are) */
   const struct ms_scene_info *info = h->scene(c);
   double scale = MS_SCENE_HAS(info, scale) ? info->scale : 1.0;
-  if (scale != 1.0 && !is_points(h, c, p->shape)) {
+  if (scale != 1.0 && !ms_shape_is_given(h, c, p->shape)) {
     double f = cbrt(scale);
     if (!isnan(p->spacing)) p->spacing /= f;
     p->radius /= f;

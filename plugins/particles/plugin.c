@@ -48,6 +48,32 @@ static void set_fields(struct state *s) {
                                    s->c};
 }
 
+/* A "frame" shape (a previous output) carries each particle's velocity
+ * (the `velocity` key adds to it), mass, radius and heat; what it does not
+ * carry keeps the keys' values. */
+static int restore(struct state *s, const ms_config *shape, const double *vel) {
+  const struct ms_host *h = s->host;
+  ms_ctx *c = s->ctx;
+  int rc = ms_shape_field(h, c, shape, "velocity", s->n, 3, s->v);
+  if (rc == MS_OK)
+    for (size_t i = 0; i < 3 * s->n; i++) s->v[i] += vel[i % 3];
+  else if (rc != MS_ENOENT)
+    return rc;
+  if ((rc = ms_shape_field_opt(h, c, shape, "mass", s->n, 1, s->m)) ||
+      (rc = ms_shape_field_opt(h, c, shape, "radius", s->n, 1, s->r)) ||
+      (rc = ms_shape_field_opt(h, c, shape, "temperature", s->n, 1, s->T)) ||
+      (rc = ms_shape_field_opt(h, c, shape, "specific_heat", s->n, 1, s->c)))
+    return rc;
+  for (size_t i = 0; i < s->n; i++)
+    if (!(s->m[i] > 0.0 && isfinite(s->m[i]) && s->r[i] > 0.0 &&
+          isfinite(s->r[i]) && s->c[i] > 0.0 && isfinite(s->T[i]) &&
+          isfinite(s->v[3 * i]) && isfinite(s->v[3 * i + 1]) &&
+          isfinite(s->v[3 * i + 2])))
+      return h->cfg_error(c, shape, "file", "particle %zu: a mass, radius or "
+                          "specific heat not > 0, or a value not finite", i);
+  return MS_OK;
+}
+
 static int create(const struct ms_host *host, ms_ctx *ctx,
                   const ms_config *sec, ms_instance **out) {
   struct state *s = calloc(1, sizeof *s);
@@ -74,6 +100,7 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
     s->r[i] = p.radius;
     s->T[i] = p.temperature, s->c[i] = p.specific_heat;
   }
+  if ((rc = restore(s, p.shape, p.vel))) goto fail;
   host->free(pts.xyz);
   set_fields(s);
   *out = (ms_instance *)(void *)s;

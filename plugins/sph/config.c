@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mergesplit/plugin_util.h>
+
 #include "sph.h"
 
 #define H (pl->host)
@@ -141,6 +143,28 @@ static int add_points(struct sph_setup *su, const double *xyz, size_t n,
   return MS_OK;
 }
 
+/* A "frame" shape (a previous output) carries each particle's velocity
+ * (the `velocity` key adds to it) and temperature: for the n particles
+ * from index `at`. */
+static int restore(struct sph_plugin *pl, const ms_config *shape,
+                   const double *vel, struct sph_setup *su, size_t at,
+                   size_t n) {
+  double *v = su->vel + 3 * at, *T = su->temp + at;
+  int rc = ms_shape_field(H, C, shape, "velocity", n, 3, v);
+  if (rc == MS_OK)
+    for (size_t i = 0; i < 3 * n; i++) v[i] += vel[i % 3];
+  else if (rc != MS_ENOENT)
+    return rc;
+  if ((rc = ms_shape_field_opt(H, C, shape, "temperature", n, 1, T)))
+    return rc;
+  for (size_t i = 0; i < n; i++)
+    if (!(isfinite(v[3 * i]) && isfinite(v[3 * i + 1]) &&
+          isfinite(v[3 * i + 2]) && isfinite(T[i])))
+      return H->cfg_error(C, shape, "file", "particle %zu: a velocity or "
+                          "temperature not finite", i);
+  return MS_OK;
+}
+
 /* One shape group: sampled at the spacing, its own `velocity` and
  * `temperature` or the section's. */
 static int sample_one(struct sph_plugin *pl, const ms_config *shape,
@@ -163,7 +187,7 @@ static int sample_one(struct sph_plugin *pl, const ms_config *shape,
   rc = add_points(su, pts.xyz, pts.count, vel, temp);
   H->free(pts.xyz);
   if (rc) return H->set_error(C, rc, "out of memory sampling the shapes");
-  return MS_OK;
+  return restore(pl, shape, vel, su, su->n - pts.count, pts.count);
 }
 
 static int read_shapes(struct sph_plugin *pl, const ms_config *sec,

@@ -34,8 +34,8 @@ START_TEST(box_rests_on_cloth) {
     st_step(S);
     depth = fmax(depth, deepest(box, cloth));
   }
-  struct ms_metrics m = {.struct_size = sizeof m};
-  ms_sim_metrics(S, &m);
+  struct ms_metrics m;
+  st_metrics(S, &m);
   double P[3] = {0, 0, 0}, M = 0.0, ymin = INFINITY;
   for (size_t i = 0; i < box->view.count; i++) {
     double mi = *ms__at(&box->m, i);
@@ -77,8 +77,8 @@ START_TEST(knot_from_a_mesh_file_lands_on_cloth) {
     st_step(S);
     depth = fmax(depth, deepest(knot, cloth));
   }
-  struct ms_metrics m = {.struct_size = sizeof m};
-  ms_sim_metrics(S, &m);
+  struct ms_metrics m;
+  st_metrics(S, &m);
   double M = 0.0, ymin = INFINITY;
   for (size_t i = 0; i < knot->view.count; i++) {
     M += *ms__at(&knot->m, i);

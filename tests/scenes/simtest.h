@@ -29,9 +29,13 @@ ms_sim *st_open_fixture_text(const char *text);
 ms_sim *st_open_file(const char *path, int threads, int64_t frames);
 /* The system called `name` (fails the test if absent). */
 struct ms__system *st_system(ms_sim *S, const char *name);
-/* One step (not past the current frame's end, which is then advanced);
- * its counts go into the run's, so ms_sim_metrics() covers it. */
+/* One step (not past the current frame's end, which is then advanced).
+ * Its counts stay in S->stepper.frame_counts, summed over every st_step()
+ * (no frame is written): read the metrics with st_metrics(). */
 void st_step(ms_sim *S);
+/* ms_sim_metrics() over every step taken, st_step()'s included (the run's
+ * counts plus the current frame's). */
+void st_metrics(ms_sim *S, struct ms_metrics *m);
 /* Largest overlap (r_i + r_j - |x_j - x_i|) / min(r_i, r_j) over all pairs
  * of all systems, excluding pairs a plugin declares connected; 0 if none. */
 double st_max_overlap(ms_sim *S);

@@ -438,8 +438,8 @@ START_TEST(gao_scenes_run_clean) {
     ck_assert_msg(isfinite(st_max_speed(S)), "%s: a particle is not finite",
                   scene[_i]);
   }
-  struct ms_metrics m = {.struct_size = sizeof m};
-  ms_sim_metrics(S, &m);
+  struct ms_metrics m;
+  st_metrics(S, &m);
   fprintf(stderr, "# %s: %llu penetrations at most, %llu sheet crossings\n",
           scene[_i], (unsigned long long)m.max_penetrations,
           (unsigned long long)m.sheet_crossings);

@@ -232,6 +232,38 @@ START_TEST(winding_number_inside_outside) {
 }
 END_TEST
 
+/* A frame shape names a file a run wrote: a missing or broken one is one
+ * line naming it; a frame takes no jitter; other shapes carry no fields. */
+START_TEST(frame_shape_errors) {
+  double *x, v[3];
+  int rc;
+  mesh("no_such_frame.vtp", NULL, 0.02, &x, &rc); /* as a mesh: not found */
+  ck_assert_int_eq(rc, MS_ECONFIG);
+  static const char *bad[][2] = {
+      {"shape = { type = \"frame\"; file = \"/nonexistent/w_000004.vtp\"; };",
+       "/nonexistent/w_000004.vtp: cannot open"},
+      {"shape = { type = \"frame\"; };", "shape.file: is required"},
+      {"shape = { type = \"frame\"; file = \"x.vtp\"; jitter = 0.1; };",
+       "shape.jitter: a frame's particles are taken where they were"}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    t_sample_shape(bad[i][0], 0.02, SIZE_MAX, &x, &rc, last_error,
+                   sizeof last_error);
+    ck_assert_int_eq(rc, MS_ECONFIG);
+    ck_assert_msg(strstr(last_error, bad[i][1]) && !strchr(last_error, '\n'),
+                  "'%s' (expected '%s')", last_error, bad[i][1]);
+  }
+  config_t cfg;
+  struct ms__err err = {0};
+  config_init(&cfg);
+  ck_assert_int_eq(config_read_string(&cfg, "shape = { type = \"sphere\"; "
+                   "center = [0.0, 0.0, 0.0]; radius = 1.0; };"), CONFIG_TRUE);
+  ck_assert_int_eq(ms__shape_field(config_lookup(&cfg, "shape"), "velocity",
+                                   1, 3, v, &err), MS_ENOENT);
+  ck_assert_int_eq(err.status, 0);
+  config_destroy(&cfg);
+}
+END_TEST
+
 Suite *suite_mesh_shapes(void) {
   Suite *s = suite_create("mesh_shapes");
   TCase *tc = tcase_create("mesh");
@@ -243,6 +275,7 @@ Suite *suite_mesh_shapes(void) {
   tcase_add_test(tc, bad_meshes_refused_naming_the_file);
   tcase_add_test(tc, surface_points_spread_and_cover);
   tcase_add_test(tc, winding_number_inside_outside);
+  tcase_add_test(tc, frame_shape_errors);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -248,6 +248,25 @@ struct ms_render_options {
 MS_API int ms_render(const char *outdir, const struct ms_render_options *opt,
                      char *err, size_t errlen);
 
+/* ---- plots (appended in 0.2) ------------------------------------------- */
+
+struct ms_plot_options {
+  uint32_t struct_size;  /* sizeof(struct ms_plot_options) */
+  const char *out_dir;   /* NULL: the report's name without .json + _plots */
+  int width, height;     /* image size; 0: 900 x 500 */
+  void (*log)(void *opaque, int level, const char *line); /* NULL: quiet */
+  void *log_opaque;
+};
+
+/* Draw PNG charts of a run's report (mergesplit run --report): the
+ * scene's energy, each system's, the momentum (scene and systems),
+ * contacts and penetrations, meta-particle sizes, the merge-split energy
+ * ledger and the time per phase, one file each.  Every PNG carries the
+ * numbers it drew, and how they map to its pixels, as JSON in a tEXt
+ * chunk "mergesplit:plot".  On failure a one-line reason goes to err. */
+MS_API int ms_plot(const char *report, const struct ms_plot_options *opt,
+                   char *err, size_t errlen);
+
 /* ---- conformance kit --------------------------------------------------- */
 
 /* Called once per check, in order: its name, whether it passed, one line of

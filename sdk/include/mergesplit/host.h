@@ -138,7 +138,8 @@ struct ms_host {
 
   /* -- geometry ----------------------------------------------------- */
   /* Sample the shape described by `shape` (keys: type = "box" | "sphere" |
-   * "cylinder" | "torus" | "shell" | "points" | "mesh" and the type's own
+   * "cylinder" | "torus" | "shell" | "points" | "mesh" | "frame" (ABI 1.6,
+   * see shape_field() below) and the type's own
    * keys, see mergesplit.cfg(5)) on a cubic lattice of the given spacing
    * (a mesh with surface = true: on its triangles, no two points closer
    * than 0.8 spacings).  Points come in a deterministic order; free
@@ -204,6 +205,30 @@ struct ms_host {
    * MS_EINVAL (NULL name, or called outside create()) or MS_ENOMEM. */
   int (*declare_receiver)(ms_ctx *ctx, const ms_config *group,
                           const char *key, const char *name);
+
+  /* ---- ABI 1.6 (MS_HOST_HAS(host, shape_field)) ---- */
+  /* STARTING FROM A PREVIOUS OUTPUT.  A shape of type "frame" names a
+   * frame file a run wrote (`file = "out/water_000040.vtp"`); sample_shape()
+   * gives its particles' positions, bit for bit and in the file's order,
+   * and this call the other per-particle values the file holds.  After
+   * sample_shape() returned `count` points for `shape`, fill out[count *
+   * comps] with the point field `name` (comps 1 for a scalar, 3 for a
+   * vector), in the same order.
+   *   Returns MS_OK; MS_ENOENT (no error recorded) when the shape carries
+   *   no such field -- every other shape type, or a frame file without it
+   *   -- and the plugin then uses its own value; MS_ECONFIG with one line
+   *   naming the file when its field has other components or the file no
+   *   longer holds `count` particles.
+   * A plugin whose particles move each on its own (grains, fluids) SHOULD
+   * ask for "velocity" (so a restart continues the motion, not only the
+   * places) and for the other fields it keeps per particle
+   * ("temperature", "mass", "radius"); a body solver MAY take a frame as
+   * the points of a body (positions only).  No plugin may jitter, rescale
+   * (scene.scale) or filter a frame's points.  A plugin that does not ask
+   * (or is older than 1.6) sees a frame shape as a point set, at the
+   * velocity its own keys give. */
+  int (*shape_field)(ms_ctx *ctx, const ms_config *shape, const char *name,
+                     size_t count, uint32_t comps, double *out);
 };
 
 /* Nonzero when struct ms_scene_info `info` holds `member`. */
@@ -229,7 +254,9 @@ _Static_assert(offsetof(struct ms_host, meta_spin) == 192,
                "ms_host v1.2 layout");
 _Static_assert(offsetof(struct ms_host, declare_receiver) == 200,
                "ms_host v1.4 layout");
-_Static_assert(sizeof(struct ms_host) == 208, "ms_host v1.4 size");
+_Static_assert(offsetof(struct ms_host, shape_field) == 208,
+               "ms_host v1.6 layout");
+_Static_assert(sizeof(struct ms_host) == 216, "ms_host v1.6 size");
 _Static_assert(offsetof(struct ms_scene_info, gravity) == 24,
                "ms_scene_info v1 layout");
 _Static_assert(sizeof(struct ms_scene_info) == 112, "ms_scene_info v1 size");

@@ -37,6 +37,8 @@
  *        (host->declare_receiver).
  *   1.5  forces on other systems' particles (push(): a liquid's pressure
  *        on a body immersed in it).
+ *   1.6  starting from a previous output: shapes of type "frame" and the
+ *        per-particle values they carry (host->shape_field).
  *
  * LIFECYCLE AND THE STEP PROTOCOL
  *   create -> { max_dt -> filter_pairs -> begin_step -> integrate(stage 1)
@@ -291,7 +293,7 @@ extern "C" {
 #endif
 
 #define MS_ABI_MAJOR 1
-#define MS_ABI_MINOR 5
+#define MS_ABI_MINOR 6
 
 /* Name of the exported entry function. */
 #define MS_PLUGIN_ENTRY_SYMBOL "mergesplit_plugin"

@@ -365,6 +365,38 @@ static inline double ms_heat_pair(double *Ta, double Ca, double *Tb,
   return Q;
 }
 
+/* ---- shapes whose points are given -------------------------------------- */
+
+/* Nonzero for a shape whose points are given rather than sampled on the
+ * spacing's lattice: "points", and "frame" (ABI 1.6, a previous output).
+ * scene.scale cannot refine them; a plugin MUST NOT jitter a frame. */
+static inline int ms_shape_is_given(const struct ms_host *h, ms_ctx *c,
+                                    const ms_config *shape) {
+  const char *type = NULL;
+  return h->cfg_string(c, shape, "type", NULL, &type) == MS_OK && type &&
+         (!strcmp(type, "points") || !strcmp(type, "frame"));
+}
+
+/* host->shape_field() where the host has it (ABI 1.6), else MS_ENOENT:
+ * the per-particle values a "frame" shape carries, for the `count` points
+ * sample_shape() gave. */
+static inline int ms_shape_field(const struct ms_host *h, ms_ctx *c,
+                                 const ms_config *shape, const char *name,
+                                 size_t count, uint32_t comps, double *out) {
+  if (!MS_HOST_HAS(h, shape_field)) return MS_ENOENT;
+  return h->shape_field(c, shape, name, count, comps, out);
+}
+
+/* Like ms_shape_field(), for a field whose absence is fine: MS_ENOENT
+ * becomes MS_OK with out untouched. */
+static inline int ms_shape_field_opt(const struct ms_host *h, ms_ctx *c,
+                                     const ms_config *shape, const char *name,
+                                     size_t count, uint32_t comps,
+                                     double *out) {
+  int rc = ms_shape_field(h, c, shape, name, count, comps, out);
+  return rc == MS_ENOENT ? MS_OK : rc;
+}
+
 #ifdef __cplusplus
 }
 #endif

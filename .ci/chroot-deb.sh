@@ -45,6 +45,7 @@ mkdir -p "$root/tmp/debs"
 (cd "$work" && cp $debs "$root/tmp/debs/")
 mount -t proc proc "$root/proc"
 mount --bind /dev "$root/dev"
+mount -t devpts devpts "$root/dev/pts"
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
   HOME=/root DEBIAN_FRONTEND=noninteractive /bin/sh -ec "$1"; }
 in_root "apt-get update -qq && apt-get install -y -qq --no-install-recommends /tmp/debs/*.deb >/dev/null"

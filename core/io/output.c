@@ -80,9 +80,10 @@ static int add_pvd(struct ms__output *o, uint32_t slot, const char *path,
           ms__little_endian() ? "LittleEndian" : "BigEndian");
   for (uint32_t p = 0; p < ns; p++)
     for (size_t i = 0; i < s[p].n; i++)
+      /* name: ParaView's PVD reader names the part's block by it */
       fprintf(f, "<DataSet timestep=\"%.17g\" group=\"\" part=\"%u\" "
-                 "file=\"%s_%06lld.%s\"/>\n",
-              s[p].t[i], ns > 1 ? p : 0, s[p].name,
+                 "name=\"%s\" file=\"%s_%06lld.%s\"/>\n",
+              s[p].t[i], ns > 1 ? p : 0, s[p].name, s[p].name,
               (long long)s[p].frame[i], ext);
   fprintf(f, "</Collection>\n</VTKFile>\n");
   int rc = fclose(f) ? ms__errf(err, MS_ENOMEM, "out of memory") : MS_OK;

@@ -30,7 +30,8 @@ def pvd_lists_every_frame():
         assert [d[2] for d in one] == [w[2] for w in want if w[1] == p]
 
 
-t.check("scene.pvd and NAME.pvd list every frame with the report's times",
+t.check("scene.pvd and NAME.pvd list every frame with the report's times, "
+        "each block named after its system",
         pvd_lists_every_frame)
 
 vtp = {}  # (frame, system) -> (points, arrays)

@@ -82,9 +82,12 @@ def read_vtp(path):
 
 
 def read_pvd(path):
-    """[(timestep, part, file)] of a .pvd collection."""
+    """[(timestep, part, file)] of a .pvd collection; every DataSet names
+    its block (ParaView shows the name) after the system of its file."""
     root = ET.parse(path).getroot()
     assert root.get("type") == "Collection", path
+    for d in root.iter("DataSet"):
+        assert d.get("file").startswith(d.get("name") + "_"), d.attrib
     return [(float(d.get("timestep")), int(d.get("part")), d.get("file"))
             for d in root.iter("DataSet")]
 

@@ -86,7 +86,8 @@ struct ms__file_writer;
 
 enum {
   MS__FW_BACKGROUND = 1, /* write on a thread of the writer's own */
-  MS__FW_DIRECT = 2      /* direct I/O for big files, where allowed */
+  MS__FW_DIRECT = 2,     /* direct I/O for big files, where allowed */
+  MS__OUT_ZLIB = 4       /* ms__output_open: .vtp arrays zlib-compressed */
 };
 
 int ms__fw_open(struct ms__file_writer **w, unsigned flags,
@@ -162,6 +163,9 @@ struct ms__layout {
   const struct ms_field *pos; /* the view's "position" */
   size_t row;                 /* PLY: bytes per vertex */
   int wide;                   /* VTP: 64-bit cell indices */
+  /* VTP compressed: the appended blocks, made by the layout (owned) */
+  unsigned char **zblk;
+  size_t *zlen, nz;
 };
 void ms__layout_free(struct ms__layout *L);
 
@@ -172,6 +176,7 @@ struct ms__frame_id {
   uint32_t index;
   int64_t frame;
   double t;
+  int zlib; /* VTP: compress the arrays (output.compress = "zlib") */
 };
 
 /* A frame format.  layout() sizes the file of one view and writes its
@@ -201,6 +206,10 @@ const char *ms__format_names(char *buf, size_t len);
 /* The writers' layouts with their own arguments (tests, tools). */
 int ms__vtp_layout(struct ms__layout *L, const struct ms_view *v, double t,
                    const char *path, struct ms__err *err);
+/* The same file with every array compressed by zlib, in VTK's block
+ * layout (compressor="vtkZLibDataCompressor"); fill with ms__vtp_fill. */
+int ms__vtp_layout_zlib(struct ms__layout *L, const struct ms_view *v,
+                        double t, const char *path, struct ms__err *err);
 void ms__vtp_fill(const struct ms__layout *L, const struct ms_view *v,
                   char *buf);
 int ms__ply_layout(struct ms__layout *L, const struct ms_view *v,
@@ -269,10 +278,12 @@ struct ms__vtp_array {
   uint32_t type; /* enum ms_type */
   uint32_t comps;
   const char *data; /* the values, packed */
+  char *own;        /* a compressed file's: the values inflated (owned) */
 };
 
 struct ms__vtp {
   char *buf;
+  int zlib;                 /* compressor="vtkZLibDataCompressor" */
   size_t size, n;           /* file size, points */
   struct ms__vtp_array *a;  /* arrays; a[0] is the points */
   uint32_t na;

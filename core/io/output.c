@@ -22,6 +22,7 @@ struct series {
 struct ms__output {
   char *dir;
   unsigned formats;
+  int zlib; /* MS__OUT_ZLIB */
   uint32_t nsys;
   struct series *s;
   int32_t *sysid;          /* the value of each system's "system" field */
@@ -116,6 +117,7 @@ int ms__output_open(struct ms__output **out, const char *dir,
   }
   o->nsys = nsys;
   o->formats = formats;
+  o->zlib = (io & MS__OUT_ZLIB) != 0;
   for (uint32_t i = 0; i < nsys; i++) {
     o->sysid[i] = (int32_t)i;
     if (!(o->s[i].name = strdup(names[i]))) {
@@ -204,7 +206,7 @@ static int add_system(struct ms__output *o, uint32_t i, int64_t frame,
                       struct ms__err *err) {
   char path[4096];
   struct series *s = &o->s[i];
-  const struct ms__frame_id id = {s->name, i, frame, t};
+  const struct ms__frame_id id = {s->name, i, frame, t, o->zlib};
   uint32_t slot = system_slots() * i, k;
   int rc;
   for (k = 0; ms__writers[k]; k++) {

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include <mergesplit/status.h>
 #include <mergesplit/view.h>
 
@@ -137,6 +139,39 @@ static uint32_t type_of(const char *s) {
   return 0;
 }
 
+/* A compressed array at base + o (VTK's block layout, output_vtp.c):
+ * `want` bytes inflated into *out.  MS_EINVAL when the blocks do not add
+ * up to want or lie outside the avail bytes. */
+static int inflate_array(const char *base, size_t avail, uint64_t o,
+                         uint64_t want, char **out) {
+  uint64_t h[3];
+  *out = NULL;
+  if (o > avail || avail - o < 24) return MS_EINVAL;
+  ms__memcpy(h, base + o, 24);
+  uint64_t nb = h[0], bs = h[1], last = h[2] ? h[2] : h[1];
+  if (nb > (avail - o - 24) / 8 || (nb && !bs) ||
+      (nb ? (nb - 1) * bs + last : 0) != want || want > SIZE_MAX - 1)
+    return MS_EINVAL;
+  char *dst = malloc((size_t)want + 1);
+  if (!dst) return MS_ENOMEM;
+  uint64_t at = o + 24 + 8 * nb, done = 0;
+  for (uint64_t b = 0; b < nb; b++) {
+    uint64_t cs;
+    ms__memcpy(&cs, base + o + 24 + 8 * b, 8);
+    uLongf got = (uLongf)(b + 1 < nb ? bs : last);
+    if (cs > avail - at ||
+        uncompress((Bytef *)dst + done, &got, (const Bytef *)base + at,
+                   (uLong)cs) != Z_OK ||
+        got != (b + 1 < nb ? bs : last)) {
+      free(dst);
+      return MS_EINVAL;
+    }
+    at += cs, done += got;
+  }
+  *out = dst;
+  return MS_OK;
+}
+
 /* One appended DataArray tag at p; data starts at base. */
 static int add_array(struct ms__vtp *v, const char *p, const char *base,
                      int in_points, const char *path, struct ms__err *err) {
@@ -150,19 +185,27 @@ static int add_array(struct ms__vtp *v, const char *p, const char *base,
   attr(p, "NumberOfComponents", comps, sizeof comps);
   if (!attr(p, "offset", off, sizeof off))
     return ms__errf(err, MS_EINVAL, "%s: array '%s' has no offset", path, name);
-  struct ms__vtp_array a = {{0}, type_of(type), (uint32_t)atoi(comps), NULL};
+  struct ms__vtp_array a = {{0}, type_of(type), (uint32_t)atoi(comps), NULL, NULL};
   snprintf(a.name, sizeof a.name, "%s", name);
   if (!a.type || a.comps < 1 || a.comps > 16) return MS_OK; /* not for us */
   uint64_t o = strtoull(off, NULL, 10), len;
   size_t avail = v->size - (size_t)(base - v->buf);
-  if (o + 8 > avail) goto bad;
-  ms__memcpy(&len, base + o, 8);
-  if (len != (uint64_t)v->n * a.comps * ms__type_size(a.type) ||
-      o + 8 + len > avail)
-    goto bad;
-  a.data = base + o + 8;
-  if (ms__grow((void **)&v->a, v->na + 2, sizeof *v->a))
+  uint64_t want = (uint64_t)v->n * a.comps * ms__type_size(a.type);
+  if (v->zlib) {
+    int rc = inflate_array(base, avail, o, want, &a.own);
+    if (rc == MS_ENOMEM) return ms__errf(err, rc, "out of memory");
+    if (rc) goto bad;
+    a.data = a.own;
+  } else {
+    if (o + 8 > avail) goto bad;
+    ms__memcpy(&len, base + o, 8);
+    if (len != want || o + 8 + len > avail) goto bad;
+    a.data = base + o + 8;
+  }
+  if (ms__grow((void **)&v->a, v->na + 2, sizeof *v->a)) {
+    free(a.own);
     return ms__errf(err, MS_ENOMEM, "out of memory");
+  }
   if (in_points) { /* the points go first */
     ms__memmove(v->a + 1, v->a, v->na * sizeof *v->a);
     v->a[0] = a;
@@ -185,9 +228,14 @@ static int parse(struct ms__vtp *v, const char *path, struct ms__err *err) {
     return ms__errf(err, MS_EINVAL, "%s: not a VTK PolyData file", path);
   attr(vf, "byte_order", bo, sizeof bo);
   attr(vf, "header_type", ht, sizeof ht);
-  if (strstr(vf, "compressor=") && strstr(vf, "compressor=") < piece)
-    return ms__errf(err, MS_ENOTSUP, "%s: compressed files are not supported",
-                    path);
+  char comp[64] = "";
+  if (strstr(vf, "compressor=") && strstr(vf, "compressor=") < piece) {
+    attr(vf, "compressor", comp, sizeof comp);
+    if (strcmp(comp, "vtkZLibDataCompressor"))
+      return ms__errf(err, MS_ENOTSUP, "%s: compressor %s: only zlib is "
+                      "supported", path, comp);
+    v->zlib = 1;
+  }
   if (strcmp(bo, ms__little_endian() ? "LittleEndian" : "BigEndian") ||
       strcmp(ht, "UInt64"))
     return ms__errf(err, MS_ENOTSUP, "%s: byte order %s, header type %s: "
@@ -251,6 +299,7 @@ double ms__vtp_value(const struct ms__vtp_array *a, size_t i, int c) {
 }
 
 void ms__vtp_free(struct ms__vtp *v) {
+  for (uint32_t i = 0; i < v->na; i++) free(v->a[i].own);
   free(v->buf);
   free(v->a);
   ms__memset(v, 0, sizeof *v);

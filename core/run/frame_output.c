@@ -20,7 +20,9 @@ static const char **system_names(struct ms_sim *S) {
 static int open_files(struct ms_sim *S, const char **names) {
   const char *dir = S->opt.output_dir ? S->opt.output_dir : S->scene.out_dir;
   int rc = ms__output_open(&S->out, dir, S->scene.out_formats,
-                           MS__FW_BACKGROUND | MS__FW_DIRECT, S->nsys,
+                           MS__FW_BACKGROUND | MS__FW_DIRECT |
+                               (S->scene.out_zlib ? MS__OUT_ZLIB : 0u),
+                           S->nsys,
                            names, &S->err);
   if (rc) return rc;
   size_t n = strlen(dir) + 32;

@@ -334,6 +334,12 @@ static int parse_output(struct ms__scene *sc, config_setting_t *root,
   TRY(ms__cfg_int(g, "checkpoint_every", 0, &sc->checkpoint_every, err));
   TRY(parse_formats(sc, g, err));
   TRY(parse_preview(sc, g, err));
+  const char *compress;
+  TRY(ms__cfg_string(g, "compress", "none", &compress, err));
+  sc->out_zlib = !strcmp(compress, "zlib");
+  if (!sc->out_zlib && strcmp(compress, "none"))
+    return ms__cfg_fail(err, g, "compress", "must be \"none\" or \"zlib\" "
+                        "(got \"%s\")", compress);
   if (sc->out_every < 1)
     return ms__cfg_fail(err, g, "every", "must be >= 1 (got %lld)",
                         (long long)sc->out_every);

@@ -209,6 +209,7 @@ struct ms__scene {
   const char *out_dir;
   int64_t out_every;
   unsigned out_formats;     /* a mask of the writers' table (output.h) */
+  int out_zlib;             /* output.compress = "zlib": compressed .vtp */
   int64_t checkpoint_every; /* frames; 0: no periodic checkpoints */
   int preview;              /* write PNG previews of output frames */
   int preview_size[2];

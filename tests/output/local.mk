@@ -19,6 +19,8 @@ TESTS += tests/output/progress.test
 EXTRA_DIST += tests/output/progress.test
 TESTS += tests/output/manpages.test
 EXTRA_DIST += tests/output/manpages.test
+TESTS += tests/output/compress.test
+EXTRA_DIST += tests/output/compress.test
 TESTS += tests/output/plot.test
 EXTRA_DIST += tests/output/plot.test tests/output/plot_check.py
 

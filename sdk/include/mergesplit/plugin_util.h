@@ -377,6 +377,7 @@ static inline int ms_shape_is_given(const struct ms_host *h, ms_ctx *c,
          (!strcmp(type, "points") || !strcmp(type, "frame"));
 }
 
+#if MS_ABI_MINOR >= 6
 /* host->shape_field() where the host has it (ABI 1.6), else MS_ENOENT:
  * the per-particle values a "frame" shape carries, for the `count` points
  * sample_shape() gave. */
@@ -396,6 +397,7 @@ static inline int ms_shape_field_opt(const struct ms_host *h, ms_ctx *c,
   int rc = ms_shape_field(h, c, shape, name, count, comps, out);
   return rc == MS_ENOENT ? MS_OK : rc;
 }
+#endif /* MS_ABI_MINOR >= 6 */
 
 #ifdef __cplusplus
 }

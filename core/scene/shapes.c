@@ -311,9 +311,10 @@ static int sample_lattice(const struct shape *s, double h, double **xyz,
   return MS_OK;
 }
 
-/* The mesh's file, relative to the file the shape is written in. */
-static void mesh_path(const config_setting_t *g, const char *file, char *buf,
-                      size_t len) {
+/* A shape's file (a mesh, a frame), relative to the scene file the
+ * shape is written in. */
+static void scene_relative(const config_setting_t *g, const char *file,
+                           char *buf, size_t len) {
   const char *src = config_setting_source_file(g);
   const char *slash = src ? strrchr(src, '/') : NULL;
   if (file[0] == '/' || !slash)
@@ -348,7 +349,7 @@ static int sample_mesh(const struct shape *s, double h, double **xyz,
                        const config_setting_t *g) {
   char path[4096], why[512];
   struct ms__mesh m;
-  mesh_path(g, s->file, path, sizeof path);
+  scene_relative(g, s->file, path, sizeof path);
   int rc = ms__mesh_read(path, s->xf, &m, why, sizeof why);
   if (rc) return ms__cfg_fail(err, g, "file", "%s: %s", path, why);
   rc = mesh_usable(s, &m, path, err, g);
@@ -383,7 +384,7 @@ static int sample_frame(const struct shape *s, double **xyz, size_t *n,
                         const config_setting_t *g) {
   char path[4096];
   struct ms__vtp v;
-  mesh_path(g, s->file, path, sizeof path);
+  scene_relative(g, s->file, path, sizeof path);
   int rc = frame_read(path, &v, err, g);
   if (rc) return rc;
   const struct ms__vtp_array *a = &v.a[0];
@@ -408,7 +409,7 @@ int ms__shape_field(const config_setting_t *g, const char *name, size_t count,
     return MS_ENOENT;
   char path[4096];
   struct ms__vtp v;
-  mesh_path(g, s.file, path, sizeof path);
+  scene_relative(g, s.file, path, sizeof path);
   int rc = frame_read(path, &v, err, g);
   if (rc) return rc;
   const struct ms__vtp_array *a = ms__vtp_find(&v, name);

@@ -16,8 +16,9 @@ core_libmscore_la_SOURCES = \
 	core/detection/grid.c core/detection/pairlist.c \
 	core/detection/neighbors.c \
 	core/io/io.h core/io/afile.c core/io/file_writer.c core/io/output.c \
-	core/io/output_copy.c core/io/output_ply.c core/io/output_vtp.c \
-	core/io/writers.c core/io/vtp_read.c \
+	core/io/output_copy.c core/io/output_obj.c core/io/output_ply.c \
+	core/io/output_vtp.c core/io/surface.c core/io/writers.c \
+	core/io/vtp_read.c \
 	core/scene/scene.h core/scene/scene.c core/scene/settings.c \
 	core/scene/shapes.c core/scene/mesh.c core/scene/mesh_sample.c \
 	core/scene/loader.c \

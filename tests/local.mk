@@ -35,7 +35,7 @@ MS_FIXTURES = good:GOOD bad_major:MAJOR bad_minor:MINOR bad_size:SIZE \
 	no_entry:NOENTRY null_fn:NULLFN bad_id:BADID empty:EMPTY nan:NAN_ \
 	badview:BADVIEW leak:LEAK norewind:NOREWIND badsave:BADSAVE \
 	loose:LOOSE ownmass:OWNMASS lax:LAX chatty:CHATTY zerodt:ZERODT \
-	nolicense:NOLICENSE badenergy:BADENERGY now1:NOW1 now2:NOW2 \
+	nolicense:NOLICENSE badenergy:BADENERGY badsurface:BADSURFACE now1:NOW1 now2:NOW2 \
 	no_release:NORELEASE heat:HEAT heatless:HEATLESS heatreset:HEATRESET \
 	push:PUSH pushnan:PUSHNAN crash:CRASH exits:EXITS slow:SLOW hang:HANG
 # Files that crash, exit or hang while they load live in a directory of

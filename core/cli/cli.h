@@ -31,6 +31,9 @@ struct args {
   int width, height, movie;
   const char *color, *camera;
   double range[2];
+  int range_mode; /* 0: MIN,MAX or unset, 1: frame, 2: run */
+  int fit_all, no_floor;
+  double fps, slow;
   /* conformance */
   const char *conf_scene, *conf_system;
   /* compare */

@@ -20,7 +20,8 @@ static const char *usage_text =
     "       mergesplit check SCENE [--scale S] [--max-particles N]\n"
     "                      [--plugin-path DIR]...\n"
     "       mergesplit render OUTDIR [--frame N] [--camera SPEC] [--size WxH]\n"
-    "                      [--color-by FIELD] [--range MIN,MAX] [-o DIR]\n"
+    "                      [--color-by FIELD] [--range R] [--fit WHAT]\n"
+    "                      [--no-floor] [-o DIR] [--fps N] [--slow N]\n"
     "                      [--movie] [--threads N] [--quiet]\n"
     "       mergesplit plot REPORT.json [-o DIR] [--size WxH] [--quiet]\n"
     "       mergesplit plugins [--plugin-path DIR]...\n"
@@ -72,9 +73,15 @@ static const char *help_text =
     "                        EX,EY,EZ,TX,TY,TZ[,FOV]\n"
     "      --size WxH        image size in pixels (default 800x600)\n"
     "      --color-by FIELD  system (default), speed, or a point field\n"
-    "      --range MIN,MAX   colour range (default: the frames' range)\n"
+    "      --range R         colour range: frame (each image its own; the\n"
+    "                        default), run (one over every frame; the\n"
+    "                        default of --movie) or MIN,MAX\n"
+    "      --fit WHAT        the camera frames what moves (default) or all\n"
+    "      --no-floor        do not draw the domain's floor\n"
     "  -o, --output DIR      write images to DIR (default: OUTDIR/preview)\n"
     "      --movie           also assemble movie.mp4 (needs ffmpeg)\n"
+    "      --fps N           movie frames per second (default: real time)\n"
+    "      --slow N          movie N times slower than real time\n"
     "\n"
     "options of plot:\n"
     "  -o, --output DIR      write the charts to DIR (default: REPORT without\n"
@@ -164,7 +171,8 @@ static int parse_range(const char *s, double *r) {
 
 enum { OPT_NO_OUTPUT = 256, OPT_SCALE, OPT_RESUME, OPT_FRAME, OPT_CAMERA, OPT_SIZE,
        OPT_COLOR, OPT_RANGE, OPT_MOVIE, OPT_SCENE, OPT_SYSTEM, OPT_METHODS,
-       OPT_METHOD, OPT_SYNC, OPT_MAX_PARTICLES, OPT_CHECKPOINT_EVERY };
+       OPT_METHOD, OPT_SYNC, OPT_MAX_PARTICLES, OPT_CHECKPOINT_EVERY,
+       OPT_FIT, OPT_NO_FLOOR, OPT_FPS, OPT_SLOW };
 
 /* Options that belong to some commands only: the commands' letters
  * (r run/check, d render, l plot, k conformance, m compare); NULL: any
@@ -176,7 +184,8 @@ static const char *owner(int c) {
   case OPT_SYNC: case OPT_CHECKPOINT_EVERY: return "r";
   case OPT_SIZE: return "dl";
   case OPT_FRAME: case OPT_CAMERA: case OPT_COLOR:
-  case OPT_RANGE: case OPT_MOVIE: return "d";
+  case OPT_RANGE: case OPT_MOVIE: case OPT_FIT: case OPT_NO_FLOOR:
+  case OPT_FPS: case OPT_SLOW: return "d";
   case OPT_SCENE: case OPT_SYSTEM: return "k";
   case OPT_METHODS: return "m";
   }
@@ -194,6 +203,26 @@ static int parse_one(int c, struct args *a) {
   case OPT_CAMERA: a->camera = optarg; break;
   case OPT_COLOR: a->color = optarg; break;
   case OPT_MOVIE: a->movie = 1; break;
+  case OPT_NO_FLOOR: a->no_floor = 1; break;
+  case OPT_FIT:
+    if (strcmp(optarg, "moving") && strcmp(optarg, "all"))
+      return cli_usage_error("--fit needs moving or all, not '%s'", optarg);
+    a->fit_all = !strcmp(optarg, "all");
+    break;
+  case OPT_FPS: case OPT_SLOW: {
+    char *end;
+    double x = strtod(optarg, &end);
+    int bad = end == optarg || *end || !isfinite(x) ||
+              (c == OPT_FPS ? !(x > 0 && x <= 1000) : !(x >= 1 && x <= 1e6));
+    if (bad)
+      return cli_usage_error(c == OPT_FPS ? "--fps needs a number in (0, "
+                                            "1000], not '%s'"
+                                          : "--slow needs a number in [1, "
+                                            "1e6], not '%s'", optarg);
+    if (c == OPT_FPS) a->fps = x;
+    else a->slow = x;
+    break;
+  }
   case OPT_SCENE: a->conf_scene = optarg; break;
   case OPT_SYSTEM: a->conf_system = optarg; break;
   case OPT_METHODS: a->methods = optarg; break;
@@ -243,9 +272,10 @@ static int parse_one(int c, struct args *a) {
                              optarg);
     break;
   case OPT_RANGE:
-    if (parse_range(optarg, a->range))
-      return cli_usage_error("--range needs MIN,MAX with MIN < MAX, not '%s'",
-                             optarg);
+    a->range_mode = !strcmp(optarg, "frame") ? 1 : !strcmp(optarg, "run") ? 2 : 0;
+    if (!a->range_mode && parse_range(optarg, a->range))
+      return cli_usage_error("--range needs frame, run or MIN,MAX with MIN < "
+                             "MAX, not '%s'", optarg);
     break;
   case 'P':
     if (a->npaths == MAX_PATHS)
@@ -274,6 +304,10 @@ static int parse_args(int argc, char **argv, char cmd, struct args *a) {
       {"color-by", required_argument, NULL, OPT_COLOR},
       {"range", required_argument, NULL, OPT_RANGE},
       {"movie", no_argument, NULL, OPT_MOVIE},
+      {"fit", required_argument, NULL, OPT_FIT},
+      {"no-floor", no_argument, NULL, OPT_NO_FLOOR},
+      {"fps", required_argument, NULL, OPT_FPS},
+      {"slow", required_argument, NULL, OPT_SLOW},
       {"scene", required_argument, NULL, OPT_SCENE},
       {"system", required_argument, NULL, OPT_SYSTEM},
       {"methods", required_argument, NULL, OPT_METHODS},

@@ -23,6 +23,12 @@ int cli_render(struct args *a) {
   o.camera = a->camera;
   o.out_dir = a->output;
   o.movie = a->movie;
+  /* each image its own range, but one range over a movie */
+  o.range_per_frame = a->range_mode ? a->range_mode == 1 : !a->movie;
+  o.fit_all = a->fit_all;
+  o.no_floor = a->no_floor;
+  o.fps = a->fps;
+  o.slow = a->slow;
   o.threads = a->threads;
   o.log = a->quiet ? NULL : render_log;
   int rc = ms_render(a->scene, &o, err, sizeof err);

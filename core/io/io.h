@@ -120,6 +120,13 @@ void ms__fw_close(struct ms__file_writer *w);
 int ms__fw_write_file(const char *path, const char *buf, size_t size,
                       int direct, struct ms__err *err);
 
+/* Triangles joining a view's particles (plugin ABI 1.7 surface(), or a
+ * fluid surface's mesh): 3 * n indices into the view. */
+struct ms__tris {
+  const uint32_t *idx;
+  size_t n;
+};
+
 /* ---- output.c ------------------------------------------------------------*/
 /* Frame output.  Per frame and system one file in each format the scene
  * names (the table of writers below: a VTK XML PolyData file, .vtp, and a
@@ -136,13 +143,20 @@ int ms__output_open(struct ms__output **out, const char *dir,
                     unsigned formats, unsigned io, uint32_t nsys,
                     const char *const *names, struct ms__err *err);
 /* Frame `frame` (time t) of every system from its view.  meta: NULL, or
- * per system NULL or view.count meta-particle ids.  The views are read
+ * per system NULL or view.count meta-particle ids; tri: NULL, or per
+ * system its triangles (n = 0: none).  Series past the scene's systems
+ * (fluid surfaces) are views like the systems'.  The views are read
  * before this returns; the files may still be on their way to disk (with
  * MS__FW_BACKGROUND) until the next frame or ms__output_flush, which
  * return any failure to write them. */
 int ms__output_frame(struct ms__output *o, int64_t frame, double t,
                      const struct ms_view *views,
-                     const int32_t *const *meta, struct ms__err *err);
+                     const int32_t *const *meta,
+                     const struct ms__tris *tri, struct ms__err *err);
+/* The scene's domain (min, max), written into every .vtp as field data
+ * (previews draw its floor). */
+void ms__output_domain(struct ms__output *o, const double lo[3],
+                       const double hi[3]);
 /* Every frame's files in place (o may be NULL). */
 int ms__output_flush(struct ms__output *o, struct ms__err *err);
 /* Seconds the files took to write, on whichever thread. */
@@ -163,6 +177,7 @@ struct ms__layout {
   const struct ms_field *pos; /* the view's "position" */
   size_t row;                 /* PLY: bytes per vertex */
   int wide;                   /* VTP: 64-bit cell indices */
+  struct ms__tris tri;        /* the view's triangles (n = 0: none) */
   /* VTP compressed: the appended blocks, made by the layout (owned) */
   unsigned char **zblk;
   size_t *zlen, nz;
@@ -177,6 +192,8 @@ struct ms__frame_id {
   int64_t frame;
   double t;
   int zlib; /* VTP: compress the arrays (output.compress = "zlib") */
+  const struct ms__tris *tri; /* NULL: the particles alone */
+  const double *domain;       /* NULL, or the scene's box: min[3], max[3] */
 };
 
 /* A frame format.  layout() sizes the file of one view and writes its
@@ -203,18 +220,18 @@ unsigned ms__format_bit(const char *name);
 /* The table's names for messages, "\"vtp\", \"ply\"", into buf. */
 const char *ms__format_names(char *buf, size_t len);
 
-/* The writers' layouts with their own arguments (tests, tools). */
-int ms__vtp_layout(struct ms__layout *L, const struct ms_view *v, double t,
-                   const char *path, struct ms__err *err);
-/* The same file with every array compressed by zlib, in VTK's block
- * layout (compressor="vtkZLibDataCompressor"); fill with ms__vtp_fill. */
-int ms__vtp_layout_zlib(struct ms__layout *L, const struct ms_view *v,
-                        double t, const char *path, struct ms__err *err);
+/* The writers' layouts with their own arguments (tests, tools).  VTP:
+ * id->t, id->tri (polygons), id->domain (field data), id->zlib (every
+ * array compressed by zlib in VTK's block layout,
+ * compressor="vtkZLibDataCompressor"); fill with ms__vtp_fill. */
+int ms__vtp_layout(struct ms__layout *L, const struct ms_view *v,
+                   const struct ms__frame_id *id, const char *path,
+                   struct ms__err *err);
 void ms__vtp_fill(const struct ms__layout *L, const struct ms_view *v,
                   char *buf);
 int ms__ply_layout(struct ms__layout *L, const struct ms_view *v,
-                   const char *comment, const char *path,
-                   struct ms__err *err);
+                   const struct ms__tris *tri, const char *comment,
+                   const char *path, struct ms__err *err);
 void ms__ply_fill(const struct ms__layout *L, const struct ms_view *v,
                   char *buf);
 
@@ -253,6 +270,33 @@ static inline int ms__little_endian(void) {
   return *(const uint8_t *)&one == 1;
 }
 
+/* ---- surface.c -----------------------------------------------------------*/
+/* A fluid's surface (output.surface; doc/surfaces.md): the level set 1/2
+ * of the colour field sum_i V_i W(|x - x_i|, h), V_i = (2 r_i)^3, W the
+ * poly6 kernel of radius h = kernel x the mean spacing 2 r, on a grid of
+ * cell x that spacing, by marching tetrahedra.  The mesh is closed and
+ * its triangles run counter-clockwise seen from outside. */
+struct ms__surface_mesh {
+  size_t nv, nt;
+  double *x;      /* 3 per vertex */
+  double *normal; /* 3 per vertex: unit, outward */
+  uint32_t *tri;  /* 3 per triangle */
+  /* kept between frames */
+  size_t cap_v, cap_t, cap_field, cap_hash;
+  double *field;
+  uint64_t *keys;
+  uint32_t *vals;
+};
+
+/* The surface of view v's particles (system names it in messages); m
+ * starts zeroed and is reused frame after frame. */
+int ms__surface_build(struct ms__surface_mesh *m, const struct ms_view *v,
+                      const char *system, double cell, double kernel,
+                      struct ms__err *err);
+/* The volume it encloses (divergence theorem). */
+double ms__surface_volume(const struct ms__surface_mesh *m);
+void ms__surface_free(struct ms__surface_mesh *m);
+
 /* ---- vtp_read.c ----------------------------------------------------------*/
 /* Reading back what output_vtp.c and output.c wrote (for `mergesplit
  * render`): .pvd collections and appended-raw .vtp files.  Compressed or
@@ -283,8 +327,11 @@ struct ms__vtp_array {
 
 struct ms__vtp {
   char *buf;
+  double domain[6];         /* field data domain_min, domain_max */
+  int has_domain;
   int zlib;                 /* compressor="vtkZLibDataCompressor" */
   size_t size, n;           /* file size, points */
+  size_t npolys;            /* polygons (a surface's triangles) */
   struct ms__vtp_array *a;  /* arrays; a[0] is the points */
   uint32_t na;
 };

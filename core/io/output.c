@@ -23,6 +23,8 @@ struct ms__output {
   char *dir;
   unsigned formats;
   int zlib; /* MS__OUT_ZLIB */
+  double domain[6];
+  int has_domain;
   uint32_t nsys;
   struct series *s;
   int32_t *sysid;          /* the value of each system's "system" field */
@@ -203,10 +205,12 @@ static int add_file(struct ms__output *o, uint32_t slot, const char *path,
 
 static int add_system(struct ms__output *o, uint32_t i, int64_t frame,
                       double t, const struct ms_view *v,
-                      struct ms__err *err) {
+                      const struct ms__tris *tri, struct ms__err *err) {
   char path[4096];
   struct series *s = &o->s[i];
-  const struct ms__frame_id id = {s->name, i, frame, t, o->zlib};
+  const struct ms__frame_id id = {s->name, i, frame, t, o->zlib,
+                                  tri && tri->n ? tri : NULL,
+                                  o->has_domain ? o->domain : NULL};
   uint32_t slot = system_slots() * i, k;
   int rc;
   for (k = 0; ms__writers[k]; k++) {
@@ -226,14 +230,15 @@ static int add_system(struct ms__output *o, uint32_t i, int64_t frame,
 
 int ms__output_frame(struct ms__output *o, int64_t frame, double t,
                      const struct ms_view *views,
-                     const int32_t *const *meta, struct ms__err *err) {
+                     const int32_t *const *meta,
+                     const struct ms__tris *tri, struct ms__err *err) {
   /* The last frame's files first: their buffers are this frame's. */
   int rc = ms__fw_wait(o->fw, err);
   for (uint32_t i = 0; !rc && i < o->nsys; i++) {
     struct ms_view v;
     rc = augment(o, i, &views[i], meta ? meta[i] : NULL, &v)
              ? ms__errf(err, MS_ENOMEM, "out of memory")
-             : add_system(o, i, frame, t, &v, err);
+             : add_system(o, i, frame, t, &v, tri ? &tri[i] : NULL, err);
   }
   const struct ms__writer *w = series_writer(o->formats);
   if (!rc && w) {
@@ -247,6 +252,13 @@ int ms__output_frame(struct ms__output *o, int64_t frame, double t,
     return rc;
   }
   return ms__fw_commit(o->fw, err);
+}
+
+void ms__output_domain(struct ms__output *o, const double lo[3],
+                       const double hi[3]) {
+  ms__memcpy(o->domain, lo, 3 * sizeof *lo);
+  ms__memcpy(o->domain + 3, hi, 3 * sizeof *hi);
+  o->has_domain = 1;
 }
 
 int ms__output_flush(struct ms__output *o, struct ms__err *err) {

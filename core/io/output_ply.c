@@ -1,6 +1,8 @@
 /* Binary PLY writer: one vertex element per particle, x y z first, then
  * every other field component by component (velocity -> velocity_x,
- * velocity_y, velocity_z; more than 3 components -> name_0, name_1, ...).
+ * velocity_y, velocity_z; more than 3 components -> name_0, name_1, ...),
+ * but for the names every PLY reader knows: "normal" -> nx, ny, nz.  A
+ * system's triangles follow as the face element (vertex_indices).
  * PLY has no 64-bit integer type: Int64 fields are written as double.
  * Laid out, then filled by every thread, as the VTP writer. */
 #include "io.h"
@@ -33,6 +35,8 @@ static void prop_names(FILE *f, const struct ms_field *fd, int is_pos) {
   for (uint32_t c = 0; c < fd->components; c++) {
     if (is_pos)
       fprintf(f, "property %s %s\n", ty, xyz[c]);
+    else if (fd->components == 3 && !strcmp(fd->name, "normal"))
+      fprintf(f, "property %s n%s\n", ty, xyz[c]);
     else if (fd->components == 1)
       fprintf(f, "property %s %s\n", ty, fd->name);
     else if (fd->components <= 3)
@@ -63,10 +67,17 @@ static int wanted(const struct ms_field *fd, const struct ms_field *pos) {
   return fd != pos && ply_type(fd->type);
 }
 
+/* A face: the count (uchar 3), then three int32 corners. */
+#define FACE_BYTES 13
+
 int ms__ply_layout(struct ms__layout *L, const struct ms_view *v,
-                   const char *comment, const char *path,
-                   struct ms__err *err) {
+                   const struct ms__tris *tri, const char *comment,
+                   const char *path, struct ms__err *err) {
   ms__memset(L, 0, sizeof *L);
+  if (tri) L->tri = *tri;
+  if (v->count > (size_t)INT32_MAX && L->tri.n)
+    return ms__errf(err, MS_EINVAL, "%s: %zu points: too many for PLY faces",
+                    path, v->count);
   for (uint32_t i = 0; i < v->field_count && !L->pos; i++)
     if (!strcmp(v->fields[i].name, "position") &&
         v->fields[i].components == 3 && ply_type(v->fields[i].type))
@@ -87,9 +98,12 @@ int ms__ply_layout(struct ms__layout *L, const struct ms_view *v,
       prop_names(f, &v->fields[i], 0);
       L->row += out_size(v->fields[i].type) * v->fields[i].components;
     }
+  if (L->tri.n)
+    fprintf(f, "element face %zu\nproperty list uchar int vertex_indices\n",
+            L->tri.n);
   fputs("end_header\n", f);
   if (fclose(f)) return ms__errf(err, MS_ENOMEM, "out of memory");
-  L->size = L->header_len + L->row * v->count;
+  L->size = L->header_len + L->row * v->count + FACE_BYTES * L->tri.n;
   return MS_OK;
 }
 
@@ -114,12 +128,19 @@ void ms__ply_fill(const struct ms__layout *L, const struct ms_view *v,
       col += out_size(fd->type) * fd->components;
     }
   }
+  unsigned char *face = (unsigned char *)rows + L->row * n;
+  for (size_t k = 0; k < L->tri.n; k++, face += FACE_BYTES) {
+    int32_t c[3] = {(int32_t)L->tri.idx[3 * k], (int32_t)L->tri.idx[3 * k + 1],
+                    (int32_t)L->tri.idx[3 * k + 2]};
+    face[0] = 3;
+    ms__memcpy(face + 1, c, sizeof c);
+  }
 }
 
 int ms__ply_write(const char *path, const struct ms_view *v,
                   const char *comment, struct ms__err *err) {
   struct ms__layout L;
-  int rc = ms__ply_layout(&L, v, comment, path, err);
+  int rc = ms__ply_layout(&L, v, NULL, comment, path, err);
   if (!rc) rc = ms__write_one(path, &L, v, ms__ply_fill, err);
   ms__layout_free(&L);
   return rc;
@@ -133,7 +154,7 @@ static int ply_layout(struct ms__layout *L, const struct ms_view *v,
   snprintf(comment, sizeof comment,
            "mergesplit system %s (index %u) frame %lld time %.17g",
            id->system, id->index, (long long)id->frame, id->t);
-  return ms__ply_layout(L, v, comment, path, err);
+  return ms__ply_layout(L, v, id->tri, comment, path, err);
 }
 
 const struct ms__writer ms__writer_ply = {"ply", "ply", 0, ply_layout,

@@ -1,6 +1,7 @@
 /* VTK XML PolyData (.vtp) writer: appended raw binary, UInt64 headers,
  * every field as point data, one vertex cell per particle so ParaView draws
- * the points in any representation.  The file is laid out first (header
+ * the points in any representation; a system with triangles (a sheet, a
+ * fluid's surface) has them as polygons instead.  The file is laid out first (header
  * text, size), then filled into one buffer by every thread: the buffer
  * then leaves in one direct write (io.h). */
 #include "io.h"
@@ -30,47 +31,87 @@ static int skip(const struct ms_field *fd, const struct ms_field *pos) {
   return fd == pos || !vtk_type(fd->type);
 }
 
-/* blk: the appended blocks' sizes in the order below (the fields but the
- * position, the position, connectivity, offsets); NULL: raw, 8 + data. */
+/* The appended blocks of a file, in order: every field but the position,
+ * the position, then the cells: a vertex per point (connectivity 0..n-1,
+ * offsets 1..n), or the triangles (their corners, offsets 3, 6, ...).
+ * An index block holds count values first + step * i, or tri's corners. */
+struct blk {
+  const struct ms_field *fd; /* a field's block; NULL: indices */
+  size_t count, first, step;
+  const uint32_t *tri;
+  const char *name, *open, *close; /* the array's name, the XML around it */
+};
+
+#define MAX_CORE_BLOCKS 3 /* position, 2 cell blocks */
+
+static size_t blocks(const struct ms__layout *L, const struct ms_view *v,
+                     struct blk *b) {
+  size_t k = 0, n = v->count, nt = L->tri.n;
+  for (uint32_t i = 0; i < v->field_count; i++)
+    if (!skip(&v->fields[i], L->pos))
+      b[k++] = (struct blk){&v->fields[i], n, 0, 0, NULL,
+                            v->fields[i].name, NULL, NULL};
+  b[k++] = (struct blk){L->pos, n, 0, 0, NULL, "position",
+                        "</PointData>\n<Points>\n", "</Points>\n"};
+  if (!nt) { /* points alone: a vertex cell each, drawn in any view */
+    b[k++] = (struct blk){NULL, n, 0, 1, NULL, "connectivity", "<Verts>\n",
+                          NULL};
+    b[k++] = (struct blk){NULL, n, 1, 1, NULL, "offsets", NULL,
+                          "</Verts>\n"};
+  } else { /* a surface: its triangles */
+    b[k++] = (struct blk){NULL, 3 * nt, 0, 0, L->tri.idx, "connectivity",
+                          "<Polys>\n", NULL};
+    b[k++] = (struct blk){NULL, nt, 3, 3, NULL, "offsets", NULL,
+                          "</Polys>\n"};
+  }
+  return k;
+}
+
+static size_t blk_len(const struct blk *b, int wide) {
+  return b->fd ? ms__type_size(b->fd->type) * b->fd->components * b->count
+               : (size_t)(wide ? 8 : 4) * b->count;
+}
+
 static void write_header(FILE *f, const struct ms_view *v,
-                         const struct ms_field *pos, double t, int wide,
-                         const size_t *blk) {
-  size_t n = v->count, k = 0;
+                         const struct ms__layout *L,
+                         const struct ms__frame_id *id, const struct blk *b,
+                         size_t nb, const size_t *zlen) {
   uint64_t off = 0;
+  size_t k = 0;
   fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" "
              "version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\"%s>\n"
              "<PolyData>\n<FieldData>\n<DataArray type=\"Float64\" "
              "Name=\"TimeValue\" NumberOfTuples=\"1\" format=\"ascii\">"
-             "%.17g</DataArray>\n</FieldData>\n"
-             "<Piece NumberOfPoints=\"%zu\" NumberOfVerts=\"%zu\" "
-             "NumberOfLines=\"0\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n"
-             "<PointData>\n",
+             "%.17g</DataArray>\n",
           ms__little_endian() ? "LittleEndian" : "BigEndian",
-          blk ? " compressor=\"vtkZLibDataCompressor\"" : "", t, n, n);
-  for (uint32_t i = 0; i < v->field_count; i++) {
-    const struct ms_field *fd = &v->fields[i];
-    if (skip(fd, pos)) continue;
-    fprintf(f, "<DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%u\" "
-               "format=\"appended\" offset=\"%llu\"/>\n",
-            vtk_type(fd->type), fd->name, fd->components,
-            (unsigned long long)off);
-    off += blk ? blk[k++]
-               : 8 + (uint64_t)ms__type_size(fd->type) * fd->components * n;
+          zlen ? " compressor=\"vtkZLibDataCompressor\"" : "", id->t);
+  for (int e = 0; id->domain && e < 2; e++) /* the scene's box */
+    fprintf(f, "<DataArray type=\"Float64\" Name=\"domain_%s\" "
+               "NumberOfComponents=\"3\" NumberOfTuples=\"1\" "
+               "format=\"ascii\">%.17g %.17g %.17g</DataArray>\n",
+            e ? "max" : "min", id->domain[3 * e], id->domain[3 * e + 1],
+            id->domain[3 * e + 2]);
+  fprintf(f, "</FieldData>\n<Piece NumberOfPoints=\"%zu\" "
+             "NumberOfVerts=\"%zu\" NumberOfLines=\"0\" "
+             "NumberOfStrips=\"0\" NumberOfPolys=\"%zu\">\n<PointData>\n",
+          v->count, L->tri.n ? 0 : v->count, L->tri.n);
+  const char *it = L->wide ? "Int64" : "Int32";
+  for (; k < nb; k++) {
+    const struct blk *x = &b[k];
+    if (x->open) fputs(x->open, f);
+    if (x->fd)
+      fprintf(f, "<DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%u\" "
+                 "format=\"appended\" offset=\"%llu\"/>\n",
+              vtk_type(x->fd->type), x->name, x->fd->components,
+              (unsigned long long)off);
+    else
+      fprintf(f, "<DataArray type=\"%s\" Name=\"%s\" format=\"appended\" "
+                 "offset=\"%llu\"/>\n",
+              it, x->name, (unsigned long long)off);
+    if (x->close) fputs(x->close, f);
+    off += zlen ? zlen[k] : 8 + (uint64_t)blk_len(x, L->wide);
   }
-  fprintf(f, "</PointData>\n<Points>\n<DataArray type=\"%s\" "
-             "Name=\"position\" NumberOfComponents=\"3\" format=\"appended\" "
-             "offset=\"%llu\"/>\n</Points>\n",
-          vtk_type(pos->type), (unsigned long long)off);
-  off += blk ? blk[k++] : 8 + 3 * (uint64_t)ms__type_size(pos->type) * n;
-  const char *it = wide ? "Int64" : "Int32";
-  fprintf(f, "<Verts>\n<DataArray type=\"%s\" Name=\"connectivity\" "
-             "format=\"appended\" offset=\"%llu\"/>\n",
-          it, (unsigned long long)off);
-  off += blk ? blk[k++] : 8 + (uint64_t)(wide ? 8 : 4) * n;
-  fprintf(f, "<DataArray type=\"%s\" Name=\"offsets\" format=\"appended\" "
-             "offset=\"%llu\"/>\n</Verts>\n</Piece>\n</PolyData>\n"
-             "<AppendedData encoding=\"raw\">\n_",
-          it, (unsigned long long)off);
+  fprintf(f, "</Piece>\n</PolyData>\n<AppendedData encoding=\"raw\">\n_");
 }
 
 static const char vtp_tail[] = "\n</AppendedData>\n</VTKFile>\n";
@@ -87,32 +128,56 @@ static const struct ms_field *position(const struct ms_view *v) {
   return NULL;
 }
 
-int ms__vtp_layout(struct ms__layout *L, const struct ms_view *v, double t,
-                   const char *path, struct ms__err *err) {
+/* What both layouts share: the position, the triangles, the index width. */
+static int begin(struct ms__layout *L, const struct ms_view *v,
+                 const struct ms__tris *tri, const char *path,
+                 struct ms__err *err) {
   ms__memset(L, 0, sizeof *L);
   if (!(L->pos = position(v)))
     return ms__errf(err, MS_EINVAL, "%s: no 3-component position field",
                     path);
-  size_t n = v->count;
-  L->wide = n >= (size_t)INT32_MAX;
-  FILE *m = open_memstream(&L->header, &L->header_len);
-  if (!m) return ms__errf(err, MS_ENOMEM, "out of memory");
-  write_header(m, v, L->pos, t, L->wide, NULL);
-  if (fclose(m)) return ms__errf(err, MS_ENOMEM, "out of memory");
-  size_t size = L->header_len;
-  for (uint32_t i = 0; i < v->field_count; i++) {
-    const struct ms_field *fd = &v->fields[i];
-    if (!skip(fd, L->pos))
-      size += 8 + ms__type_size(fd->type) * fd->components * n;
-  }
-  size += 8 + 3 * ms__type_size(L->pos->type) * n;
-  size += 2 * (8 + (L->wide ? 8 : 4) * n) + sizeof vtp_tail - 1;
-  L->size = size;
+  if (tri) L->tri = *tri;
+  L->wide = v->count >= (size_t)INT32_MAX ||
+            L->tri.n >= (size_t)INT32_MAX / 3;
   return MS_OK;
 }
 
-/* One array's block: its byte length, then its values. */
-static char *block(char *p, const struct ms_field *fd, size_t n) {
+static struct blk *block_list(const struct ms__layout *L,
+                              const struct ms_view *v, size_t *nb) {
+  struct blk *b = malloc((v->field_count + MAX_CORE_BLOCKS) * sizeof *b);
+  if (b) *nb = blocks(L, v, b);
+  return b;
+}
+
+static int layout_zlib(struct ms__layout *L, const struct ms_view *v,
+                       const struct ms__frame_id *id, const char *path,
+                       struct ms__err *err);
+
+int ms__vtp_layout(struct ms__layout *L, const struct ms_view *v,
+                   const struct ms__frame_id *id, const char *path,
+                   struct ms__err *err) {
+  if (id->zlib) return layout_zlib(L, v, id, path, err);
+  int rc = begin(L, v, id->tri, path, err);
+  if (rc) return rc;
+  size_t nb = 0;
+  struct blk *b = block_list(L, v, &nb);
+  FILE *m = b ? open_memstream(&L->header, &L->header_len) : NULL;
+  if (m) {
+    write_header(m, v, L, id, b, nb, NULL);
+    rc = fclose(m);
+  }
+  if (!m || rc) {
+    free(b);
+    return ms__errf(err, MS_ENOMEM, "out of memory");
+  }
+  L->size = L->header_len + sizeof vtp_tail - 1;
+  for (size_t k = 0; k < nb; k++) L->size += 8 + blk_len(&b[k], L->wide);
+  free(b);
+  return MS_OK;
+}
+
+/* One field's block: its byte length, then its values. */
+static char *field_block(char *p, const struct ms_field *fd, size_t n) {
   size_t es = ms__type_size(fd->type) * fd->components;
   uint64_t len = (uint64_t)es * n;
   ms__memcpy(p, &len, sizeof len);
@@ -127,8 +192,9 @@ static char *block(char *p, const struct ms_field *fd, size_t n) {
   return p + len;
 }
 
-/* first, first + 1, ..., first + n - 1 in the index type. */
-static char *indices(char *p, size_t n, size_t first, int wide) {
+/* An index block: its byte length, then the indices in the index type. */
+static char *index_block(char *p, const struct blk *b, int wide) {
+  size_t n = b->count;
   uint64_t len = (uint64_t)(wide ? 8 : 4) * n;
   ms__memcpy(p, &len, sizeof len);
   p += sizeof len;
@@ -137,20 +203,24 @@ static char *indices(char *p, size_t n, size_t first, int wide) {
   /* p may be unaligned for the type: memcpy keeps that defined */
 #pragma omp parallel for schedule(static) if (n >= MS__PAR_MIN_FILL)
   for (size_t i = 0; i < n; i++) {
+    size_t x = b->tri ? b->tri[i] : b->first + b->step * i;
     if (wide) {
-      int64_t x = (int64_t)(first + i);
-      ms__memcpy(w64 + i, &x, 8);
+      int64_t y = (int64_t)x;
+      ms__memcpy(w64 + i, &y, 8);
     } else {
-      int32_t x = (int32_t)(first + i);
-      ms__memcpy(w32 + i, &x, 4);
+      int32_t y = (int32_t)x;
+      ms__memcpy(w32 + i, &y, 4);
     }
   }
   return p + len;
 }
 
+static char *put_block(char *p, const struct blk *b, int wide) {
+  return b->fd ? field_block(p, b->fd, b->count) : index_block(p, b, wide);
+}
+
 void ms__vtp_fill(const struct ms__layout *L, const struct ms_view *v,
                   char *buf) {
-  size_t n = v->count;
   char *p = buf;
   ms__memcpy(p, L->header, L->header_len);
   p += L->header_len;
@@ -162,11 +232,14 @@ void ms__vtp_fill(const struct ms__layout *L, const struct ms_view *v,
     ms__memcpy(p, vtp_tail, sizeof vtp_tail - 1);
     return;
   }
+  /* no allocation here: the blocks are listed on the stack in turn */
+  struct blk b[MAX_CORE_BLOCKS];
   for (uint32_t i = 0; i < v->field_count; i++)
-    if (!skip(&v->fields[i], L->pos)) p = block(p, &v->fields[i], n);
-  p = block(p, L->pos, n);
-  p = indices(p, n, 0, L->wide); /* connectivity */
-  p = indices(p, n, 1, L->wide); /* offsets */
+    if (!skip(&v->fields[i], L->pos)) p = field_block(p, &v->fields[i], v->count);
+  struct ms_view none = *v;
+  none.field_count = 0; /* only the core blocks: position and cells */
+  size_t nb = blocks(L, &none, b);
+  for (size_t k = 0; k < nb; k++) p = put_block(p, &b[k], L->wide);
   ms__memcpy(p, vtp_tail, sizeof vtp_tail - 1);
 }
 
@@ -221,49 +294,43 @@ static int zpack(const unsigned char *src, size_t len, unsigned char **out,
   return o ? MS_OK : MS_ENOMEM;
 }
 
-/* Block k of the raw file's appended data, packed, compressed. */
-static int zblock(struct ms__layout *L, const struct ms_view *v, size_t k,
-                  const struct ms_field *fd, int index_first) {
-  size_t n = v->count;
-  size_t len = fd ? ms__type_size(fd->type) * fd->components * n
-                  : (size_t)(L->wide ? 8 : 4) * n;
+/* Block b of the raw file's appended data, packed, compressed. */
+static int zblock(struct ms__layout *L, const struct blk *b, size_t k) {
+  size_t len = blk_len(b, L->wide);
   char *raw = malloc(len + 8);
   if (!raw) return MS_ENOMEM;
-  if (fd) block(raw, fd, n);
-  else indices(raw, n, (size_t)index_first, L->wide);
+  put_block(raw, b, L->wide);
   int rc = zpack((unsigned char *)raw + 8, len, &L->zblk[k], &L->zlen[k]);
   free(raw);
   return rc;
 }
 
-int ms__vtp_layout_zlib(struct ms__layout *L, const struct ms_view *v,
-                        double t, const char *path, struct ms__err *err) {
-  ms__memset(L, 0, sizeof *L);
-  if (!(L->pos = position(v)))
-    return ms__errf(err, MS_EINVAL, "%s: no 3-component position field",
-                    path);
-  L->wide = v->count >= (size_t)INT32_MAX;
-  size_t nz = 3;
-  for (uint32_t i = 0; i < v->field_count; i++)
-    nz += !skip(&v->fields[i], L->pos);
-  L->zblk = calloc(nz, sizeof *L->zblk);
-  L->zlen = calloc(nz, sizeof *L->zlen);
-  if (!L->zblk || !L->zlen) return ms__errf(err, MS_ENOMEM, "out of memory");
-  L->nz = nz;
-  int rc = MS_OK;
-  size_t k = 0;
-  for (uint32_t i = 0; !rc && i < v->field_count; i++)
-    if (!skip(&v->fields[i], L->pos)) rc = zblock(L, v, k++, &v->fields[i], 0);
-  if (!rc) rc = zblock(L, v, k++, L->pos, 0);
-  if (!rc) rc = zblock(L, v, k++, NULL, 0); /* connectivity */
-  if (!rc) rc = zblock(L, v, k++, NULL, 1); /* offsets */
+static int layout_zlib(struct ms__layout *L, const struct ms_view *v,
+                       const struct ms__frame_id *id, const char *path,
+                       struct ms__err *err) {
+  int rc = begin(L, v, id->tri, path, err);
+  if (rc) return rc;
+  size_t nb = 0;
+  struct blk *b = block_list(L, v, &nb);
+  L->zblk = calloc(nb ? nb : 1, sizeof *L->zblk);
+  L->zlen = calloc(nb ? nb : 1, sizeof *L->zlen);
+  if (!b || !L->zblk || !L->zlen) {
+    free(b);
+    return ms__errf(err, MS_ENOMEM, "out of memory");
+  }
+  L->nz = nb;
+  for (size_t k = 0; !rc && k < nb; k++) rc = zblock(L, &b[k], k);
+  FILE *m = rc ? NULL : open_memstream(&L->header, &L->header_len);
+  if (m) {
+    write_header(m, v, L, id, b, nb, L->zlen);
+    if (fclose(m)) rc = MS_ENOMEM;
+  } else if (!rc) {
+    rc = MS_ENOMEM;
+  }
+  free(b);
   if (rc) return ms__errf(err, rc, "out of memory compressing %s", path);
-  FILE *m = open_memstream(&L->header, &L->header_len);
-  if (!m) return ms__errf(err, MS_ENOMEM, "out of memory");
-  write_header(m, v, L->pos, t, L->wide, L->zlen);
-  if (fclose(m)) return ms__errf(err, MS_ENOMEM, "out of memory");
   L->size = L->header_len + sizeof vtp_tail - 1;
-  for (k = 0; k < nz; k++) L->size += L->zlen[k];
+  for (size_t k = 0; k < nb; k++) L->size += L->zlen[k];
   return MS_OK;
 }
 
@@ -286,18 +353,12 @@ int ms__write_one(const char *path, const struct ms__layout *L,
 int ms__vtp_write(const char *path, const struct ms_view *v, double t,
                   struct ms__err *err) {
   struct ms__layout L;
-  int rc = ms__vtp_layout(&L, v, t, path, err);
+  const struct ms__frame_id id = {"", 0, 0, t, 0, NULL, NULL};
+  int rc = ms__vtp_layout(&L, v, &id, path, err);
   if (!rc) rc = ms__write_one(path, &L, v, ms__vtp_fill, err);
   ms__layout_free(&L);
   return rc;
 }
 
-static int vtp_layout(struct ms__layout *L, const struct ms_view *v,
-                      const struct ms__frame_id *id, const char *path,
-                      struct ms__err *err) {
-  return id->zlib ? ms__vtp_layout_zlib(L, v, id->t, path, err)
-                  : ms__vtp_layout(L, v, id->t, path, err);
-}
-
-const struct ms__writer ms__writer_vtp = {"vtp", "vtp", 1, vtp_layout,
+const struct ms__writer ms__writer_vtp = {"vtp", "vtp", 1, ms__vtp_layout,
                                           ms__vtp_fill};

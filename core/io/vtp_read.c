@@ -219,6 +219,20 @@ bad:
                   "(truncated?)", path, name);
 }
 
+/* Field data "domain_min" / "domain_max" (ascii, 3 numbers) into d. */
+static int domain_corner(const char *xml, const char *name, double *d) {
+  const char *p = strstr(xml, name);
+  const char *gt = p ? strchr(p, '>') : NULL;
+  if (!gt) return 0;
+  char *end = (char *)gt + 1;
+  for (int a = 0; a < 3; a++) {
+    const char *s = end;
+    d[a] = strtod(s, &end);
+    if (end == s || !isfinite(d[a])) return 0;
+  }
+  return 1;
+}
+
 static int parse(struct ms__vtp *v, const char *path, struct ms__err *err) {
   char bo[32] = "", ht[32] = "UInt32", np[32] = "";
   char *app = strstr(v->buf, "<AppendedData");
@@ -243,13 +257,33 @@ static int parse(struct ms__vtp *v, const char *path, struct ms__err *err) {
                     "machine are supported", path, bo, ht);
   if (!app || !strstr(app, "encoding=\"raw\"") || !strchr(app, '_'))
     return ms__errf(err, MS_ENOTSUP, "%s: no raw appended data", path);
+  /* The arrays read below may all lie before a cut: the end tag says the
+   * file is whole. */
+  static const char end[] = "</VTKFile>";
+  size_t e = v->size;
+  while (e && (v->buf[e - 1] == '\n' || v->buf[e - 1] == ' ' ||
+               v->buf[e - 1] == '\r'))
+    e--;
+  if (e < sizeof end - 1 || memcmp(v->buf + e - (sizeof end - 1), end,
+                                   sizeof end - 1))
+    return ms__errf(err, MS_EINVAL, "%s: cut short: no closing </VTKFile> "
+                    "(truncated?)", path);
   attr(piece, "NumberOfPoints", np, sizeof np);
   v->n = (size_t)strtoull(np, NULL, 10);
+  np[0] = '\0';
+  attr(piece, "NumberOfPolys", np, sizeof np);
+  v->npolys = (size_t)strtoull(np, NULL, 10);
   const char *base = strchr(app, '_') + 1;
   *app = '\0'; /* the XML ends here: search only the header below */
+  v->has_domain = domain_corner(v->buf, "Name=\"domain_min\"", v->domain) &&
+                  domain_corner(v->buf, "Name=\"domain_max\"", v->domain + 3);
   const char *pts = strstr(v->buf, "<Points>");
   const char *pts_end = pts ? strstr(pts, "</Points>") : NULL;
+  /* the cells (vertices, polygons, ...) come after the points: not point
+   * data, not for us */
+  const char *cells = pts_end;
   for (const char *p = v->buf; (p = strstr(p, "<DataArray")); p++) {
+    if (cells && p > cells) break;
     int rc = add_array(v, p, base, pts && p > pts && p < pts_end, path, err);
     if (rc) return rc;
   }

@@ -4,7 +4,7 @@
  * X(NAME) here.  A mask of formats is an unsigned: 32 rows at most. */
 #include "io.h"
 
-#define MS__WRITERS(X) X(vtp) X(ply)
+#define MS__WRITERS(X) X(vtp) X(ply) X(obj)
 
 #define DECLARE(name) extern const struct ms__writer ms__writer_##name;
 #define ROW(name) &ms__writer_##name,

@@ -35,7 +35,10 @@ int ms__preview_image(const char *path, const struct ms__splats *s,
                       const char *const *names, uint32_t nsys,
                       struct ms__err *err) {
   int by_value = strcmp(lk->color, "system") != 0;
-  struct ms__style st = {by_value, lo, hi};
+  struct ms__style st = {by_value, lo, hi, lk->floor, {0}, {0}, {0}};
+  ms__memcpy(st.box_lo, lk->box_lo, sizeof st.box_lo);
+  ms__memcpy(st.box_hi, lk->box_hi, sizeof st.box_hi);
+  ms__memcpy(st.up, lk->up, sizeof st.up);
   uint8_t *rgb = malloc((size_t)lk->w * lk->h * 3);
   if (!rgb) return ms__errf(err, MS_ENOMEM, "out of memory");
   int rc = ms__render(s, cam, &st, lk->w, lk->h, rgb);
@@ -71,6 +74,12 @@ int ms__preview_open(struct ms__preview **out, const struct ms__scene *sc,
     lk->up[a] = g > 0 ? -sc->gravity[a] / g : (a == 1);
   ms__memcpy(p->dom_lo, sc->domain_min, sizeof p->dom_lo);
   ms__memcpy(p->dom_hi, sc->domain_max, sizeof p->dom_hi);
+  lk->floor = 1;
+  for (int a = 0; a < 3; a++)
+    lk->floor &= isfinite(p->dom_lo[a]) && isfinite(p->dom_hi[a]) &&
+                 p->dom_lo[a] < p->dom_hi[a];
+  ms__memcpy(lk->box_lo, p->dom_lo, sizeof lk->box_lo);
+  ms__memcpy(lk->box_hi, p->dom_hi, sizeof lk->box_hi);
   if (ms__make_dirs(dir)) {
     int e = errno;
     ms__preview_close(p);
@@ -127,6 +136,7 @@ static int gather(struct ms__preview *p, const struct ms_view *views,
     const struct ms_view *v = &views[s];
     const struct ms_field *x = field(v, "position"), *r = field(v, "radius");
     const struct ms_field *c = by_value ? field(v, cn) : NULL;
+    const struct ms_field *vel = field(v, "velocity");
     if (by_value && !c && !strcmp(cn, "speed")) c = field(v, "velocity");
     found += c != NULL;
     for (size_t i = 0; i < v->count; i++, p->s.n++) {
@@ -134,6 +144,7 @@ static int gather(struct ms__preview *p, const struct ms_view *views,
         p->s.xyz[3 * p->s.n + a] = (float)elem(x, i, (uint32_t)a);
       p->s.r[p->s.n] = (float)elem(r, i, 0);
       p->s.value[p->s.n] = c ? (float)scalar(c, i) : NAN;
+      p->s.speed[p->s.n] = vel ? (float)scalar(vel, i) : NAN;
       p->s.sys[p->s.n] = (uint16_t)s;
     }
   }
@@ -148,19 +159,22 @@ int ms__preview_frame(struct ms__preview *p, int64_t frame, double t,
                       uint32_t nsys, struct ms__err *err) {
   int rc = gather(p, views, nsys, err);
   if (rc) return rc;
-  if (!p->framed) { /* the domain, or 1.5 times the first frame's box */
+  if (!p->framed) { /* 1.5 times the first frame's particles, within the
+                       domain: the subject, not the tank around it */
     double lo[3], hi[3];
     int finite = 1;
     for (int a = 0; a < 3; a++)
       finite &= isfinite(p->dom_lo[a]) && isfinite(p->dom_hi[a]);
-    if (finite) {
-      ms__memcpy(lo, p->dom_lo, sizeof lo);
-      ms__memcpy(hi, p->dom_hi, sizeof hi);
-    } else if (ms__splats_bounds(&p->s, lo, hi)) {
+    if (ms__splats_bounds(&p->s, lo, hi)) {
       for (int a = 0; a < 3; a++) {
         double c = 0.5 * (lo[a] + hi[a]), h = 0.75 * (hi[a] - lo[a]);
         lo[a] = c - h, hi[a] = c + h;
+        if (finite) lo[a] = fmax(lo[a], p->dom_lo[a]);
+        if (finite) hi[a] = fmin(hi[a], p->dom_hi[a]);
       }
+    } else if (finite) {
+      ms__memcpy(lo, p->dom_lo, sizeof lo);
+      ms__memcpy(hi, p->dom_hi, sizeof hi);
     } else {
       for (int a = 0; a < 3; a++) lo[a] = -1, hi[a] = 1;
     }

@@ -22,6 +22,7 @@ struct ms__splats {
   float *xyz;     /* 3 per particle */
   float *r;       /* radius */
   float *value;   /* scalar to colour by (NaN: none) */
+  float *speed;   /* |velocity| (NaN: unknown), to frame what moves */
   uint16_t *sys;  /* system index, for per-system colours */
 };
 
@@ -30,16 +31,24 @@ struct ms__camera {
   double fov; /* vertical field of view [degrees] */
 };
 
-/* Colours: by system, or `value` through the colour map over [lo, hi]. */
+/* Colours: by system, or `value` through the colour map over [lo, hi];
+ * and a floor: the face of the box [box_lo, box_hi] lowest along `up`
+ * (the domain's floor), drawn as a checkerboard under the particles. */
 struct ms__style {
   int by_value;
   double lo, hi;
+  int floor;
+  double box_lo[3], box_hi[3], up[3];
 };
 
 int ms__splats_reserve(struct ms__splats *s, size_t n);
 void ms__splats_free(struct ms__splats *s);
 /* Bounding box of the spheres; returns 0 when there are none. */
 int ms__splats_bounds(const struct ms__splats *s, double lo[3], double hi[3]);
+/* Bounding box of the spheres faster than frac x the fastest; returns 0
+ * when none moves. */
+int ms__splats_moving(const struct ms__splats *s, double frac, double lo[3],
+                      double hi[3]);
 /* Range of the finite values; returns 0 when there are none. */
 int ms__splats_range(const struct ms__splats *s, double *lo, double *hi);
 
@@ -73,6 +82,9 @@ struct ms__overlay {
   const char *label;
   double lo, hi;
 };
+
+/* The unit of a point field by name ("m/s" for "speed"), "" if none. */
+const char *ms__field_unit(const char *name);
 
 /* Write rgb (w * h * 3 bytes) with the overlay as a PNG, atomically. */
 int ms__png_write(const char *path, const uint8_t *rgb, int w, int h,
@@ -113,6 +125,8 @@ struct ms__look {
   double cam[7];
   int ncam;              /* 0: default orbit */
   double up[3];
+  int floor;             /* draw the floor of the box below */
+  double box_lo[3], box_hi[3]; /* the domain */
 };
 
 /* Default orbit angles [degrees]. */

@@ -17,6 +17,7 @@ int ms__splats_reserve(struct ms__splats *s, size_t n) {
   if (ms__grow((void **)&s->xyz, n, 3 * sizeof(float)) ||
       ms__grow((void **)&s->r, n, sizeof(float)) ||
       ms__grow((void **)&s->value, n, sizeof(float)) ||
+      ms__grow((void **)&s->speed, n, sizeof(float)) ||
       ms__grow((void **)&s->sys, n, sizeof(uint16_t)))
     return MS_ENOMEM;
   s->cap = n;
@@ -27,15 +28,18 @@ void ms__splats_free(struct ms__splats *s) {
   free(s->xyz);
   free(s->r);
   free(s->value);
+  free(s->speed);
   free(s->sys);
   ms__memset(s, 0, sizeof *s);
 }
 
-int ms__splats_bounds(const struct ms__splats *s, double lo[3],
-                      double hi[3]) {
+/* The box of the spheres faster than vmin; every sphere when all. */
+static int box_of(const struct ms__splats *s, int all, double vmin,
+                  double lo[3], double hi[3]) {
   int any = 0;
   for (int a = 0; a < 3; a++) lo[a] = INFINITY, hi[a] = -INFINITY;
-  for (size_t i = 0; i < s->n; i++)
+  for (size_t i = 0; i < s->n; i++) {
+    if (!all && !(s->speed[i] > vmin)) continue; /* NaN: not moving */
     for (int a = 0; a < 3; a++) {
       double x = s->xyz[3 * i + a], r = s->r[i];
       if (!isfinite(x)) continue;
@@ -43,7 +47,25 @@ int ms__splats_bounds(const struct ms__splats *s, double lo[3],
       hi[a] = fmax(hi[a], x + r);
       any = 1;
     }
+  }
   return any;
+}
+
+int ms__splats_moving(const struct ms__splats *s, double frac, double lo[3],
+                      double hi[3]) {
+  double vmax = 0;
+  for (size_t i = 0; i < s->n; i++)
+    if (s->speed[i] > vmax) vmax = s->speed[i]; /* NaN: not counted */
+  if (!(vmax > 0)) {
+    box_of(s, 0, INFINITY, lo, hi); /* empty */
+    return 0;
+  }
+  return box_of(s, 0, frac * vmax, lo, hi);
+}
+
+int ms__splats_bounds(const struct ms__splats *s, double lo[3],
+                      double hi[3]) {
+  return box_of(s, 1, 0, lo, hi);
 }
 
 int ms__splats_range(const struct ms__splats *s, double *lo, double *hi) {
@@ -235,10 +257,10 @@ static void draw(struct frame_buf *fb, const struct proj *p, int y0, int y1) {
   }
 }
 
-static void project(const struct ms__splats *s, const struct ms__camera *c,
-                    const struct ms__style *st, int W, int H,
-                    struct proj *out, uint8_t *visible) {
-  double f[3], r[3], u[3];
+/* The camera's frame: forward f, right r, up u, and the focal length F
+ * in pixels of an image H high. */
+static double basis(const struct ms__camera *c, int H, double f[3],
+                    double r[3], double u[3]) {
   for (int a = 0; a < 3; a++) f[a] = c->target[a] - c->eye[a];
   normalize(f);
   cross(r, f, c->up);
@@ -248,7 +270,60 @@ static void project(const struct ms__splats *s, const struct ms__camera *c,
   }
   normalize(r);
   cross(u, r, f);
-  double F = 0.5 * H / tan(0.5 * c->fov * M_PI / 180);
+  return 0.5 * H / tan(0.5 * c->fov * M_PI / 180);
+}
+
+/* The floor: each pixel's ray meets the plane up . x = h (the box's
+ * lowest corner along up) at depth z, inside the box: a checkerboard of
+ * 10 squares along the box's longer side, behind whatever comes nearer. */
+static void floor_plane(struct frame_buf *fb, const struct ms__camera *c,
+                        const struct ms__style *st) {
+  double f[3], r[3], u[3], F = basis(c, fb->H, f, r, u), h = INFINITY;
+  double side = 0, tol[3];
+  for (int k = 0; k < 8; k++) {
+    double p[3] = {k & 1 ? st->box_hi[0] : st->box_lo[0],
+                   k & 2 ? st->box_hi[1] : st->box_lo[1],
+                   k & 4 ? st->box_hi[2] : st->box_lo[2]};
+    h = fmin(h, dot(st->up, p));
+  }
+  for (int a = 0; a < 3; a++) {
+    side = fmax(side, st->box_hi[a] - st->box_lo[a]);
+    tol[a] = 1e-9 * (st->box_hi[a] - st->box_lo[a] + 1);
+  }
+  int ua = 0; /* the axis nearest up: no squares along it */
+  for (int a = 1; a < 3; a++)
+    if (fabs(st->up[a]) > fabs(st->up[ua])) ua = a;
+  double cell = side / 10, above = dot(st->up, c->eye) - h;
+  if (!(cell > 0) || !(above > 0)) return; /* seen from below: none */
+#pragma omp parallel for schedule(static)
+  for (int y = 0; y < fb->H; y++)
+    for (int x = 0; x < fb->W; x++) {
+      double d[3], X[3];
+      for (int a = 0; a < 3; a++)
+        d[a] = f[a] + ((x + 0.5 - 0.5 * fb->W) * r[a] -
+                       (y + 0.5 - 0.5 * fb->H) * u[a]) / F;
+      double dn = dot(st->up, d);
+      if (!(dn < 0)) continue;
+      double z = -above / dn; /* depth along f: d has unit f-component */
+      int in = 1, parity = 0;
+      for (int a = 0; a < 3; a++) {
+        X[a] = c->eye[a] + z * d[a];
+        in &= X[a] >= st->box_lo[a] - tol[a] && X[a] <= st->box_hi[a] + tol[a];
+        if (a != ua) parity += (int)floor((X[a] - st->box_lo[a]) / cell);
+      }
+      size_t q = (size_t)y * fb->W + x;
+      if (!in || !((float)z < fb->depth[q])) continue;
+      fb->depth[q] = (float)z;
+      float g = parity & 1 ? 0.80f : 0.88f;
+      fb->rgb[3 * q] = g, fb->rgb[3 * q + 1] = g, fb->rgb[3 * q + 2] = g - 0.02f;
+    }
+}
+
+static void project(const struct ms__splats *s, const struct ms__camera *c,
+                    const struct ms__style *st, int W, int H,
+                    struct proj *out, uint8_t *visible) {
+  double f[3], r[3], u[3];
+  double F = basis(c, H, f, r, u);
   double span = st->hi - st->lo;
 #pragma omp parallel for schedule(static)
   for (size_t i = 0; i < s->n; i++) {
@@ -330,6 +405,7 @@ int ms__render(const struct ms__splats *s, const struct ms__camera *cam,
   int nb = (fb.H + BAND - 1) / BAND, rc = MS_ENOMEM;
   if (p && vis && fb.depth && fb.rgb) {
     background(&fb);
+    if (style->floor) floor_plane(&fb, cam, style);
     project(s, cam, style, fb.W, fb.H, p, vis);
     rc = bin(p, vis, s->n, fb.H, nb, &off, &idx);
   }

@@ -30,7 +30,8 @@ struct job {
   struct ms__pvd pvd;
   int64_t *frames; /* distinct frame numbers, ascending */
   size_t nframes;
-  char **names;    /* per part */
+  char **names;    /* per part; NULL: a surface, not drawn */
+  uint8_t *surface; /* per part: a mesh without radii (output.surface) */
   uint32_t nparts;
   struct ms__splats s;
   int has_color; /* some file holds the colour field */
@@ -69,7 +70,8 @@ static int index_frames(struct job *j) {
       j->frames[j->nframes++] = j->frames[i];
   if (j->nparts > 65535)
     return ms__errf(&j->err, MS_EINVAL, "too many systems (%u)", j->nparts);
-  if (!(j->names = calloc(j->nparts ? j->nparts : 1, sizeof *j->names)))
+  if (!(j->names = calloc(j->nparts ? j->nparts : 1, sizeof *j->names)) ||
+      !(j->surface = calloc(j->nparts ? j->nparts : 1, 1)))
     return ms__errf(&j->err, MS_ENOMEM, "out of memory");
   for (size_t i = 0; i < p->n; i++)
     if (!j->names[p->e[i].part]) j->names[p->e[i].part] = p->e[i].name;
@@ -86,12 +88,23 @@ static int load_part(struct job *j, const struct ms__pvd_entry *e) {
   int rc = ms__vtp_read(path, &v, &j->err);
   if (rc) return rc;
   const struct ms__vtp_array *r = ms__vtp_find(&v, "radius");
+  const struct ms__vtp_array *vel = ms__vtp_find(&v, "velocity");
+  if (v.has_domain && !j->o.no_floor && !j->look.floor) { /* its floor */
+    j->look.floor = 1;
+    ms__memcpy(j->look.box_lo, v.domain, sizeof j->look.box_lo);
+    ms__memcpy(j->look.box_hi, v.domain + 3, sizeof j->look.box_hi);
+  }
   const char *cn = j->look.color;
   const struct ms__vtp_array *c = NULL;
   if (strcmp(cn, "system")) {
     c = ms__vtp_find(&v, cn);
     if (!c && !strcmp(cn, "speed")) c = ms__vtp_find(&v, "velocity");
     j->has_color |= c != NULL;
+  }
+  if (!r && v.npolys) { /* a fluid's surface: the particles show it */
+    j->surface[e->part] = 1;
+    ms__vtp_free(&v);
+    return MS_OK;
   }
   if (!r || r->comps != 1) {
     ms__vtp_free(&v);
@@ -107,6 +120,7 @@ static int load_part(struct job *j, const struct ms__pvd_entry *e) {
       j->s.xyz[3 * (base + i) + a] = (float)ms__vtp_value(&v.a[0], i, a);
     j->s.r[base + i] = (float)ms__vtp_value(r, i, 0);
     j->s.value[base + i] = c ? (float)ms__vtp_value(c, i, -1) : NAN;
+    j->s.speed[base + i] = vel ? (float)ms__vtp_value(vel, i, -1) : NAN;
     j->s.sys[base + i] = (uint16_t)e->part;
   }
   j->s.n = base + v.n;
@@ -188,22 +202,46 @@ static int wanted(const struct job *j, size_t k) {
   return j->o.frame < 0 || j->frames[k] == j->o.frame;
 }
 
+static void grow_box(double lo[3], double hi[3], const double flo[3],
+                     const double fhi[3]) {
+  for (int d = 0; d < 3; d++)
+    lo[d] = fmin(lo[d], flo[d]), hi[d] = fmax(hi[d], fhi[d]);
+}
+
+/* What the camera frames: what moves (the particles faster than 2 % of
+ * each frame's fastest, over the frames), at least a fifth of all the
+ * particles' box on each side; or every particle (fit_all, or when
+ * nothing moves). */
+static void subject(const struct job *j, double blo[3], double bhi[3],
+                    const double mlo[3], const double mhi[3]) {
+  if (j->o.fit_all || !(mlo[0] <= mhi[0])) return;
+  double side = 0;
+  for (int d = 0; d < 3; d++) side = fmax(side, bhi[d] - blo[d]);
+  for (int d = 0; d < 3; d++) {
+    double c = 0.5 * (mlo[d] + mhi[d]);
+    double h = fmax(0.5 * (mhi[d] - mlo[d]), 0.1 * side);
+    blo[d] = fmax(blo[d], c - h), bhi[d] = fmin(bhi[d], c + h);
+  }
+}
+
 /* Pass 1: one camera and one colour range for every image. */
 static int frame_all(struct job *j, struct ms__camera *cam, double *lo,
                      double *hi) {
   double blo[3] = {INFINITY, INFINITY, INFINITY};
   double bhi[3] = {-INFINITY, -INFINITY, -INFINITY}, a, b, t;
+  double mlo[3] = {INFINITY, INFINITY, INFINITY};
+  double mhi[3] = {-INFINITY, -INFINITY, -INFINITY};
   *lo = INFINITY, *hi = -INFINITY;
   for (size_t k = 0; k < j->nframes; k++) {
     if (!wanted(j, k)) continue;
     int rc = load_frame(j, j->frames[k], &t);
     if (rc) return rc;
     double flo[3], fhi[3];
-    if (ms__splats_bounds(&j->s, flo, fhi))
-      for (int d = 0; d < 3; d++)
-        blo[d] = fmin(blo[d], flo[d]), bhi[d] = fmax(bhi[d], fhi[d]);
+    if (ms__splats_bounds(&j->s, flo, fhi)) grow_box(blo, bhi, flo, fhi);
+    if (ms__splats_moving(&j->s, 0.02, flo, fhi)) grow_box(mlo, mhi, flo, fhi);
     if (ms__splats_range(&j->s, &a, &b)) *lo = fmin(*lo, a), *hi = fmax(*hi, b);
   }
+  subject(j, blo, bhi, mlo, mhi);
   if (strcmp(j->look.color, "system") && !j->has_color)
     return ms__errf(&j->err, MS_EINVAL, "--color-by %s: no frame has a "
                     "point field '%s'", j->look.color, j->look.color);
@@ -212,6 +250,8 @@ static int frame_all(struct job *j, struct ms__camera *cam, double *lo,
   if (!(*lo <= *hi)) *lo = 0, *hi = 1;
   if (j->look.range[0] < j->look.range[1])
     *lo = j->look.range[0], *hi = j->look.range[1];
+  for (uint32_t p = 0; p < j->nparts; p++)
+    if (j->surface[p]) j->names[p] = NULL; /* no swatch in the legend */
   if (ms__look_camera(&j->look, blo, bhi, cam))
     return ms__errf(&j->err, MS_EINVAL, "--camera: the field of view must "
                     "lie in (1, 170) degrees");
@@ -235,7 +275,11 @@ static int render_all(struct job *j) {
              (long long)j->frames[k]);
     snprintf(cap, sizeof cap, "frame %lld   t = %.4g s",
              (long long)j->frames[k], t);
-    rc = ms__preview_image(path, &j->s, &cam, &j->look, lo, hi, cap,
+    double flo = lo, fhi = hi; /* this image's own range */
+    if (j->o.range_per_frame && !(j->look.range[0] < j->look.range[1]) &&
+        !ms__splats_range(&j->s, &flo, &fhi))
+      flo = lo, fhi = hi;
+    rc = ms__preview_image(path, &j->s, &cam, &j->look, flo, fhi, cap,
                            (const char *const *)j->names, j->nparts, &j->err);
     if (rc) return rc;
     say(j, "wrote %s", path);
@@ -243,8 +287,15 @@ static int render_all(struct job *j) {
     t1 = t;
   }
   if (!j->o.movie) return MS_OK;
-  return make_movie(j, done > 1 && t1 > t0 ? (double)(done - 1) / (t1 - t0)
-                                           : 30.0);
+  double real = done > 1 && t1 > t0 ? (double)(done - 1) / (t1 - t0) : 30.0;
+  double fps = j->o.fps > 0 ? j->o.fps
+                            : real / (j->o.slow > 1 ? j->o.slow : 1.0);
+  say(j, "movie: %zu frames at %.4g frames/s, %.3g s (the run: %.3g s%s)",
+      done, fps, done / fps, t1 - t0,
+      j->o.fps > 0 || j->o.slow > 1 || done / fps >= 3
+          ? ""
+          : "; --slow N or --fps N for a longer movie");
+  return make_movie(j, fps);
 }
 
 static int setup(struct job *j, const char *outdir,
@@ -277,6 +328,10 @@ static int setup(struct job *j, const char *outdir,
   if (j->o.movie && j->o.frame >= 0)
     return ms__errf(&j->err, MS_EINVAL, "--movie needs every frame: drop "
                     "--frame");
+  if (!(j->o.fps >= 0 && j->o.fps <= 1000) ||
+      !(j->o.slow == 0 || (j->o.slow >= 1 && j->o.slow <= 1e6)))
+    return ms__errf(&j->err, MS_EINVAL, "--fps must lie in (0, 1000] and "
+                    "--slow in [1, 1e6] (got %g and %g)", j->o.fps, j->o.slow);
   if (j->o.movie && !find_program("ffmpeg"))
     return ms__errf(&j->err, MS_EIO, "--movie needs ffmpeg, which is not on "
                     "PATH: install the Debian package ffmpeg");
@@ -314,6 +369,7 @@ int ms_render(const char *outdir, const struct ms_render_options *opt,
   ms__splats_free(&j->s);
   free(j->frames);
   free(j->names);
+  free(j->surface);
   free(j->pdir);
   free(j);
   return rc;

@@ -2,6 +2,7 @@
 #include "preview.h"
 
 #include <cairo.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,7 +24,8 @@ static void text(cairo_t *cr, double x, double y, const char *s) {
 
 static void legend(cairo_t *cr, const struct ms__overlay *ov, double fs,
                    double y) {
-  for (uint32_t i = 0; i < ov->nsys; i++, y += 1.5 * fs) {
+  for (uint32_t i = 0; i < ov->nsys; i++) {
+    if (!ov->names[i]) continue; /* a part drawn as no particles */
     float c[3];
     ms__palette(i, c);
     cairo_set_source_rgb(cr, c[0], c[1], c[2]);
@@ -31,7 +33,28 @@ static void legend(cairo_t *cr, const struct ms__overlay *ov, double fs,
     cairo_fill(cr);
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
     text(cr, 1.8 * fs, y, ov->names[i]);
+    y += 1.5 * fs;
   }
+}
+
+/* The unit of a field the shipped solvers and the core write (view.h,
+ * the solvers' pages); "" for a pure number or a field we do not know. */
+const char *ms__field_unit(const char *name) {
+  static const char *const units[][2] = {
+      {"speed", "m/s"},     {"velocity", "m/s"},  {"position", "m"},
+      {"radius", "m"},      {"mass", "kg"},       {"density", "kg/m^3"},
+      {"pressure", "Pa"},   {"temperature", "K"}, {"specific_heat", "J/(kg K)"},
+      {"stretch", ""},      {"damage", ""},       {"meta", ""},
+      {"system", ""}};
+  for (size_t k = 0; k < sizeof units / sizeof *units; k++)
+    if (!strcmp(name, units[k][0])) return units[k][1];
+  return "";
+}
+
+/* Equal ends (a field constant over the image): one label, no scale. */
+static int degenerate(const struct ms__overlay *ov) {
+  double s = fmax(fabs(ov->lo), fabs(ov->hi));
+  return !(ov->hi - ov->lo > 1e-12 * (s > 0 ? s : 1));
 }
 
 static void colour_bar(cairo_t *cr, const struct ms__overlay *ov, int w,
@@ -50,16 +73,23 @@ static void colour_bar(cairo_t *cr, const struct ms__overlay *ov, int w,
   cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
   cairo_set_line_width(cr, 1);
   cairo_stroke(cr);
-  char buf[64];
-  for (int k = 0; k <= 2; k++) {
-    snprintf(buf, sizeof buf, "%.3g", ov->lo + 0.5 * k * (ov->hi - ov->lo));
-    text(cr, x + bw + 0.3 * fs, y + bh - 0.5 * k * bh + 0.35 * fs, buf);
+  char buf[64], label[160];
+  if (degenerate(ov)) { /* every particle the same colour: say the value */
+    snprintf(buf, sizeof buf, "all %.4g", ov->lo);
+    text(cr, x + bw + 0.3 * fs, y + 0.5 * bh + 0.35 * fs, buf);
+  } else {
+    for (int k = 0; k <= 2; k++) {
+      snprintf(buf, sizeof buf, "%.3g", ov->lo + 0.5 * k * (ov->hi - ov->lo));
+      text(cr, x + bw + 0.3 * fs, y + bh - 0.5 * k * bh + 0.35 * fs, buf);
+    }
   }
+  const char *unit = ms__field_unit(ov->label);
+  snprintf(label, sizeof label, unit[0] ? "%s [%s]" : "%s", ov->label, unit);
   cairo_text_extents_t te;
-  cairo_text_extents(cr, ov->label, &te);
+  cairo_text_extents(cr, label, &te);
   double lx = x + 0.5 * bw - 0.5 * te.x_advance;
   if (lx + te.x_advance > w - 2) lx = w - 2 - te.x_advance;
-  text(cr, lx, y - 0.8 * fs, ov->label);
+  text(cr, lx, y - 0.8 * fs, label);
 }
 
 static void overlay(cairo_surface_t *sf, const struct ms__overlay *ov, int w,

@@ -1,5 +1,6 @@
 /* What a run leaves on disk: frame files, previews, checkpoints, and the
  * stop on an interrupt (see run.h). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +18,40 @@ static const char **system_names(struct ms_sim *S) {
   return names;
 }
 
-static int open_files(struct ms_sim *S, const char **names) {
+/* The output's series: the systems, then their surfaces (NAME_surface). */
+static int open_series(struct ms_sim *S, const char *dir) {
+  uint32_t ns = S->scene.nsurface, n = S->nsys + ns;
+  char **names = calloc(n, sizeof *names);
+  int rc = names ? MS_OK : MS_ENOMEM;
+  for (uint32_t i = 0; !rc && i < n; i++) {
+    const char *sys = S->sys[i < S->nsys ? i : S->scene.surface_sys[i - S->nsys]]
+                          .desc->name;
+    size_t len = strlen(sys) + 9;
+    if (!(names[i] = malloc(len))) rc = MS_ENOMEM;
+    else snprintf(names[i], len, i < S->nsys ? "%s" : "%s_surface", sys);
+  }
+  if (!rc && ns && !(S->surf = calloc(ns, sizeof *S->surf))) rc = MS_ENOMEM;
+  if (rc) rc = ms__errf(&S->err, MS_ENOMEM, "out of memory");
+  else
+    rc = ms__output_open(&S->out, dir, S->scene.out_formats,
+                         MS__FW_BACKGROUND | MS__FW_DIRECT |
+                             (S->scene.out_zlib ? MS__OUT_ZLIB : 0u),
+                         n, (const char *const *)names, &S->err);
+  for (uint32_t i = 0; names && i < n; i++) free(names[i]);
+  free(names);
+  return rc;
+}
+
+static int open_files(struct ms_sim *S) {
   const char *dir = S->opt.output_dir ? S->opt.output_dir : S->scene.out_dir;
-  int rc = ms__output_open(&S->out, dir, S->scene.out_formats,
-                           MS__FW_BACKGROUND | MS__FW_DIRECT |
-                               (S->scene.out_zlib ? MS__OUT_ZLIB : 0u),
-                           S->nsys,
-                           names, &S->err);
+  int rc = open_series(S, dir);
   if (rc) return rc;
+  int box = 1; /* a scene without walls has an infinite domain: none */
+  for (int a = 0; a < 3; a++)
+    box &= isfinite(S->scene.domain_min[a]) &&
+           isfinite(S->scene.domain_max[a]) &&
+           S->scene.domain_min[a] < S->scene.domain_max[a];
+  if (box) ms__output_domain(S->out, S->scene.domain_min, S->scene.domain_max);
   size_t n = strlen(dir) + 32;
   if (!(S->checkpoint_path = malloc(n)) || !(S->out_dir = strdup(dir)))
     return ms__errf(&S->err, MS_ENOMEM, "out of memory");
@@ -40,13 +67,7 @@ static int open_files(struct ms_sim *S, const char **names) {
 
 int ms__outputs_open(struct ms_sim *S) {
   int rc = MS_OK;
-  if (!S->opt.no_output) {
-    const char **names = system_names(S);
-    if (!names) return ms__errf(&S->err, MS_ENOMEM, "out of memory");
-    rc = open_files(S, names);
-    free(names);
-    if (rc) return rc;
-  }
+  if (!S->opt.no_output && (rc = open_files(S))) return rc;
   if (S->checkpoint_path && S->scene.checkpoint_every > 0) {
     char where[700] = "--checkpoint-every"; /* not in the scene */
     config_setting_t *k = config_lookup(&S->scene.cfg,
@@ -86,24 +107,73 @@ static int record_metas(struct ms_sim *S) {
   return MS_OK;
 }
 
+/* The triangles a system's plugin joins its particles with (ABI 1.7),
+ * checked against its view. */
+static int system_tris(struct ms_sim *S, uint32_t s, struct ms__tris *t) {
+  struct ms__system *y = &S->sys[s];
+  t->idx = NULL, t->n = 0;
+  if (!y->plugin->desc.surface) return MS_OK;
+  struct ms_surface out = {.struct_size = sizeof out};
+  int rc = MS__CALL(y, surface, y->inst, &out);
+  if (rc) return ms__system_fail(y, &S->err, rc, "surface() failed");
+  if (out.count && !out.triangles)
+    return ms__errf(&S->err, MS_EPLUGIN, "system '%s' (solver '%s', %s): "
+                    "surface() gave %zu triangles and no indices",
+                    y->desc->name, y->plugin->desc.id, y->plugin->path,
+                    out.count);
+  for (size_t k = 0; k < 3 * out.count; k++)
+    if (out.triangles[k] >= y->view.count)
+      return ms__errf(&S->err, MS_EPLUGIN, "system '%s' (solver '%s', %s): "
+                      "surface() triangle %zu names particle %u of %zu",
+                      y->desc->name, y->plugin->desc.id, y->plugin->path,
+                      k / 3, out.triangles[k], y->view.count);
+  t->idx = out.triangles, t->n = out.count;
+  return MS_OK;
+}
+
+/* Surface k of output.surface as a view of its own (series nsys + k). */
+static int fluid_surface(struct ms_sim *S, uint32_t k, struct ms_view *v,
+                         struct ms_field f[2], struct ms__tris *t) {
+  const struct ms__system *y = &S->sys[S->scene.surface_sys[k]];
+  struct ms__surface_mesh *m = &S->surf[k];
+  int rc = ms__surface_build(m, &y->view, y->desc->name,
+                             S->scene.surface_cell, S->scene.surface_kernel,
+                             &S->err);
+  if (rc) return rc;
+  f[0] = (struct ms_field){"position", MS_TYPE_F64, 3, 3 * sizeof(double),
+                           m->x};
+  f[1] = (struct ms_field){"normal", MS_TYPE_F64, 3, 3 * sizeof(double),
+                           m->normal};
+  *v = (struct ms_view){sizeof *v, 2, m->nv, f};
+  t->idx = m->tri, t->n = m->nt;
+  return MS_OK;
+}
+
 int ms__outputs_frame(struct ms_sim *S) {
   if (!S->out || !(S->frame % S->scene.out_every == 0 ||
                    S->frame == S->frames_total))
     return MS_OK;
   int rc = record_metas(S);
   if (rc) return rc;
-  struct ms_view *views = malloc((S->nsys ? S->nsys : 1) * sizeof *views);
-  const int32_t **meta = malloc((S->nsys ? S->nsys : 1) * sizeof *meta);
+  uint32_t n = S->nsys + S->scene.nsurface;
+  struct ms_view *views = malloc(n * sizeof *views);
+  const int32_t **meta = calloc(n, sizeof *meta);
+  struct ms__tris *tri = calloc(n, sizeof *tri);
+  struct ms_field *sf = calloc(2 * (S->scene.nsurface + 1), sizeof *sf);
   const char **names = system_names(S);
-  if (!views || !meta || !names)
+  if (!views || !meta || !tri || !sf || !names)
     rc = ms__errf(&S->err, MS_ENOMEM, "out of memory");
   for (uint32_t s = 0; !rc && s < S->nsys; s++) {
     views[s] = S->sys[s].view;
     meta[s] = S->sys[s].meta_id;
+    rc = system_tris(S, s, &tri[s]);
   }
+  for (uint32_t k = 0; !rc && k < S->scene.nsurface; k++)
+    rc = fluid_surface(S, k, &views[S->nsys + k], sf + 2 * k,
+                       &tri[S->nsys + k]);
   if (!rc) {
     double t0 = ms__now();
-    rc = ms__output_frame(S->out, S->frame, S->stepper.time, views, meta,
+    rc = ms__output_frame(S->out, S->frame, S->stepper.time, views, meta, tri,
                           &S->err);
     double dt = ms__now() - t0;
     S->out_seconds += dt;
@@ -115,6 +185,8 @@ int ms__outputs_frame(struct ms_sim *S) {
                            S->nsys, &S->err);
   free(views);
   free(meta);
+  free(tri);
+  free(sf);
   free(names);
   return rc;
 }
@@ -181,6 +253,10 @@ void ms__progress(struct ms_sim *S, int frame_done) {
 void ms__outputs_close(struct ms_sim *S) {
   ms__output_close(S->out);
   S->out = NULL;
+  for (uint32_t k = 0; S->surf && k < S->scene.nsurface; k++)
+    ms__surface_free(&S->surf[k]);
+  free(S->surf);
+  S->surf = NULL;
   ms__preview_close(S->preview);
   S->preview = NULL;
   free(S->checkpoint_path);

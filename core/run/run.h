@@ -41,10 +41,12 @@ struct ms_sim {
   int method_override;           /* -1: the scene's coupling.method */
   double stiffness_scale;        /* baseline stiffness multiplier */
   struct ms__output *out;
+  struct ms__surface_mesh *surf; /* output.surface: one per system named */
   struct ms__preview *preview;
   char *checkpoint_path; /* NULL: no output, no checkpoints */
   char *out_dir;         /* NULL: no output */
   struct ms__report *rep;
+  char *plots_report; /* output.plots without --report: OUTDIR/report.json */
   int rep_failed; /* a report write failed and was said: once is enough */
   uint64_t sampled; /* particles the systems' shapes hold so far */
   struct ms__err err;

@@ -121,6 +121,20 @@ static int apply_overrides(ms_sim *S) {
   return MS_OK;
 }
 
+/* output.plots needs a report: OUTDIR/report.json unless --report names
+ * one. */
+static int plots_report(ms_sim *S) {
+  if (!S->scene.out_plots || !S->out_dir || !S->opt.struct_size ||
+      S->opt.report_path)
+    return MS_OK;
+  size_t n = strlen(S->out_dir) + 16;
+  if (!(S->plots_report = malloc(n)))
+    return ms__errf(&S->err, MS_ENOMEM, "out of memory");
+  snprintf(S->plots_report, n, "%s/report.json", S->out_dir);
+  S->opt.report_path = S->plots_report;
+  return MS_OK;
+}
+
 static int open_all(ms_sim *S, const char *path) {
   int rc;
 #ifdef _OPENMP
@@ -142,6 +156,7 @@ static int open_all(ms_sim *S, const char *path) {
     return rc;
   S->frames_total = S->opt.frames > 0 ? S->opt.frames : S->scene.frames;
   if ((rc = ms__outputs_open(S))) return rc;
+  if ((rc = plots_report(S))) return rc;
   if (S->opt.struct_size && S->opt.report_path &&
       (rc = ms__report_open(&S->rep, S->opt.report_path, S, &S->err)))
     return rc;
@@ -288,15 +303,29 @@ void ms_sim_print_timing(const ms_sim *S, void *file) {
           p->max_speed);
 }
 
+/* output.plots: the charts of the finished run's report, OUTDIR/plots. */
+static void draw_plots(ms_sim *S) {
+  char dir[4096], err[512] = "";
+  snprintf(dir, sizeof dir, "%s/plots", S->out_dir);
+  struct ms_plot_options o = {.struct_size = sizeof o, .out_dir = dir};
+  if (ms_plot(S->opt.report_path, &o, err, sizeof err))
+    ms__log(S, MS_SINK_ERROR, "output.plots: %s", err);
+  else
+    ms__log(S, MS_SINK_INFO, "charts of the run in %s", dir);
+}
+
 void ms_sim_close(ms_sim *S) {
   if (!S) return;
   if (S->rep) {
-    if (ms__report_close(S->rep, S, S->err.status ? S->err.msg : NULL) &&
-        !S->rep_failed)
+    int bad = ms__report_close(S->rep, S, S->err.status ? S->err.msg : NULL);
+    if (bad && !S->rep_failed)
       ms__log(S, MS_SINK_ERROR, "%s: cannot write the report: %s",
               S->opt.report_path, strerror(errno));
     S->rep = NULL;
+    if (!bad && S->scene.out_plots && S->out_dir && S->frame > 0)
+      draw_plots(S);
   }
+  free(S->plots_report);
   ms__outputs_close(S);
   ms__systems_destroy(S);
   ms_registry_close(S->reg);

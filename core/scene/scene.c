@@ -334,6 +334,16 @@ static int parse_output(struct ms__scene *sc, config_setting_t *root,
   TRY(ms__cfg_int(g, "checkpoint_every", 0, &sc->checkpoint_every, err));
   TRY(parse_formats(sc, g, err));
   TRY(parse_preview(sc, g, err));
+  TRY(ms__cfg_double(g, "surface_cell", 0.5, &sc->surface_cell, err));
+  TRY(ms__cfg_double(g, "surface_kernel", 1.5, &sc->surface_kernel, err));
+  TRY(ms__cfg_bool(g, "plots", 0, &sc->out_plots, err));
+  ms__cfg_get(g, "surface"); /* read once the systems are (parse_surfaces) */
+  if (!(sc->surface_cell >= 0.1 && sc->surface_cell <= 2.0))
+    return ms__cfg_fail(err, g, "surface_cell", "must be in [0.1, 2] particle "
+                        "spacings (got %g)", sc->surface_cell);
+  if (!(sc->surface_kernel >= 1.0 && sc->surface_kernel <= 4.0))
+    return ms__cfg_fail(err, g, "surface_kernel", "must be in [1, 4] particle "
+                        "spacings (got %g)", sc->surface_kernel);
   const char *compress;
   TRY(ms__cfg_string(g, "compress", "none", &compress, err));
   sc->out_zlib = !strcmp(compress, "zlib");
@@ -408,6 +418,33 @@ static int parse_systems(struct ms__scene *sc, config_setting_t *root,
   return MS_OK;
 }
 
+/* output.surface = NAME | [NAME, ...]: systems of the scene, once each. */
+static int parse_surfaces(struct ms__scene *sc, config_setting_t *root,
+                          struct ms__err *err) {
+  config_setting_t *g = ms__cfg_get(root, "output");
+  config_setting_t *f = g ? ms__cfg_get(g, "surface") : NULL;
+  if (!f) return MS_OK;
+  int many = config_setting_is_array(f) || config_setting_is_list(f);
+  int n = many ? config_setting_length(f) : 1;
+  if (!(sc->surface_sys = calloc(n ? (size_t)n : 1, sizeof *sc->surface_sys)))
+    return ms__errf(err, MS_ENOMEM, "out of memory");
+  for (int i = 0; i < n; i++) {
+    config_setting_t *e = many ? config_setting_get_elem(f, (unsigned)i) : f;
+    const char *v = config_setting_get_string(e);
+    uint32_t s = 0;
+    while (v && s < sc->nsys && strcmp(sc->sys[s].name, v)) s++;
+    if (!v || s == sc->nsys)
+      return ms__cfg_fail(err, f, NULL, "must name systems of the scene (got "
+                          "%s%s%s)", v ? "\"" : "a non-string", v ? v : "",
+                          v ? "\"" : "");
+    for (uint32_t j = 0; j < sc->nsurface; j++)
+      if (sc->surface_sys[j] == s)
+        return ms__cfg_fail(err, f, NULL, "names \"%s\" twice", v);
+    sc->surface_sys[sc->nsurface++] = s;
+  }
+  return MS_OK;
+}
+
 int ms__scene_load(struct ms__scene *sc, const char *path,
                    struct ms__err *err) {
   ms__memset(sc, 0, sizeof *sc);
@@ -420,6 +457,7 @@ int ms__scene_load(struct ms__scene *sc, const char *path,
   TRY(parse_coupling(sc, root, err));
   TRY(parse_output(sc, root, err));
   TRY(parse_systems(sc, root, err));
+  TRY(parse_surfaces(sc, root, err));
   /* Top-level keys: anything but the four sections is a typo. */
   for (int i = 0; i < config_setting_length(root); i++) {
     config_setting_t *c = config_setting_get_elem(root, (unsigned)i);
@@ -437,6 +475,7 @@ void ms__scene_free(struct ms__scene *sc) {
   if (sc->loaded) config_destroy(&sc->cfg);
   free(sc->sys);
   free(sc->heat_src);
+  free(sc->surface_sys);
   free(sc->path);
   ms__memset(sc, 0, sizeof *sc);
 }

@@ -210,6 +210,12 @@ struct ms__scene {
   int64_t out_every;
   unsigned out_formats;     /* a mask of the writers' table (output.h) */
   int out_zlib;             /* output.compress = "zlib": compressed .vtp */
+  /* output.surface: systems whose surface is reconstructed per frame
+   * (their indices; nsurface of them), its grid cell and kernel radius in
+   * particle spacings (surface.c) */
+  uint32_t *surface_sys, nsurface;
+  double surface_cell, surface_kernel;
+  int out_plots;            /* output.plots: charts of the report at the end */
   int64_t checkpoint_every; /* frames; 0: no periodic checkpoints */
   int preview;              /* write PNG previews of output frames */
   int preview_size[2];

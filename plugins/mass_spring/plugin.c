@@ -60,6 +60,8 @@ struct state {
                       conduction along the springs yet) */
   struct msi_stats reported;
   struct ms_field fields[10];
+  uint32_t *tri; /* cloth: two triangles per grid cell, for the output */
+  size_t ntri;
 };
 
 #define S(inst) ((struct state *)(void *)(inst))
@@ -71,7 +73,32 @@ static void destroy(ms_instance *inst) {
   mss_work_free(&s->W);
   free(s->x0), free(s->v0);
   free(s->T), free(s->c);
+  free(s->tri);
   free(s);
+}
+
+/* A cloth's cells as triangles counter-clockwise seen from the side its
+ * normal points to (edge_u x edge_v). */
+static int cloth_triangles(struct state *s) {
+  uint32_t nu = s->M.nu, nv = s->M.nv;
+  if (!nu || nu < 2 || nv < 2) return MS_OK;
+  s->ntri = 2 * (size_t)(nu - 1) * (nv - 1);
+  if (!(s->tri = malloc(3 * s->ntri * sizeof *s->tri))) return MS_ENOMEM;
+  uint32_t *t = s->tri;
+  for (uint32_t b = 0; b + 1 < nv; b++)
+    for (uint32_t a = 0; a + 1 < nu; a++, t += 6) {
+      uint32_t i = b * nu + a;
+      t[0] = i, t[1] = i + 1, t[2] = i + nu + 1;
+      t[3] = i, t[4] = i + nu + 1, t[5] = i + nu;
+    }
+  return MS_OK;
+}
+
+static int surface(ms_instance *inst, struct ms_surface *out) {
+  struct state *s = S(inst);
+  out->count = s->ntri;
+  out->triangles = s->tri;
+  return MS_OK;
 }
 
 static void set_fields(struct state *s) {
@@ -119,6 +146,10 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   }
   mss_cloth_normals(&s->M);
   set_fields(s);
+  if (cloth_triangles(s)) {
+    destroy((ms_instance *)(void *)s);
+    return MS_ENOMEM;
+  }
   *out = (ms_instance *)(void *)s;
   return MS_OK;
 }
@@ -295,6 +326,7 @@ static const struct ms_plugin mass_spring = {
     .max_dt = max_dt,
     .filter_pairs = filter_pairs,
     .energy = energy,
+    .surface = surface, /* ABI 1.7: a core before it never calls it */
 };
 
 MS_PLUGIN_EXPORT_ONE(mass_spring)

@@ -53,7 +53,7 @@ static off_t one_format(const char *dir, unsigned fmt, unsigned io,
   }
   for (int r = 0; r < R; r++) {
     double t0 = ms__now();
-    if (ms__output_frame(o, r + 1, 0.5 * (r + 1), v, metas, &err)) {
+    if (ms__output_frame(o, r + 1, 0.5 * (r + 1), v, metas, NULL, &err)) {
       fprintf(stderr, "bench-output: %s\n", err.msg);
       exit(1);
     }

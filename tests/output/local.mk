@@ -21,6 +21,8 @@ TESTS += tests/output/manpages.test
 EXTRA_DIST += tests/output/manpages.test
 TESTS += tests/output/compress.test
 EXTRA_DIST += tests/output/compress.test
+TESTS += tests/output/surface.test
+EXTRA_DIST += tests/output/surface.test
 TESTS += tests/output/plot.test
 EXTRA_DIST += tests/output/plot.test tests/output/plot_check.py
 
@@ -35,7 +37,7 @@ tests_output_bench_output_LDFLAGS = $(OPENMP_CFLAGS)
 # ---- unit tests (Check): checksum, atomic files, writers, colours, camera --
 check_PROGRAMS += tests/output/run-output-unit
 tests_output_run_output_unit_SOURCES = tests/runner.c tests/output/suites.h \
-	tests/output/test_output_unit.c
+	tests/output/test_output_unit.c tests/output/test_surface.c
 tests_output_run_output_unit_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE \
 	-I$(srcdir)/tests/output $(CHECK_CFLAGS)
 tests_output_run_output_unit_LDADD = core/libmscore.la $(CHECK_LIBS) $(LIBCONFIG_LIBS) -lm

@@ -67,6 +67,15 @@ def read_vtp(path):
               for i in range(fd.GetNumberOfArrays())}
     pts = o.GetPoints()
     points = vtk_to_numpy(pts.GetData()) if pts else np.zeros((0, 3))
+    if o.GetNumberOfPolys():  # a surface: triangles of its points, no verts
+        pc = vtk_to_numpy(o.GetPolys().GetConnectivityArray())
+        po = vtk_to_numpy(o.GetPolys().GetOffsetsArray())
+        if (o.GetNumberOfVerts() or len(pc) != 3 * o.GetNumberOfPolys() or
+                not np.array_equal(po, 3 * np.arange(len(pc) // 3 + 1)) or
+                pc.min() < 0 or pc.max() >= o.GetNumberOfPoints()):
+            raise RuntimeError("%s: polygons are not triangles of its "
+                               "points" % path)
+        return points, arrays, fields
     if o.GetNumberOfVerts() != o.GetNumberOfPoints():
         raise RuntimeError("%s: %d vertex cells for %d points" %
                            (path, o.GetNumberOfVerts(), o.GetNumberOfPoints()))
@@ -98,8 +107,9 @@ PLY_TYPES = {"char": "i1", "uchar": "u1", "short": "i2", "ushort": "u2",
              "int32": "i4", "uint32": "u4", "float32": "f4", "float64": "f8"}
 
 
-def read_ply(path):
-    """(comments, structured numpy array of the vertex element)."""
+def read_ply(path, faces=None):
+    """(comments, structured numpy array of the vertex element); a face
+    element of triangles (uchar 3, int corners) goes to faces (a list)."""
     with open(path, "rb") as f:
         data = f.read()
     end = data.index(b"end_header\n") + len(b"end_header\n")
@@ -110,16 +120,22 @@ def read_ply(path):
     if fmt[0] != "format" or fmt[2] != "1.0":
         raise ValueError("%s: bad format line %r" % (path, lines[1]))
     order = {"binary_little_endian": "<", "binary_big_endian": ">"}[fmt[1]]
-    comments, fields, count, element = [], [], None, None
+    comments, fields, count, element, nface = [], [], None, None, 0
     for ln in lines[2:-1]:
         w = ln.split()
         if w[0] == "comment":
             comments.append(ln[8:])
         elif w[0] == "element":
             element = w[1]
-            if element != "vertex":
+            if element == "face" and count is not None:
+                nface = int(w[2])
+            elif element != "vertex":
                 raise ValueError("%s: unexpected element %s" % (path, element))
-            count = int(w[2])
+            else:
+                count = int(w[2])
+        elif w[0] == "property" and element == "face":
+            if w[1:] != ["list", "uchar", "int", "vertex_indices"]:
+                raise ValueError("%s: face property %r" % (path, ln))
         elif w[0] == "property":
             if w[1] == "list":
                 raise ValueError("%s: list property" % path)
@@ -128,6 +144,19 @@ def read_ply(path):
             raise ValueError("%s: unexpected header line %r" % (path, ln))
     dt = np.dtype(fields)
     body = data[end:]
+    if nface:
+        fb = body[dt.itemsize * count:]
+        ft = np.dtype([("n", "u1"), ("v", order + "i4", 3)])
+        if len(fb) != ft.itemsize * nface:
+            raise ValueError("%s: %d bytes of faces for %d" % (path, len(fb),
+                                                              nface))
+        f = np.frombuffer(fb, dtype=ft, count=nface)
+        if (f["n"] != 3).any() or f["v"].min() < 0 or f["v"].max() >= count:
+            raise ValueError("%s: faces are not triangles of its vertices" %
+                             path)
+        if faces is not None:
+            faces.append(f["v"])
+        body = body[:dt.itemsize * count]
     if len(body) != dt.itemsize * count:
         raise ValueError("%s: %d bytes of data for %d vertices of %d bytes" %
                          (path, len(body), count, dt.itemsize))

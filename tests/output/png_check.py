@@ -3,6 +3,9 @@
   png_check.py uniform PNG W H      particles all in the colour map's middle
   png_check.py two PNG W H          systems 0 and 1 both show (any place)
   png_check.py same A.png B.png     identical pixels
+  png_check.py floor PNG W H        the floor's checkerboard covers >= 5 %
+  png_check.py nofloor PNG W H      no pixel of the floor's greys (< 0.1 %)
+  png_check.py count PNG W H        prints the pixels of systems 0 and 1
 Exit status 0 when the check holds; the reason on stderr otherwise."""
 import sys
 
@@ -47,6 +50,10 @@ w, h = int(sys.argv[3]), int(sys.argv[4])
 check_size(a, w, h)
 # Leave out the caption and legend (top left) and the colour bar (right).
 body = a[int(0.2 * h):, : int(0.85 * w)]
+if mode == "count":  # no blank check: a far-away subject is small
+    blue, orange = classes(body)
+    print("%d %d" % (blue.sum(), orange.sum()))
+    sys.exit(0)
 bg = np.median(body.reshape(-1, 3), axis=0)
 drawn = (np.abs(body - bg).sum(axis=2) > 60).mean()
 if drawn < 0.02:
@@ -66,6 +73,20 @@ elif mode == "two":
                                                             orange.sum()))
     if not (blue.sum() > 500 and orange.sum() > 500):
         sys.exit("expected both systems' colours")
+elif mode in ("floor", "nofloor"):
+    # the floor's two greys: r = g, b a little below (the background is
+    # bluish: b above r), anti-aliased edges between them
+    r, g, b = body[..., 0], body[..., 1], body[..., 2]
+    grey = ((abs(r - g) <= 2) & (r - b >= 3) & (r - b <= 8) & (r >= 190) &
+            (r <= 235)).mean()
+    light = ((abs(r - 224) <= 2) & (abs(b - 219) <= 2)).mean()
+    dark = ((abs(r - 204) <= 2) & (abs(b - 199) <= 2)).mean()
+    print("%.1f %% of the pixels floor grey (%.1f %% light, %.1f %% dark)"
+          % (100 * grey, 100 * light, 100 * dark))
+    if mode == "floor" and not (grey >= 0.05 and light > 0.01 and dark > 0.01):
+        sys.exit("expected the floor's checkerboard")
+    if mode == "nofloor" and grey >= 0.001:
+        sys.exit("expected no floor")
 elif mode == "uniform":
     r, g, b = body[..., 0], body[..., 1], body[..., 2]
     green = ((g > r + 40) & (g > b + 20)).sum()

@@ -2,7 +2,7 @@
  * camera): tests/output/test_output_unit.c; tests/runner.c runs them. */
 #include <check.h>
 
-#define MS_SUITES(X) X(output)
+#define MS_SUITES(X) X(output) X(surface)
 /* tests/output/run-toy-format: a format added by one file and one row. */
 #define MS_TOY_FORMAT_SUITES(X) X(toy_format)
 

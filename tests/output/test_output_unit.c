@@ -300,6 +300,17 @@ START_TEST(colour_map_ends_and_clamps) {
 }
 END_TEST
 
+START_TEST(colour_bars_name_units) {
+  ck_assert_str_eq(ms__field_unit("speed"), "m/s");
+  ck_assert_str_eq(ms__field_unit("velocity"), "m/s");
+  ck_assert_str_eq(ms__field_unit("density"), "kg/m^3");
+  ck_assert_str_eq(ms__field_unit("pressure"), "Pa");
+  ck_assert_str_eq(ms__field_unit("temperature"), "K");
+  ck_assert_str_eq(ms__field_unit("damage"), ""); /* a pure number */
+  ck_assert_str_eq(ms__field_unit("my_field"), ""); /* unknown: none */
+}
+END_TEST
+
 START_TEST(camera_keeps_the_box_in_view) {
   const double lo[3] = {-1, -0.2, -0.3}, hi[3] = {3, 0.4, 0.5};
   const double up[3] = {0, 1, 0};
@@ -348,6 +359,7 @@ Suite *suite_output(void) {
   tcase_add_test(t, writers_need_positions);
   tcase_add_test(t, colour_map_ends_and_clamps);
   tcase_add_test(t, camera_keeps_the_box_in_view);
+  tcase_add_test(t, colour_bars_name_units);
   suite_add_tcase(s, t);
   return s;
 }

@@ -57,7 +57,8 @@ int main(int argc, char **argv) {
   for (int k = 0; !rc && k < 2; k++) {
     struct ms__layout L;
     snprintf(path, sizeof path, "%s/%s.vtp", argv[1], name[k]);
-    if ((rc = ms__vtp_layout(&L, order[k], 1.25, path, &err))) break;
+    const struct ms__frame_id id = {"", 0, 0, 1.25, 0, NULL, NULL};
+    if ((rc = ms__vtp_layout(&L, order[k], &id, path, &err))) break;
     char *buf = ms__fw_buffer(w, 0, L.size, &err);
     if (buf) ms__vtp_fill(&L, order[k], buf);
     rc = buf ? ms__fw_add(w, 0, L.size, path, &err) : err.status;

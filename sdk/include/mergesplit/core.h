@@ -240,6 +240,12 @@ struct ms_render_options {
   int threads;           /* > 0: OpenMP threads */
   void (*log)(void *opaque, int level, const char *line); /* NULL: quiet */
   void *log_opaque;
+  /* ---- appended in 0.3 (absent: 0) ---- */
+  int range_per_frame;   /* automatic range: 1 each image's own, 0 the run's */
+  int fit_all;           /* camera: 1 every particle, 0 what moves */
+  int no_floor;          /* 1: do not draw the domain's floor */
+  double fps;            /* movie: > 0 frames per second; 0: real time */
+  double slow;           /* movie: > 1 slowed this many times (with fps 0) */
 };
 
 /* Render PNG previews of the frames a run wrote to `outdir` (it reads

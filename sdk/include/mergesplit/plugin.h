@@ -39,6 +39,8 @@
  *        on a body immersed in it).
  *   1.6  starting from a previous output: shapes of type "frame" and the
  *        per-particle values they carry (host->shape_field).
+ *   1.7  surfaces in the output: the triangles that join a system's
+ *        particles into a sheet or a body's skin (surface()).
  *
  * LIFECYCLE AND THE STEP PROTOCOL
  *   create -> { max_dt -> filter_pairs -> begin_step -> integrate(stage 1)
@@ -259,6 +261,25 @@
  *   it had none.  doc/buoyancy.md in the source tree derives the FLIP
  *   plugin's use of it.
  *
+ * SURFACES (ABI 1.7)
+ *   A cloth is a sheet and a body has a skin, but a view is a set of
+ *   points.  A system whose particles form a surface MAY say so with
+ *   surface(): the core calls it right after view() whenever it writes a
+ *   frame, and writes the triangles with the particles (polygons of the
+ *   .vtp file, faces of the .ply and .obj files), so a viewer shows a
+ *   sheet.  The plugin fills *out (the core sets struct_size and zeroes
+ *   the rest):
+ *     count      the number of triangles (0: none this frame);
+ *     triangles  3 * count particle indices, each < the view's count,
+ *                MUST stay valid and unchanged as long as the view does;
+ *                each triangle SHOULD list its corners counter-clockwise
+ *                seen from the side it faces (a body's outside, the side
+ *                a sheet's "normal" field points to).
+ *   surface() MUST NOT change the state.  The core refuses a triangle that
+ *   names a particle past the view's count, naming the system, and keeps
+ *   no surface between frames.  A core older than 1.7 never calls it;
+ *   the output then holds the particles alone.
+ *
  * THREADING
  *   The core calls one instance from one thread at a time; different
  *   instances MAY be called concurrently.  A plugin MAY use OpenMP (or its
@@ -293,7 +314,7 @@ extern "C" {
 #endif
 
 #define MS_ABI_MAJOR 1
-#define MS_ABI_MINOR 6
+#define MS_ABI_MINOR 7
 
 /* Name of the exported entry function. */
 #define MS_PLUGIN_ENTRY_SYMBOL "mergesplit_plugin"
@@ -425,6 +446,15 @@ struct ms_energy {
   double internal;
 };
 
+/* ABI 1.7: the triangles joining a system's particles (surface(),
+ * SURFACES above).  The arrays are the plugin's. */
+struct ms_surface {
+  uint32_t struct_size; /* set by the core */
+  uint32_t reserved0;
+  size_t count;              /* triangles */
+  const uint32_t *triangles; /* 3 * count indices into the view */
+};
+
 /* ABI 1.1: the particles a system gives away now (hand_over()).  The core
  * sets struct_size and zeroes the rest; the arrays are the plugin's, valid
  * until its next call. */
@@ -552,6 +582,12 @@ struct ms_plugin {
    * the scene without push().  MUST NOT change the state. */
   int (*push)(ms_instance *inst, const struct ms_step *step, uint32_t system,
               double *force, size_t count);
+
+  /* ---- ABI 1.7 (optional; NULL or absent past struct_size) --------- */
+
+  /* The triangles joining the particles of the current view (SURFACES
+   * above).  The core sets out->struct_size.  MUST NOT change the state. */
+  int (*surface)(ms_instance *inst, struct ms_surface *out);
 };
 
 /* Initialiser for the header of a descriptor compiled against this file
@@ -592,7 +628,10 @@ _Static_assert(offsetof(struct ms_plugin, hand_over) == 168,
                "ms_plugin v1.1 layout");
 _Static_assert(offsetof(struct ms_plugin, push) == 192,
                "ms_plugin v1.5 layout");
-_Static_assert(sizeof(struct ms_plugin) == 200, "ms_plugin v1.5 size");
+_Static_assert(offsetof(struct ms_plugin, surface) == 200,
+               "ms_plugin v1.7 layout");
+_Static_assert(sizeof(struct ms_plugin) == 208, "ms_plugin v1.7 size");
+_Static_assert(sizeof(struct ms_surface) == 24, "ms_surface v1.7 size");
 _Static_assert(sizeof(struct ms_handover) == 24, "ms_handover v1.1 size");
 _Static_assert(sizeof(struct ms_step) == 40, "ms_step v1 size");
 _Static_assert(offsetof(struct ms_metas, inertia) == 56,

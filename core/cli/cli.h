@@ -17,6 +17,7 @@ enum {
 };
 
 #define MAX_PATHS 64
+#define MAX_BESIDE 7
 
 struct args {
   const char *scene, *output, *report, *resume;
@@ -34,6 +35,8 @@ struct args {
   int range_mode; /* 0: MIN,MAX or unset, 1: frame, 2: run */
   int fit_all, no_floor;
   double fps, slow;
+  const char *beside[MAX_BESIDE + 1]; /* render --beside, NULL-terminated */
+  int nbeside;
   /* conformance */
   const char *conf_scene, *conf_system;
   /* compare */

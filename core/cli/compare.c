@@ -15,6 +15,7 @@
 
 struct outcome {
   char label[48];
+  char dir[4096]; /* -o DIR: DIR/LABEL, ':' as '_' */
   int status;
   char error[256];
   double fail_time;
@@ -53,9 +54,16 @@ static void run_one(struct args *a, const char *spec, struct outcome *r) {
     snprintf(r->error, sizeof r->error, "unknown method '%s'", spec);
     return;
   }
+  if (a->output) {
+    snprintf(r->dir, sizeof r->dir, "%s/%s", a->output, spec);
+    for (char *c = r->dir + strlen(a->output); *c; c++)
+      if (*c == ':') *c = '_';
+  }
   struct ms_sim_options o = {.struct_size = sizeof o, .threads = a->threads,
                              .frames = a->frames, .plugin_paths = a->paths,
-                             .no_output = 1, .verbosity = MS_SINK_ERROR,
+                             .no_output = !a->output,
+                             .output_dir = a->output ? r->dir : NULL,
+                             .verbosity = MS_SINK_ERROR,
                              .log = quiet, .method = method,
                              .stiffness_scale = scale, .scale = a->scale,
                              .max_particles = a->max_particles};
@@ -97,7 +105,43 @@ static void print_table(const struct outcome *r, int n) {
     if (r[i].status) printf("%s: %s\n", r[i].label, r[i].error);
 }
 
+static void say(void *opaque, int level, const char *line) {
+  (void)opaque, (void)level;
+  fprintf(stderr, "mergesplit: %s\n", line);
+}
+
+/* -o DIR: the methods that ran to the end, side by side in DIR/compare,
+ * one camera and one colour range over all. */
+static int draw_side_by_side(struct args *a, const struct outcome *r,
+                             int n) {
+  const char *dirs[MAX_BESIDE + 2];
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    if (r[i].status == MS_OK && k <= MAX_BESIDE) dirs[k++] = r[i].dir;
+    else fprintf(stderr, "mergesplit: %s left out of the side-by-side "
+                 "images: %s\n", r[i].label, r[i].status == MS_OK
+                 ? "8 runs at most" : "it did not run to the end");
+  }
+  if (!k) return MS_OK;
+  dirs[k] = NULL;
+  char out[4200], err[1200];
+  snprintf(out, sizeof out, "%s/compare", a->output);
+  struct ms_render_options o = {.struct_size = sizeof o, .frame = -1,
+                                .width = 480, .height = 360,
+                                .out_dir = out, .movie = a->movie,
+                                .threads = a->threads,
+                                .log = a->quiet ? NULL : say,
+                                .fps = a->fps, .slow = a->slow,
+                                .beside = k > 1 ? dirs + 1 : NULL};
+  int rc = ms_render(dirs[0], &o, err, sizeof err);
+  if (rc) fprintf(stderr, "mergesplit: error: %s\n", err);
+  return rc;
+}
+
 int cli_compare(struct args *a) {
+  if ((a->movie || a->fps > 0 || a->slow > 0) && !a->output)
+    return cli_usage_error("--movie, --fps and --slow of compare need -o "
+                           "DIR%s", "");
   char *list = strdup(a->methods ? a->methods : DEFAULT_METHODS);
   struct outcome *r = calloc(64, sizeof *r);
   int n = 0, worst = 0;
@@ -127,6 +171,10 @@ int cli_compare(struct args *a) {
   print_table(r, n);
   for (int i = 0; i < n; i++)
     if (r[i].status && r[i].status != MS_ENUMERIC) worst = r[i].status;
+  if (a->output) {
+    int rc = draw_side_by_side(a, r, n);
+    if (rc && !worst) worst = rc;
+  }
   free(list), free(r);
   return worst ? cli_exit_code(worst) : 0;
 }

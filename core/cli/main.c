@@ -22,11 +22,13 @@ static const char *usage_text =
     "       mergesplit render OUTDIR [--frame N] [--camera SPEC] [--size WxH]\n"
     "                      [--color-by FIELD] [--range R] [--fit WHAT]\n"
     "                      [--no-floor] [-o DIR] [--fps N] [--slow N]\n"
+    "                      [--beside DIR]...\n"
     "                      [--movie] [--threads N] [--quiet]\n"
     "       mergesplit plot REPORT.json [-o DIR] [--size WxH] [--quiet]\n"
     "       mergesplit plugins [--plugin-path DIR]...\n"
     "       mergesplit compare SCENE [--methods LIST] [--frames N] [--scale S]\n"
     "                      [--max-particles N] [--threads N]\n"
+    "                      [-o DIR [--movie] [--fps N] [--slow N]]\n"
     "                      [--plugin-path DIR]...\n"
     "       mergesplit conformance PLUGIN_ID [--scene SCENE [--system NAME]]\n"
     "                      [--plugin-path DIR]...\n"
@@ -82,6 +84,8 @@ static const char *help_text =
     "      --movie           also assemble movie.mp4 (needs ffmpeg)\n"
     "      --fps N           movie frames per second (default: real time)\n"
     "      --slow N          movie N times slower than real time\n"
+    "      --beside DIR      draw the frames of the run in DIR beside\n"
+    "                        OUTDIR's (repeatable, 7 at most)\n"
     "\n"
     "options of plot:\n"
     "  -o, --output DIR      write the charts to DIR (default: REPORT without\n"
@@ -94,6 +98,10 @@ static const char *help_text =
     "                        (default merge-split,penalty:weak,\n"
     "                        penalty:strong,sph_force:weak,impulse); strong\n"
     "                        is 10x and weak 0.1x coupling.stiffness\n"
+    "  -o, --output DIR      write each method's frames to DIR/METHOD and\n"
+    "                        draw them side by side in DIR/compare\n"
+    "      --movie           also assemble DIR/compare/movie.mp4\n"
+    "                        (--fps, --slow as for render)\n"
     "\n"
     "options of conformance:\n"
     "      --scene SCENE     instantiate the plugin from SCENE (default: a\n"
@@ -172,7 +180,7 @@ static int parse_range(const char *s, double *r) {
 enum { OPT_NO_OUTPUT = 256, OPT_SCALE, OPT_RESUME, OPT_FRAME, OPT_CAMERA, OPT_SIZE,
        OPT_COLOR, OPT_RANGE, OPT_MOVIE, OPT_SCENE, OPT_SYSTEM, OPT_METHODS,
        OPT_METHOD, OPT_SYNC, OPT_MAX_PARTICLES, OPT_CHECKPOINT_EVERY,
-       OPT_FIT, OPT_NO_FLOOR, OPT_FPS, OPT_SLOW };
+       OPT_FIT, OPT_NO_FLOOR, OPT_FPS, OPT_SLOW, OPT_BESIDE };
 
 /* Options that belong to some commands only: the commands' letters
  * (r run/check, d render, l plot, k conformance, m compare); NULL: any
@@ -184,8 +192,9 @@ static const char *owner(int c) {
   case OPT_SYNC: case OPT_CHECKPOINT_EVERY: return "r";
   case OPT_SIZE: return "dl";
   case OPT_FRAME: case OPT_CAMERA: case OPT_COLOR:
-  case OPT_RANGE: case OPT_MOVIE: case OPT_FIT: case OPT_NO_FLOOR:
-  case OPT_FPS: case OPT_SLOW: return "d";
+  case OPT_RANGE: case OPT_FIT: case OPT_NO_FLOOR: case OPT_BESIDE:
+      return "d";
+  case OPT_MOVIE: case OPT_FPS: case OPT_SLOW: return "dm";
   case OPT_SCENE: case OPT_SYSTEM: return "k";
   case OPT_METHODS: return "m";
   }
@@ -204,6 +213,11 @@ static int parse_one(int c, struct args *a) {
   case OPT_COLOR: a->color = optarg; break;
   case OPT_MOVIE: a->movie = 1; break;
   case OPT_NO_FLOOR: a->no_floor = 1; break;
+  case OPT_BESIDE:
+    if (a->nbeside == MAX_BESIDE)
+      return cli_usage_error("--beside: %s runs at most", "7");
+    a->beside[a->nbeside++] = optarg;
+    break;
   case OPT_FIT:
     if (strcmp(optarg, "moving") && strcmp(optarg, "all"))
       return cli_usage_error("--fit needs moving or all, not '%s'", optarg);
@@ -308,6 +322,7 @@ static int parse_args(int argc, char **argv, char cmd, struct args *a) {
       {"no-floor", no_argument, NULL, OPT_NO_FLOOR},
       {"fps", required_argument, NULL, OPT_FPS},
       {"slow", required_argument, NULL, OPT_SLOW},
+      {"beside", required_argument, NULL, OPT_BESIDE},
       {"scene", required_argument, NULL, OPT_SCENE},
       {"system", required_argument, NULL, OPT_SYSTEM},
       {"methods", required_argument, NULL, OPT_METHODS},

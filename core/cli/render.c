@@ -29,6 +29,8 @@ int cli_render(struct args *a) {
   o.no_floor = a->no_floor;
   o.fps = a->fps;
   o.slow = a->slow;
+  a->beside[a->nbeside] = NULL;
+  o.beside = a->nbeside ? a->beside : NULL;
   o.threads = a->threads;
   o.log = a->quiet ? NULL : render_log;
   int rc = ms_render(a->scene, &o, err, sizeof err);

@@ -29,27 +29,41 @@ int ms__look_camera(const struct ms__look *lk, const double lo[3],
   return 0;
 }
 
-int ms__preview_image(const char *path, const struct ms__splats *s,
+int ms__preview_tiles(const char *path, const struct ms__tile *t, uint32_t n,
                       const struct ms__camera *cam, const struct ms__look *lk,
-                      double lo, double hi, const char *caption,
-                      const char *const *names, uint32_t nsys,
-                      struct ms__err *err) {
+                      double lo, double hi, struct ms__err *err) {
   int by_value = strcmp(lk->color, "system") != 0;
   struct ms__style st = {by_value, lo, hi, lk->floor, {0}, {0}, {0}};
   ms__memcpy(st.box_lo, lk->box_lo, sizeof st.box_lo);
   ms__memcpy(st.box_hi, lk->box_hi, sizeof st.box_hi);
   ms__memcpy(st.up, lk->up, sizeof st.up);
-  uint8_t *rgb = malloc((size_t)lk->w * lk->h * 3);
-  if (!rgb) return ms__errf(err, MS_ENOMEM, "out of memory");
-  int rc = ms__render(s, cam, &st, lk->w, lk->h, rgb);
-  if (rc) {
-    free(rgb);
-    return ms__errf(err, rc, "%s: out of memory while rendering", path);
+  size_t tile = (size_t)lk->w * lk->h * 3, W = (size_t)lk->w * n;
+  uint8_t *one = malloc(tile), *rgb = malloc(tile * n);
+  struct ms__overlay *ov = calloc(n, sizeof *ov);
+  int rc = one && rgb && ov ? MS_OK : MS_ENOMEM;
+  for (uint32_t k = 0; !rc && k < n; k++) {
+    if ((rc = ms__render(t[k].s, cam, &st, lk->w, lk->h, one))) break;
+    for (int y = 0; y < lk->h; y++) /* tile k's rows into its column */
+      ms__memcpy(rgb + 3 * ((size_t)y * W + (size_t)k * lk->w),
+                 one + 3 * (size_t)y * lk->w, 3 * (size_t)lk->w);
+    ov[k] = (struct ms__overlay){t[k].caption, t[k].nsys, t[k].names,
+                                 by_value, lk->color, lo, hi};
   }
-  struct ms__overlay ov = {caption, nsys, names, by_value, lk->color, lo, hi};
-  rc = ms__png_write(path, rgb, lk->w, lk->h, &ov, err);
+  if (rc) rc = ms__errf(err, rc, "%s: out of memory while rendering", path);
+  else rc = ms__png_write(path, rgb, (int)W, lk->h, ov, n, err);
+  free(one);
   free(rgb);
+  free(ov);
   return rc;
+}
+
+int ms__preview_image(const char *path, const struct ms__splats *s,
+                      const struct ms__camera *cam, const struct ms__look *lk,
+                      double lo, double hi, const char *caption,
+                      const char *const *names, uint32_t nsys,
+                      struct ms__err *err) {
+  const struct ms__tile t = {s, caption, names, nsys};
+  return ms__preview_tiles(path, &t, 1, cam, lk, lo, hi, err);
 }
 
 int ms__preview_open(struct ms__preview **out, const struct ms__scene *sc,

@@ -86,9 +86,11 @@ struct ms__overlay {
 /* The unit of a point field by name ("m/s" for "speed"), "" if none. */
 const char *ms__field_unit(const char *name);
 
-/* Write rgb (w * h * 3 bytes) with the overlay as a PNG, atomically. */
+/* Write rgb (w * h * 3 bytes) as a PNG, atomically, with nov overlays,
+ * one per tile of width w / nov, left to right. */
 int ms__png_write(const char *path, const uint8_t *rgb, int w, int h,
-                  const struct ms__overlay *ov, struct ms__err *err);
+                  const struct ms__overlay *ov, uint32_t nov,
+                  struct ms__err *err);
 
 /* ---- plot_draw.c ---------------------------------------------------------*/
 /* Charts of a run's report: lines over time, or bars. */
@@ -135,6 +137,19 @@ struct ms__look {
 
 int ms__look_camera(const struct ms__look *lk, const double lo[3],
                     const double hi[3], struct ms__camera *cam);
+/* One tile of an image: its particles, caption and legend. */
+struct ms__tile {
+  const struct ms__splats *s;
+  const char *caption;
+  const char *const *names;
+  uint32_t nsys;
+};
+
+/* Render n tiles side by side, each lk->w x lk->h with one camera and one
+ * colour range, and write the PNG. */
+int ms__preview_tiles(const char *path, const struct ms__tile *t, uint32_t n,
+                      const struct ms__camera *cam, const struct ms__look *lk,
+                      double lo, double hi, struct ms__err *err);
 /* Render splats and write the PNG (caption, legend / colour bar). */
 int ms__preview_image(const char *path, const struct ms__splats *s,
                       const struct ms__camera *cam, const struct ms__look *lk,

@@ -1,4 +1,5 @@
-/* ms_render: previews of the frames a run wrote, and a movie of them. */
+/* ms_render: previews of the frames a run wrote, and a movie of them;
+ * several runs side by side (ms_render_options.beside). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -22,11 +23,9 @@
 
 extern char **environ;
 
-struct job {
+/* One run's output directory: its series and the particles of a frame. */
+struct side {
   const char *outdir;
-  struct ms_render_options o;
-  struct ms__look look;
-  char *pdir;
   struct ms__pvd pvd;
   int64_t *frames; /* distinct frame numbers, ascending */
   size_t nframes;
@@ -34,6 +33,16 @@ struct job {
   uint8_t *surface; /* per part: a mesh without radii (output.surface) */
   uint32_t nparts;
   struct ms__splats s;
+};
+
+#define MAX_SIDES 8
+
+struct job {
+  struct ms_render_options o;
+  struct ms__look look;
+  char *pdir;
+  struct side side[MAX_SIDES]; /* OUTDIR, then the runs beside it */
+  uint32_t nsides;
   int has_color; /* some file holds the colour field */
   struct ms__err err;
 };
@@ -56,35 +65,36 @@ static int cmp_i64(const void *a, const void *b) {
 }
 
 /* Distinct frames and the system name of every part. */
-static int index_frames(struct job *j) {
-  struct ms__pvd *p = &j->pvd;
-  if (!(j->frames = malloc((p->n ? p->n : 1) * sizeof *j->frames)))
+static int index_frames(struct job *j, struct side *d) {
+  struct ms__pvd *p = &d->pvd;
+  if (!(d->frames = malloc((p->n ? p->n : 1) * sizeof *d->frames)))
     return ms__errf(&j->err, MS_ENOMEM, "out of memory");
   for (size_t i = 0; i < p->n; i++) {
-    j->frames[i] = p->e[i].frame;
-    if (p->e[i].part + 1 > j->nparts) j->nparts = p->e[i].part + 1;
+    d->frames[i] = p->e[i].frame;
+    if (p->e[i].part + 1 > d->nparts) d->nparts = p->e[i].part + 1;
   }
-  if (p->n > 1) qsort(j->frames, p->n, sizeof *j->frames, cmp_i64);
+  if (p->n > 1) qsort(d->frames, p->n, sizeof *d->frames, cmp_i64);
   for (size_t i = 0; i < p->n; i++)
-    if (!j->nframes || j->frames[j->nframes - 1] != j->frames[i])
-      j->frames[j->nframes++] = j->frames[i];
-  if (j->nparts > 65535)
-    return ms__errf(&j->err, MS_EINVAL, "too many systems (%u)", j->nparts);
-  if (!(j->names = calloc(j->nparts ? j->nparts : 1, sizeof *j->names)) ||
-      !(j->surface = calloc(j->nparts ? j->nparts : 1, 1)))
+    if (!d->nframes || d->frames[d->nframes - 1] != d->frames[i])
+      d->frames[d->nframes++] = d->frames[i];
+  if (d->nparts > 65535)
+    return ms__errf(&j->err, MS_EINVAL, "too many systems (%u)", d->nparts);
+  if (!(d->names = calloc(d->nparts ? d->nparts : 1, sizeof *d->names)) ||
+      !(d->surface = calloc(d->nparts ? d->nparts : 1, 1)))
     return ms__errf(&j->err, MS_ENOMEM, "out of memory");
   for (size_t i = 0; i < p->n; i++)
-    if (!j->names[p->e[i].part]) j->names[p->e[i].part] = p->e[i].name;
-  for (uint32_t k = 0; k < j->nparts; k++)
-    if (!j->names[k]) j->names[k] = "?";
+    if (!d->names[p->e[i].part]) d->names[p->e[i].part] = p->e[i].name;
+  for (uint32_t k = 0; k < d->nparts; k++)
+    if (!d->names[k]) d->names[k] = "?";
   return MS_OK;
 }
 
 /* Append one .vtp's particles to the splats. */
-static int load_part(struct job *j, const struct ms__pvd_entry *e) {
+static int load_part(struct job *j, struct side *d,
+                     const struct ms__pvd_entry *e) {
   char path[4096];
   struct ms__vtp v;
-  snprintf(path, sizeof path, "%s/%s", j->outdir, e->file);
+  snprintf(path, sizeof path, "%s/%s", d->outdir, e->file);
   int rc = ms__vtp_read(path, &v, &j->err);
   if (rc) return rc;
   const struct ms__vtp_array *r = ms__vtp_find(&v, "radius");
@@ -102,7 +112,7 @@ static int load_part(struct job *j, const struct ms__pvd_entry *e) {
     j->has_color |= c != NULL;
   }
   if (!r && v.npolys) { /* a fluid's surface: the particles show it */
-    j->surface[e->part] = 1;
+    d->surface[e->part] = 1;
     ms__vtp_free(&v);
     return MS_OK;
   }
@@ -110,32 +120,39 @@ static int load_part(struct job *j, const struct ms__pvd_entry *e) {
     ms__vtp_free(&v);
     return ms__errf(&j->err, MS_EINVAL, "%s: no radius field", path);
   }
-  size_t base = j->s.n;
-  if (ms__splats_reserve(&j->s, base + v.n)) {
+  size_t base = d->s.n;
+  if (ms__splats_reserve(&d->s, base + v.n)) {
     ms__vtp_free(&v);
     return ms__errf(&j->err, MS_ENOMEM, "out of memory");
   }
   for (size_t i = 0; i < v.n; i++) {
     for (int a = 0; a < 3; a++)
-      j->s.xyz[3 * (base + i) + a] = (float)ms__vtp_value(&v.a[0], i, a);
-    j->s.r[base + i] = (float)ms__vtp_value(r, i, 0);
-    j->s.value[base + i] = c ? (float)ms__vtp_value(c, i, -1) : NAN;
-    j->s.speed[base + i] = vel ? (float)ms__vtp_value(vel, i, -1) : NAN;
-    j->s.sys[base + i] = (uint16_t)e->part;
+      d->s.xyz[3 * (base + i) + a] = (float)ms__vtp_value(&v.a[0], i, a);
+    d->s.r[base + i] = (float)ms__vtp_value(r, i, 0);
+    d->s.value[base + i] = c ? (float)ms__vtp_value(c, i, -1) : NAN;
+    d->s.speed[base + i] = vel ? (float)ms__vtp_value(vel, i, -1) : NAN;
+    d->s.sys[base + i] = (uint16_t)e->part;
   }
-  j->s.n = base + v.n;
+  d->s.n = base + v.n;
   ms__vtp_free(&v);
   return MS_OK;
 }
 
-static int load_frame(struct job *j, int64_t frame, double *t) {
-  j->s.n = 0;
-  for (size_t i = 0; i < j->pvd.n; i++) {
-    if (j->pvd.e[i].frame != frame) continue;
-    *t = j->pvd.e[i].t;
-    int rc = load_part(j, &j->pvd.e[i]);
+static int load_frame(struct job *j, struct side *d, int64_t frame,
+                      double *t) {
+  d->s.n = 0;
+  int found = 0;
+  for (size_t i = 0; i < d->pvd.n; i++) {
+    if (d->pvd.e[i].frame != frame) continue;
+    *t = d->pvd.e[i].t;
+    found = 1;
+    int rc = load_part(j, d, &d->pvd.e[i]);
     if (rc) return rc;
   }
+  if (!found) /* a run beside the first that wrote other frames */
+    return ms__errf(&j->err, MS_EINVAL, "%s/scene.pvd: frame %lld was not "
+                    "written: runs side by side need the same frames",
+                    d->outdir, (long long)frame);
   return MS_OK;
 }
 
@@ -199,7 +216,7 @@ static int make_movie(struct job *j, double fps) {
 }
 
 static int wanted(const struct job *j, size_t k) {
-  return j->o.frame < 0 || j->frames[k] == j->o.frame;
+  return j->o.frame < 0 || j->side[0].frames[k] == j->o.frame;
 }
 
 static void grow_box(double lo[3], double hi[3], const double flo[3],
@@ -224,6 +241,28 @@ static void subject(const struct job *j, double blo[3], double bhi[3],
   }
 }
 
+/* Frame k of every side; t: the first side's time. */
+static int load_sides(struct job *j, size_t k, double *t) {
+  for (uint32_t i = 0; i < j->nsides; i++) {
+    double ti = 0;
+    int rc = load_frame(j, &j->side[i], j->side[0].frames[k], &ti);
+    if (rc) return rc;
+    if (!i) *t = ti;
+  }
+  return MS_OK;
+}
+
+/* The range of the colour field over every side's particles. */
+static int sides_range(const struct job *j, double *lo, double *hi) {
+  int any = 0;
+  double a, b;
+  *lo = INFINITY, *hi = -INFINITY;
+  for (uint32_t i = 0; i < j->nsides; i++)
+    if (ms__splats_range(&j->side[i].s, &a, &b))
+      *lo = fmin(*lo, a), *hi = fmax(*hi, b), any = 1;
+  return any;
+}
+
 /* Pass 1: one camera and one colour range for every image. */
 static int frame_all(struct job *j, struct ms__camera *cam, double *lo,
                      double *hi) {
@@ -232,14 +271,17 @@ static int frame_all(struct job *j, struct ms__camera *cam, double *lo,
   double mlo[3] = {INFINITY, INFINITY, INFINITY};
   double mhi[3] = {-INFINITY, -INFINITY, -INFINITY};
   *lo = INFINITY, *hi = -INFINITY;
-  for (size_t k = 0; k < j->nframes; k++) {
+  for (size_t k = 0; k < j->side[0].nframes; k++) {
     if (!wanted(j, k)) continue;
-    int rc = load_frame(j, j->frames[k], &t);
+    int rc = load_sides(j, k, &t);
     if (rc) return rc;
-    double flo[3], fhi[3];
-    if (ms__splats_bounds(&j->s, flo, fhi)) grow_box(blo, bhi, flo, fhi);
-    if (ms__splats_moving(&j->s, 0.02, flo, fhi)) grow_box(mlo, mhi, flo, fhi);
-    if (ms__splats_range(&j->s, &a, &b)) *lo = fmin(*lo, a), *hi = fmax(*hi, b);
+    for (uint32_t i = 0; i < j->nsides; i++) {
+      const struct ms__splats *s = &j->side[i].s;
+      double flo[3], fhi[3];
+      if (ms__splats_bounds(s, flo, fhi)) grow_box(blo, bhi, flo, fhi);
+      if (ms__splats_moving(s, 0.02, flo, fhi)) grow_box(mlo, mhi, flo, fhi);
+    }
+    if (sides_range(j, &a, &b)) *lo = fmin(*lo, a), *hi = fmax(*hi, b);
   }
   subject(j, blo, bhi, mlo, mhi);
   if (strcmp(j->look.color, "system") && !j->has_color)
@@ -250,12 +292,39 @@ static int frame_all(struct job *j, struct ms__camera *cam, double *lo,
   if (!(*lo <= *hi)) *lo = 0, *hi = 1;
   if (j->look.range[0] < j->look.range[1])
     *lo = j->look.range[0], *hi = j->look.range[1];
-  for (uint32_t p = 0; p < j->nparts; p++)
-    if (j->surface[p]) j->names[p] = NULL; /* no swatch in the legend */
+  for (uint32_t i = 0; i < j->nsides; i++)
+    for (uint32_t p = 0; p < j->side[i].nparts; p++)
+      if (j->side[i].surface[p]) j->side[i].names[p] = NULL; /* no swatch */
   if (ms__look_camera(&j->look, blo, bhi, cam))
     return ms__errf(&j->err, MS_EINVAL, "--camera: the field of view must "
                     "lie in (1, 170) degrees");
   return MS_OK;
+}
+
+/* The image of frame k: one tile per side, each with its caption. */
+static int draw_frame(struct job *j, size_t k, const struct ms__camera *cam,
+                      double lo, double hi, const char *path, double t) {
+  struct ms__tile tile[MAX_SIDES];
+  char cap[MAX_SIDES][160];
+  if (j->o.range_per_frame && !(j->look.range[0] < j->look.range[1])) {
+    double flo, fhi; /* this image's own range */
+    if (sides_range(j, &flo, &fhi)) lo = flo, hi = fhi;
+  }
+  for (uint32_t i = 0; i < j->nsides; i++) {
+    const struct side *d = &j->side[i];
+    const char *name = strrchr(d->outdir, '/');
+    name = name && name[1] ? name + 1 : d->outdir;
+    if (j->nsides > 1)
+      snprintf(cap[i], sizeof cap[i], "%s   frame %lld   t = %.4g s", name,
+               (long long)j->side[0].frames[k], t);
+    else
+      snprintf(cap[i], sizeof cap[i], "frame %lld   t = %.4g s",
+               (long long)j->side[0].frames[k], t);
+    tile[i] = (struct ms__tile){&d->s, cap[i], (const char *const *)d->names,
+                                d->nparts};
+  }
+  return ms__preview_tiles(path, tile, j->nsides, cam, &j->look, lo, hi,
+                           &j->err);
 }
 
 static int render_all(struct job *j) {
@@ -267,21 +336,13 @@ static int render_all(struct job *j) {
   if (ms__make_dirs(j->pdir))
     return ms__errf(&j->err, MS_EIO, "%s: cannot create the directory: %s",
                     j->pdir, strerror(errno));
-  for (size_t k = 0; k < j->nframes; k++) {
+  for (size_t k = 0; k < j->side[0].nframes; k++) {
     if (!wanted(j, k)) continue;
-    char path[4200], cap[128];
-    if ((rc = load_frame(j, j->frames[k], &t))) return rc;
+    char path[4200];
+    if ((rc = load_sides(j, k, &t))) return rc;
     snprintf(path, sizeof path, "%s/frame_%06lld.png", j->pdir,
-             (long long)j->frames[k]);
-    snprintf(cap, sizeof cap, "frame %lld   t = %.4g s",
-             (long long)j->frames[k], t);
-    double flo = lo, fhi = hi; /* this image's own range */
-    if (j->o.range_per_frame && !(j->look.range[0] < j->look.range[1]) &&
-        !ms__splats_range(&j->s, &flo, &fhi))
-      flo = lo, fhi = hi;
-    rc = ms__preview_image(path, &j->s, &cam, &j->look, flo, fhi, cap,
-                           (const char *const *)j->names, j->nparts, &j->err);
-    if (rc) return rc;
+             (long long)j->side[0].frames[k]);
+    if ((rc = draw_frame(j, k, &cam, lo, hi, path, t))) return rc;
     say(j, "wrote %s", path);
     if (!done++) t0 = t;
     t1 = t;
@@ -306,13 +367,22 @@ static int setup(struct job *j, const char *outdir,
     size_t n = opt->struct_size < sizeof j->o ? opt->struct_size : sizeof j->o;
     ms__memcpy(&j->o, opt, n);
   }
-  j->outdir = outdir;
+  j->side[0].outdir = outdir;
+  j->nsides = 1;
+  for (const char *const *b = j->o.beside; b && *b; b++) {
+    if (j->nsides == MAX_SIDES)
+      return ms__errf(&j->err, MS_EINVAL, "%d runs side by side at most",
+                      MAX_SIDES);
+    j->side[j->nsides++].outdir = *b;
+  }
   struct ms__look *lk = &j->look;
   lk->w = j->o.width > 0 ? j->o.width : 800;
   lk->h = j->o.height > 0 ? j->o.height : 600;
-  if (lk->w < 16 || lk->h < 16 || lk->w > 8192 || lk->h > 8192)
+  if (lk->w < 16 || lk->h < 16 || lk->w > 8192 || lk->h > 8192 ||
+      lk->w * (int)j->nsides > 16384)
     return ms__errf(&j->err, MS_EINVAL, "image size %dx%d: each side must lie "
-                    "in [16, 8192]", lk->w, lk->h);
+                    "in [16, 8192], %u of them side by side at most 16384 "
+                    "wide", lk->w, lk->h, j->nsides);
   lk->color = j->o.color_by && j->o.color_by[0] ? j->o.color_by : "system";
   lk->range[0] = j->o.range[0];
   lk->range[1] = j->o.range[1];
@@ -338,20 +408,28 @@ static int setup(struct job *j, const char *outdir,
   return parse_camera(j);
 }
 
-static int run(struct job *j, const char *outdir) {
+static int open_side(struct job *j, struct side *d) {
   char path[4200];
-  snprintf(path, sizeof path, "%s/scene.pvd", outdir);
-  int rc = ms__pvd_read(path, &j->pvd, &j->err);
+  snprintf(path, sizeof path, "%s/scene.pvd", d->outdir);
+  int rc = ms__pvd_read(path, &d->pvd, &j->err);
   if (rc) return rc;
-  if ((rc = index_frames(j))) return rc;
-  if (!j->nframes)
+  if ((rc = index_frames(j, d))) return rc;
+  if (!d->nframes)
     return ms__errf(&j->err, MS_EINVAL, "%s: lists no frames", path);
   if (j->o.frame >= 0 &&
-      !bsearch(&j->o.frame, j->frames, j->nframes, sizeof *j->frames, cmp_i64))
+      !bsearch(&j->o.frame, d->frames, d->nframes, sizeof *d->frames, cmp_i64))
     return ms__errf(&j->err, MS_EINVAL, "%s: frame %lld was not written "
                     "(frames %lld to %lld)", path, (long long)j->o.frame,
-                    (long long)j->frames[0],
-                    (long long)j->frames[j->nframes - 1]);
+                    (long long)d->frames[0],
+                    (long long)d->frames[d->nframes - 1]);
+  return MS_OK;
+}
+
+static int run(struct job *j) {
+  for (uint32_t i = 0; i < j->nsides; i++) {
+    int rc = open_side(j, &j->side[i]);
+    if (rc) return rc;
+  }
   return render_all(j);
 }
 
@@ -363,13 +441,16 @@ int ms_render(const char *outdir, const struct ms_render_options *opt,
     return MS_ENOMEM;
   }
   int rc = setup(j, outdir, opt);
-  if (!rc) rc = run(j, outdir);
+  if (!rc) rc = run(j);
   if (rc && err && errlen) snprintf(err, errlen, "%s", j->err.msg);
-  ms__pvd_free(&j->pvd);
-  ms__splats_free(&j->s);
-  free(j->frames);
-  free(j->names);
-  free(j->surface);
+  for (uint32_t i = 0; i < MAX_SIDES; i++) {
+    struct side *d = &j->side[i];
+    ms__pvd_free(&d->pvd);
+    ms__splats_free(&d->s);
+    free(d->frames);
+    free(d->names);
+    free(d->surface);
+  }
   free(j->pdir);
   free(j);
   return rc;

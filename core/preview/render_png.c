@@ -92,9 +92,13 @@ static void colour_bar(cairo_t *cr, const struct ms__overlay *ov, int w,
   text(cr, lx, y - 0.8 * fs, label);
 }
 
-static void overlay(cairo_surface_t *sf, const struct ms__overlay *ov, int w,
-                    int h) {
+/* The overlay of a tile w x h whose left edge is at x0. */
+static void overlay(cairo_surface_t *sf, const struct ms__overlay *ov, int x0,
+                    int w, int h) {
   cairo_t *cr = cairo_create(sf);
+  cairo_translate(cr, x0, 0);
+  cairo_rectangle(cr, 0, 0, w, h);
+  cairo_clip(cr);
   double fs = h / 40.0 < 11 ? 11 : h / 40.0;
   cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
                          CAIRO_FONT_WEIGHT_NORMAL);
@@ -107,7 +111,8 @@ static void overlay(cairo_surface_t *sf, const struct ms__overlay *ov, int w,
 }
 
 int ms__png_write(const char *path, const uint8_t *rgb, int w, int h,
-                  const struct ms__overlay *ov, struct ms__err *err) {
+                  const struct ms__overlay *ov, uint32_t nov,
+                  struct ms__err *err) {
   cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
   if (cairo_surface_status(sf) != CAIRO_STATUS_SUCCESS) {
     cairo_surface_destroy(sf);
@@ -125,7 +130,8 @@ int ms__png_write(const char *path, const uint8_t *rgb, int w, int h,
                src[3 * x + 2];
   }
   cairo_surface_mark_dirty(sf);
-  if (ov) overlay(sf, ov, w, h);
+  for (uint32_t k = 0; ov && k < nov; k++) /* tiles of equal width */
+    overlay(sf, &ov[k], (int)(k * (uint32_t)w / nov), w / (int)nov, h);
   struct ms__afile a;
   int rc = ms__afile_open(&a, path, err);
   if (rc) {

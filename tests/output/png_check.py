@@ -6,6 +6,7 @@
   png_check.py floor PNG W H        the floor's checkerboard covers >= 5 %
   png_check.py nofloor PNG W H      no pixel of the floor's greys (< 0.1 %)
   png_check.py count PNG W H        prints the pixels of systems 0 and 1
+  png_check.py halves PNG W H       a W x H image whose two halves are equal
 Exit status 0 when the check holds; the reason on stderr otherwise."""
 import sys
 
@@ -50,6 +51,11 @@ w, h = int(sys.argv[3]), int(sys.argv[4])
 check_size(a, w, h)
 # Leave out the caption and legend (top left) and the colour bar (right).
 body = a[int(0.2 * h):, : int(0.85 * w)]
+if mode == "halves":  # two tiles side by side, the same run in each
+    left, right = a[:, : w // 2], a[:, w // 2:]
+    differ = (left != right).any(axis=2).sum()
+    print("%d of %d pixels differ between the halves" % (differ, h * w // 2))
+    sys.exit(1 if differ or left.std() == 0 else 0)  # equal, not blank
 if mode == "count":  # no blank check: a far-away subject is small
     blue, orange = classes(body)
     print("%d %d" % (blue.sum(), orange.sum()))

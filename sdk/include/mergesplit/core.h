@@ -246,6 +246,10 @@ struct ms_render_options {
   int no_floor;          /* 1: do not draw the domain's floor */
   double fps;            /* movie: > 0 frames per second; 0: real time */
   double slow;           /* movie: > 1 slowed this many times (with fps 0) */
+  /* NULL, or a NULL-terminated list of more output directories (at most
+   * 7), drawn beside OUTDIR in every image: the same frames, one camera
+   * and one colour range over all (mergesplit compare --movie). */
+  const char *const *beside;
 };
 
 /* Render PNG previews of the frames a run wrote to `outdir` (it reads

@@ -16,10 +16,11 @@ START_TEST(the_table_has_the_toy_row) {
   char names[256];
   ck_assert_uint_eq(ms__format_bit("vtp"), 1u);
   ck_assert_uint_eq(ms__format_bit("ply"), 2u);
-  ck_assert_uint_eq(ms__format_bit("toy"), 4u);
-  ck_assert_uint_eq(ms__format_bit("obj"), 0u);
+  ck_assert_uint_eq(ms__format_bit("obj"), 4u);
+  ck_assert_uint_eq(ms__format_bit("toy"), 8u); /* the row added last */
+  ck_assert_uint_eq(ms__format_bit("stl"), 0u);
   ck_assert_str_eq(ms__format_names(names, sizeof names),
-                   "\"vtp\", \"ply\", \"toy\"");
+                   "\"vtp\", \"ply\", \"obj\", \"toy\"");
 }
 END_TEST
 
@@ -165,11 +166,12 @@ START_TEST(an_unknown_format_names_the_table) {
   struct ms_sim_options opt = {.struct_size = sizeof opt, .threads = 1};
   ms_sim *S = NULL;
   char err[512] = "";
-  ck_assert_int_eq(ms_sim_open(scene("\"obj\""), &opt, &S, err, sizeof err),
+  ck_assert_int_eq(ms_sim_open(scene("\"stl\""), &opt, &S, err, sizeof err),
                    MS_ECONFIG);
   ck_assert_ptr_nonnull(strstr(err, "toy.cfg:3: output.format: must be "
-                                    "\"vtp\", \"ply\", \"toy\" or [\"vtp\", "
-                                    "\"ply\", \"toy\"] (got \"obj\")"));
+                                    "\"vtp\", \"ply\", \"obj\", \"toy\" or "
+                                    "[\"vtp\", \"ply\", \"obj\", \"toy\"] "
+                                    "(got \"stl\")"));
   remove_dir();
 }
 END_TEST

@@ -55,7 +55,13 @@ static void run_one(struct args *a, const char *spec, struct outcome *r) {
     return;
   }
   if (a->output) {
-    snprintf(r->dir, sizeof r->dir, "%s/%s", a->output, spec);
+    int len = snprintf(r->dir, sizeof r->dir, "%s/%s", a->output, spec);
+    if (len < 0 || (size_t)len >= sizeof r->dir) {
+      r->status = MS_EINVAL;
+      snprintf(r->error, sizeof r->error, "-o: the directory name is too "
+               "long");
+      return;
+    }
     for (char *c = r->dir + strlen(a->output); *c; c++)
       if (*c == ':') *c = '_';
   }

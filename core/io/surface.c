@@ -38,6 +38,12 @@ struct grid {
   double *c;   /* the colour field at the nodes */
 };
 
+/* A particle the grid can hold: finite, of positive size. */
+static int finite_particle(const double *x, double d) {
+  return isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) && d > 0 &&
+         isfinite(d);
+}
+
 static size_t node(const struct grid *g, size_t i, size_t j, size_t k) {
   return (k * g->n[1] + j) * g->n[0] + i;
 }
@@ -50,6 +56,7 @@ static void splat(struct grid *g, const struct ms_field *x,
   for (size_t p = 0; p < np; p++) {
     const double *xp = at(x, p);
     double d = 2.0 * *at(r, p), V = d * d * d;
+    if (!finite_particle(xp, d)) continue;
     size_t a[3], b[3];
     for (int q = 0; q < 3; q++) {
       double u0 = ceil((xp[q] - h - g->lo[q]) / g->cell);
@@ -254,14 +261,18 @@ int ms__surface_build(struct ms__surface_mesh *m, const struct ms_view *v,
   struct grid g = {{0}, 0, {0}, NULL};
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY,
                   -INFINITY, -INFINITY}, d = 0;
+  size_t used = 0; /* a non-finite particle has no place on the grid */
   for (size_t p = 0; p < v->count; p++) {
+    if (!finite_particle(at(x, p), 2.0 * *at(r, p))) continue;
     for (int q = 0; q < 3; q++) {
       lo[q] = fmin(lo[q], at(x, p)[q]);
       hi[q] = fmax(hi[q], at(x, p)[q]);
     }
     d += 2.0 * *at(r, p);
+    used++;
   }
-  d /= (double)v->count; /* the mean spacing */
+  if (!used) return MS_OK;
+  d /= (double)used; /* the mean spacing */
   double h = kernel * d;
   g.cell = cell * d;
   size_t nodes = 1;

@@ -117,6 +117,11 @@ int ms__pvd_read(const char *path, struct ms__pvd *out, struct ms__err *err) {
                     path, file);
       break;
     }
+    if (e->part > 65534) { /* parts index arrays of systems */
+      rc = ms__errf(err, MS_EINVAL, "%s: part %u: a scene has 65535 systems "
+                    "at most", path, e->part);
+      break;
+    }
   }
   free(buf);
   if (rc) ms__pvd_free(out);

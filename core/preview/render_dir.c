@@ -111,7 +111,7 @@ static int load_part(struct job *j, struct side *d,
     if (!c && !strcmp(cn, "speed")) c = ms__vtp_find(&v, "velocity");
     j->has_color |= c != NULL;
   }
-  if (!r && v.npolys) { /* a fluid's surface: the particles show it */
+  if (!r && (v.npolys || !v.n)) { /* a fluid's surface (perhaps empty) */
     d->surface[e->part] = 1;
     ms__vtp_free(&v);
     return MS_OK;

@@ -116,9 +116,10 @@ static int system_tris(struct ms_sim *S, uint32_t s, struct ms__tris *t) {
   struct ms_surface out = {.struct_size = sizeof out};
   int rc = MS__CALL(y, surface, y->inst, &out);
   if (rc) return ms__system_fail(y, &S->err, rc, "surface() failed");
-  if (out.count && !out.triangles)
+  if (out.count > UINT32_MAX || (out.count && !out.triangles))
     return ms__errf(&S->err, MS_EPLUGIN, "system '%s' (solver '%s', %s): "
-                    "surface() gave %zu triangles and no indices",
+                    "surface() gave %zu triangles and no indices, or more "
+                    "than 2^32",
                     y->desc->name, y->plugin->desc.id, y->plugin->path,
                     out.count);
   for (size_t k = 0; k < 3 * out.count; k++)

@@ -440,6 +440,12 @@ static int parse_surfaces(struct ms__scene *sc, config_setting_t *root,
     for (uint32_t j = 0; j < sc->nsurface; j++)
       if (sc->surface_sys[j] == s)
         return ms__cfg_fail(err, f, NULL, "names \"%s\" twice", v);
+    for (uint32_t j = 0; j < sc->nsys; j++) /* its series: NAME_surface */
+      if (!strncmp(sc->sys[j].name, v, strlen(v)) &&
+          !strcmp(sc->sys[j].name + strlen(v), "_surface"))
+        return ms__cfg_fail(err, f, NULL, "\"%s\": its surface's files "
+                            "would be named like system \"%s\"'s", v,
+                            sc->sys[j].name);
     sc->surface_sys[sc->nsurface++] = s;
   }
   return MS_OK;

@@ -176,6 +176,19 @@ START_TEST(nothing_a_lone_particle_and_bad_views) {
   ck_assert_int_eq(ms__surface_build(&m, &C.v, "water", 0.5, 1.5, &err),
                    MS_EINVAL);
   ck_assert_ptr_nonnull(strstr(err.msg, "system 'water'"));
+  /* a particle gone NaN (the step's last write, before the next step's
+   * check) has no place on the grid: the others' surface is unchanged */
+  lattice(&C, 6, 6, 6, 0.1, NULL);
+  struct ms__surface_mesh clean = {0};
+  ck_assert_int_eq(ms__surface_build(&clean, &C.v, "water", 0.5, 1.5, &err),
+                   0);
+  C.x[3 * C.n] = NAN, C.x[3 * C.n + 1] = C.x[3 * C.n + 2] = 0.3;
+  C.r[C.n] = 0.05;
+  C.v.count = C.n + 1;
+  ck_assert_int_eq(ms__surface_build(&m, &C.v, "water", 0.5, 1.5, &err), 0);
+  ck_assert_uint_eq(m.nt, clean.nt);
+  ck_assert(ms__surface_volume(&m) == ms__surface_volume(&clean));
+  ms__surface_free(&clean);
   lattice(&C, 2, 1, 1, 1e-6, NULL);
   C.x[3] = 1e3; /* a particle flung 1 km away */
   memset(&err, 0, sizeof err);

@@ -111,11 +111,6 @@ static void print_table(const struct outcome *r, int n) {
     if (r[i].status) printf("%s: %s\n", r[i].label, r[i].error);
 }
 
-static void say(void *opaque, int level, const char *line) {
-  (void)opaque, (void)level;
-  fprintf(stderr, "mergesplit: %s\n", line);
-}
-
 /* -o DIR: the methods that ran to the end, side by side in DIR/compare,
  * one camera and one colour range over all. */
 static int draw_side_by_side(struct args *a, const struct outcome *r,
@@ -136,7 +131,7 @@ static int draw_side_by_side(struct args *a, const struct outcome *r,
                                 .width = 480, .height = 360,
                                 .out_dir = out, .movie = a->movie,
                                 .threads = a->threads,
-                                .log = a->quiet ? NULL : say,
+                                .log = a->quiet ? NULL : cli_log_sink,
                                 .fps = a->fps, .slow = a->slow,
                                 .beside = k > 1 ? dirs + 1 : NULL};
   int rc = ms_render(dirs[0], &o, err, sizeof err);

@@ -18,6 +18,7 @@ enum {
 
 #define MAX_PATHS 64
 #define MAX_BESIDE 7
+#define MAX_SETS 256
 
 struct args {
   const char *scene, *output, *report, *resume;
@@ -43,6 +44,8 @@ struct args {
   const char *methods;
   const char *method; /* run --method */
   const char *sync;   /* run --sync */
+  const char *sets[MAX_SETS + 1]; /* --set KEY=VALUE, NULL-terminated */
+  int nsets;
 };
 
 int cli_exit_code(int status);

@@ -72,7 +72,8 @@ static void run_one(struct args *a, const char *spec, struct outcome *r) {
                              .verbosity = MS_SINK_ERROR,
                              .log = quiet, .method = method,
                              .stiffness_scale = scale, .scale = a->scale,
-                             .max_particles = a->max_particles};
+                             .max_particles = a->max_particles,
+                             .overrides = a->sets};
   ms_sim *sim;
   r->status = ms_sim_open(a->scene, &o, &sim, r->error, sizeof r->error);
   if (r->status) return;

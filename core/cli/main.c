@@ -15,9 +15,10 @@ static const char *usage_text =
     "                      [--max-particles N]\n"
     "                      [--plugin-path DIR]... [--report FILE.json]\n"
     "                      [--resume CHECKPOINT] [--checkpoint-every N]\n"
-    "                      [--method M] [--sync RULE]\n"
+    "                      [--method M] [--sync RULE] [--set KEY=VALUE]...\n"
     "                      [--no-output] [--quiet]\n"
     "       mergesplit check SCENE [--scale S] [--max-particles N]\n"
+    "                      [--set KEY=VALUE]...\n"
     "                      [--plugin-path DIR]...\n"
     "       mergesplit render OUTDIR [--frame N] [--camera SPEC] [--size WxH]\n"
     "                      [--color-by FIELD] [--range R] [--fit WHAT]\n"
@@ -27,7 +28,7 @@ static const char *usage_text =
     "       mergesplit plot REPORT.json [-o DIR] [--size WxH] [--quiet]\n"
     "       mergesplit plugins [--plugin-path DIR]...\n"
     "       mergesplit compare SCENE [--methods LIST] [--frames N] [--scale S]\n"
-    "                      [--max-particles N] [--threads N]\n"
+    "                      [--max-particles N] [--threads N] [--set KEY=VALUE]...\n"
     "                      [-o DIR [--movie] [--fps N] [--slow N]]\n"
     "                      [--plugin-path DIR]...\n"
     "       mergesplit conformance PLUGIN_ID [--scene SCENE [--system NAME]]\n"
@@ -66,6 +67,10 @@ static const char *help_text =
     "      --method M        overrides coupling.method; M as in compare\n"
     "                        --methods (e.g. penalty:strong)\n"
     "      --sync RULE       overrides coupling.sync: momentum or paper\n"
+    "      --set KEY=VALUE   overrides a key of the scene (repeatable), e.g.\n"
+    "                        coupling.alpha=0.5, systems.[1].stiffness=2e4\n"
+    "                        or systems.cloth.stiffness=2e4; VALUE as in\n"
+    "                        the scene file\n"
     "      --no-output       write no files (frames, previews, checkpoints)\n"
     "  -q, --quiet           print errors only (no progress)\n"
     "\n"
@@ -180,14 +185,15 @@ static int parse_range(const char *s, double *r) {
 enum { OPT_NO_OUTPUT = 256, OPT_SCALE, OPT_RESUME, OPT_FRAME, OPT_CAMERA, OPT_SIZE,
        OPT_COLOR, OPT_RANGE, OPT_MOVIE, OPT_SCENE, OPT_SYSTEM, OPT_METHODS,
        OPT_METHOD, OPT_SYNC, OPT_MAX_PARTICLES, OPT_CHECKPOINT_EVERY,
-       OPT_FIT, OPT_NO_FLOOR, OPT_FPS, OPT_SLOW, OPT_BESIDE };
+       OPT_FIT, OPT_NO_FLOOR, OPT_FPS, OPT_SLOW, OPT_BESIDE, OPT_SET };
 
 /* Options that belong to some commands only: the commands' letters
  * (r run/check, d render, l plot, k conformance, m compare); NULL: any
  * command. */
 static const char *owner(int c) {
   switch (c) {
-  case 'n': case OPT_SCALE: case OPT_MAX_PARTICLES: return "rm";
+  case 'n': case OPT_SCALE: case OPT_MAX_PARTICLES: case OPT_SET:
+    return "rm";
   case 'r': case OPT_RESUME: case OPT_NO_OUTPUT: case OPT_METHOD:
   case OPT_SYNC: case OPT_CHECKPOINT_EVERY: return "r";
   case OPT_SIZE: return "dl";
@@ -242,6 +248,13 @@ static int parse_one(int c, struct args *a) {
   case OPT_METHODS: a->methods = optarg; break;
   case OPT_METHOD: a->method = optarg; break;
   case OPT_SYNC: a->sync = optarg; break;
+  case OPT_SET:
+    if (!strchr(optarg, '=') || optarg[0] == '=')
+      return cli_usage_error("--set needs KEY=VALUE, not '%s'", optarg);
+    if (a->nsets == MAX_SETS)
+      return cli_usage_error("--set: %s at most", "256");
+    a->sets[a->nsets++] = optarg;
+    break;
   case OPT_SCALE: {
     char *end;
     a->scale = strtod(optarg, &end);
@@ -331,6 +344,7 @@ static int parse_args(int argc, char **argv, char cmd, struct args *a) {
       {"scale", required_argument, NULL, OPT_SCALE},
       {"max-particles", required_argument, NULL, OPT_MAX_PARTICLES},
       {"checkpoint-every", required_argument, NULL, OPT_CHECKPOINT_EVERY},
+      {"set", required_argument, NULL, OPT_SET},
       {NULL, 0, NULL, 0}};
   int c, idx;
   optind = 1;
@@ -350,6 +364,7 @@ static int parse_args(int argc, char **argv, char cmd, struct args *a) {
     }
   }
   a->paths[a->npaths] = NULL;
+  a->sets[a->nsets] = NULL;
   return 0;
 }
 

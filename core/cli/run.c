@@ -160,6 +160,7 @@ int cli_run(struct args *a, int check_only) {
   o.scale = a->scale;
   o.max_particles = a->max_particles;
   o.checkpoint_every = a->checkpoint_every;
+  o.overrides = a->sets;
   char method[32];
   if (a->method) {
     if (cli_parse_method(a->method, method, sizeof method,

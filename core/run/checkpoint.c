@@ -50,7 +50,11 @@ static int io_read(void *opaque, void *data, size_t n) {
   return MS_OK;
 }
 
-static int scene_hash(const char *path, uint64_t *out, struct ms__err *err) {
+/* The scene file's bytes, then its overrides (none: the file's hash alone,
+ * as before overrides existed). */
+static int scene_hash(const struct ms__scene *sc, uint64_t *out,
+                      struct ms__err *err) {
+  const char *path = sc->path;
   FILE *f = fopen(path, "rb");
   if (!f)
     return ms__errf(err, MS_EIO, "%s: cannot read the scene file: %s", path,
@@ -63,6 +67,8 @@ static int scene_hash(const char *path, uint64_t *out, struct ms__err *err) {
   int bad = ferror(f);
   fclose(f);
   if (bad) return ms__errf(err, MS_EIO, "%s: cannot read the scene file", path);
+  for (size_t i = 0; i < sc->noverrides; i++)
+    ms__hash_update(&h, sc->overrides[i], strlen(sc->overrides[i]) + 1);
   *out = ms__hash_final(&h);
   return MS_OK;
 }
@@ -238,7 +244,7 @@ int ms__checkpoint_write(struct ms_sim *S, const char *path,
   h.abi_minor = MS_ABI_MINOR;
   h.nsys = S->nsys;
   h.threads = (uint32_t)S->threads;
-  if ((rc = scene_hash(S->scene.path, &h.scene_hash, err))) return rc;
+  if ((rc = scene_hash(&S->scene, &h.scene_hash, err))) return rc;
   struct ms__afile a;
   if ((rc = ms__afile_open(&a, path, err))) return rc;
   struct io io = {a.f, {0}, 0, 0};
@@ -321,12 +327,13 @@ static int verify(FILE *f, const char *path, const struct ms_sim *S,
                   "this mergesplit implements %d.%d", h->abi_major,
                   h->abi_minor, MS_ABI_MAJOR, MS_ABI_MINOR);
   uint64_t sh;
-  int rc = scene_hash(S->scene.path, &sh, err);
+  int rc = scene_hash(&S->scene, &sh, err);
   if (rc) return rc;
   if (sh != h->scene_hash)
     return refuse(err, path, MS_ESTATE, "written for another scene: %s "
-                  "differs from the scene file it was made from",
-                  S->scene.path);
+                  "%sdiffers from the scene it was made from",
+                  S->scene.path, S->scene.noverrides ? "with its --set "
+                  "overrides " : "");
   if (h->nsys != S->nsys)
     return refuse(err, path, MS_ESTATE, "holds %u systems, the scene %u",
                   h->nsys, S->nsys);

@@ -143,7 +143,8 @@ static int open_all(ms_sim *S, const char *path) {
 #else
   S->threads = 1;
 #endif
-  if ((rc = ms__scene_load(&S->scene, path, &S->err))) return rc;
+  if ((rc = ms__scene_load(&S->scene, path, S->opt.overrides,
+                            &S->err))) return rc;
   if ((rc = apply_overrides(S))) return rc;
   if ((rc = ms_registry_open(S->opt.plugin_paths, &S->reg)))
     return ms__errf(&S->err, rc, "scanning plugins: %s", ms_strerror(rc));

@@ -451,13 +451,34 @@ static int parse_surfaces(struct ms__scene *sc, config_setting_t *root,
   return MS_OK;
 }
 
+/* Apply each KEY=VALUE to the parsed file, in order (a later one wins);
+ * the scene keeps "--set KEY=VALUE" as the origin its errors name. */
+static int apply_overrides(struct ms__scene *sc, const char *const *set,
+                           struct ms__err *err) {
+  size_t n = 0;
+  while (set && set[n]) n++;
+  if (!n) return MS_OK;
+  if (!(sc->overrides = calloc(n, sizeof *sc->overrides)))
+    return ms__errf(err, MS_ENOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++) {
+    size_t len = strlen(set[i]) + 7;
+    if (!(sc->overrides[i] = malloc(len)))
+      return ms__errf(err, MS_ENOMEM, "out of memory");
+    sc->noverrides = i + 1;
+    snprintf(sc->overrides[i], len, "--set %s", set[i]);
+    TRY(ms__cfg_override(&sc->cfg, set[i], sc->overrides[i], err));
+  }
+  return MS_OK;
+}
+
 int ms__scene_load(struct ms__scene *sc, const char *path,
-                   struct ms__err *err) {
+                   const char *const *overrides, struct ms__err *err) {
   ms__memset(sc, 0, sizeof *sc);
   sc->path = strdup(path);
   if (!sc->path) return ms__errf(err, MS_ENOMEM, "out of memory");
   TRY(ms__cfg_load(&sc->cfg, path, err));
   sc->loaded = 1;
+  TRY(apply_overrides(sc, overrides, err));
   config_setting_t *root = config_root_setting(&sc->cfg);
   TRY(parse_scene(sc, root, err));
   TRY(parse_coupling(sc, root, err));
@@ -467,12 +488,12 @@ int ms__scene_load(struct ms__scene *sc, const char *path,
   /* Top-level keys: anything but the four sections is a typo. */
   for (int i = 0; i < config_setting_length(root); i++) {
     config_setting_t *c = config_setting_get_elem(root, (unsigned)i);
-    if (config_setting_get_hook(c) == NULL)
-      return ms__errf(err, MS_ECONFIG,
-                      "%s:%u: unknown top-level key '%s' (expected scene, "
-                      "coupling, output, systems)",
-                      c->file ? c->file : path, c->line,
-                      config_setting_name(c));
+    char at[600];
+    if (config_setting_get_hook(c)) continue;
+    ms__cfg_at(c, at, sizeof at);
+    return ms__errf(err, MS_ECONFIG, "%s: unknown top-level key '%s' "
+                    "(expected scene, coupling, output, systems)", at,
+                    config_setting_name(c));
   }
   return MS_OK;
 }
@@ -483,5 +504,7 @@ void ms__scene_free(struct ms__scene *sc) {
   free(sc->heat_src);
   free(sc->surface_sys);
   free(sc->path);
+  for (size_t i = 0; i < sc->noverrides; i++) free(sc->overrides[i]);
+  free(sc->overrides);
   ms__memset(sc, 0, sizeof *sc);
 }

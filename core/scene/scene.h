@@ -29,6 +29,21 @@ int ms__cfg_fail(struct ms__err *err, const config_setting_t *s,
                  const char *key, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* "FILE:LINE" of a setting, or "--set KEY=VALUE" for one an override
+ * made. */
+void ms__cfg_at(const config_setting_t *s, char *buf, size_t len);
+
+/* Override one key: spec "KEY=VALUE", KEY a path of group members and
+ * list elements ("coupling.alpha", "systems.[1].stiffness", also
+ * "systems[1]" and "systems.NAME" for the element whose name is NAME),
+ * VALUE in the file's syntax (a bare word that is none is a string).  A
+ * missing member is created (and groups on the way); a number given for
+ * a number keeps the file's integer or float type.  `origin` ("--set
+ * KEY=VALUE", owned by the caller, kept as long as cfg) is what errors
+ * about the key name, here and when the key is read. */
+int ms__cfg_override(config_t *cfg, const char *spec, const char *origin,
+                     struct ms__err *err);
+
 /* Mark a setting as read. */
 void ms__cfg_mark(config_setting_t *s);
 /* First setting below `s` that nobody read (recursing into read groups and
@@ -180,6 +195,8 @@ struct ms__heat_source {
 
 struct ms__scene {
   char *path;
+  char **overrides; /* "--set KEY=VALUE", in the order applied */
+  size_t noverrides;
   config_t cfg;
   int loaded;
   /* scene */
@@ -228,8 +245,10 @@ struct ms__scene {
   struct ms__sysdesc *sys;
 };
 
+/* Read the scene file at `path`, then apply `overrides` (NULL or a
+ * NULL-terminated list of "KEY=VALUE", see ms__cfg_override). */
 int ms__scene_load(struct ms__scene *sc, const char *path,
-                   struct ms__err *err);
+                   const char *const *overrides, struct ms__err *err);
 void ms__scene_free(struct ms__scene *sc);
 
 #endif

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -202,23 +203,27 @@ static size_t path_of(const config_setting_t *s, char *buf, size_t len) {
   return n < len ? n : len - 1;
 }
 
+void ms__cfg_at(const config_setting_t *s, char *buf, size_t len) {
+  const char *file = s->file ? s->file
+                     : (s->config && s->config->num_filenames)
+                         ? s->config->filenames[0]
+                         : "scene";
+  if (s->file && s->line == 0) snprintf(buf, len, "%s", file); /* --set */
+  else snprintf(buf, len, "%s:%u", file, s->line);
+}
+
 void ms__cfg_where(const config_setting_t *s, const char *key, char *buf,
                    size_t len) {
-  char path[512];
+  char path[512], at_[520];
   const config_setting_t *at = s;
   config_setting_t *child = key ? config_setting_get_member(s, key) : NULL;
   if (child) at = child, key = NULL;
   path_of(at, path, sizeof path);
-  const char *file = at->file ? at->file
-                     : (at->config && at->config->num_filenames)
-                         ? at->config->filenames[0]
-                         : "scene";
+  ms__cfg_at(at, at_, sizeof at_);
   if (key)
-    snprintf(buf, len, "%s:%u: %s%s%s", file, at->line, path,
-             path[0] ? "." : "", key);
+    snprintf(buf, len, "%s: %s%s%s", at_, path, path[0] ? "." : "", key);
   else
-    snprintf(buf, len, "%s:%u: %s", file, at->line,
-             path[0] ? path : "(top level)");
+    snprintf(buf, len, "%s: %s", at_, path[0] ? path : "(top level)");
 }
 
 int ms__cfg_fail(struct ms__err *err, const config_setting_t *s,
@@ -249,8 +254,7 @@ int ms__cfg_check_unknown(const config_setting_t *s, struct ms__err *err) {
     if (is_group && !is_marked(c)) {
       char where[640], path[512];
       path_of(s, path, sizeof path);
-      snprintf(where, sizeof where, "%s:%u", c->file ? c->file : "scene",
-               c->line);
+      ms__cfg_at(c, where, sizeof where);
       return ms__errf(err, MS_ECONFIG, "%s: unknown key '%s' in %s", where,
                       config_setting_name(c), path[0] ? path : "the scene");
     }
@@ -359,4 +363,198 @@ int ms__cfg_vec3(const config_setting_t *g, const char *key,
       return ms__cfg_fail(err, s, NULL, "must hold finite numbers");
   }
   return MS_OK;
+}
+
+/* ---- overrides: KEY=VALUE on the command line or from the API ---------- */
+
+/* Settings an override made name the override as their file, line 0, so
+ * every complaint about them reads "--set KEY=VALUE: ...". */
+static void mark_origin(config_setting_t *s, const char *origin) {
+  s->file = origin;
+  s->line = 0;
+  if (!config_setting_is_aggregate(s)) return;
+  for (int i = 0; i < config_setting_length(s); i++)
+    mark_origin(config_setting_get_elem(s, (unsigned)i), origin);
+}
+
+/* Copy the value of src (a parsed override) into dst, of the same type. */
+static int copy_value(config_setting_t *dst, const config_setting_t *src) {
+  switch (config_setting_type(src)) {
+  case CONFIG_TYPE_INT: return !config_setting_set_int(dst,
+                                  config_setting_get_int(src));
+  case CONFIG_TYPE_INT64: return !config_setting_set_int64(dst,
+                                    config_setting_get_int64(src));
+  case CONFIG_TYPE_FLOAT: return !config_setting_set_float(dst,
+                                    config_setting_get_float(src));
+  case CONFIG_TYPE_BOOL: return !config_setting_set_bool(dst,
+                                   config_setting_get_bool(src));
+  case CONFIG_TYPE_STRING: return !config_setting_set_string(dst,
+                                     config_setting_get_string(src));
+  }
+  for (int i = 0; i < config_setting_length(src); i++) {
+    const config_setting_t *e = config_setting_get_elem(src, (unsigned)i);
+    config_setting_t *d = config_setting_add(
+        dst, config_setting_is_group(src) ? config_setting_name(e) : NULL,
+        config_setting_type(e));
+    if (!d || copy_value(d, e)) return -1;
+  }
+  return 0;
+}
+
+/* The element of list `l` named `name` (a group with name = "NAME"). */
+static config_setting_t *named_elem(const config_setting_t *l,
+                                    const char *name) {
+  for (int i = 0; i < config_setting_length(l); i++) {
+    config_setting_t *e = config_setting_get_elem(l, (unsigned)i);
+    const char *n;
+    if (config_setting_is_group(e) &&
+        config_setting_lookup_string(e, "name", &n) && !strcmp(n, name))
+      return e;
+  }
+  return NULL;
+}
+
+/* Parse VALUE as libconfig does; a bare word that is not a value (paper,
+ * cholmod, out/run) is taken as a string. */
+static int parse_value(config_t *tmp, const char *value, const char *origin,
+                       struct ms__err *err) {
+  struct lex L = {0};
+  if (lex_line(&L, value))
+    return ms__errf(err, MS_ECONFIG, "%s: %.*s: this %s", origin,
+                    (int)(L.len < 40 ? L.len : 40), L.bad, L.why);
+  size_t n = strlen(value) + 8;
+  char *text = malloc(n + 2);
+  if (!text) return ms__errf(err, MS_ENOMEM, "out of memory");
+  snprintf(text, n + 2, "v = %s;", value);
+  config_init(tmp);
+  int ok = config_read_string(tmp, text) == CONFIG_TRUE;
+  if (!ok && !strpbrk(value, "\"\\\n;=")) {
+    config_destroy(tmp);
+    config_init(tmp);
+    config_setting_t *v = config_setting_add(config_root_setting(tmp), "v",
+                                             CONFIG_TYPE_STRING);
+    ok = v && config_setting_set_string(v, value);
+  }
+  free(text);
+  if (!ok) {
+    config_destroy(tmp);
+    return ms__errf(err, MS_ECONFIG, "%s: '%s' is not a value (a number, "
+                    "\"string\", true/false, [array], (list) or {group})",
+                    origin, value);
+  }
+  return MS_OK;
+}
+
+/* Step from `at` to its child `part`: "[N]" an element of a list, "NAME"
+ * a member of a group or the element of a list named NAME.  A missing
+ * group member is created of `type` (0: not created, NULL returned). */
+static config_setting_t *step_into(config_setting_t *at, const char *part,
+                                   int type, const char *origin,
+                                   struct ms__err *err) {
+  config_setting_t *c = NULL;
+  char *end;
+  if (part[0] == '[') {
+    long i = strtol(part + 1, &end, 10);
+    if (end == part + 1 || strcmp(end, "]") || i < 0)
+      ms__errf(err, MS_ECONFIG, "%s: '%s' is not an index [N]", origin, part);
+    else if (!config_setting_is_aggregate(at) ||
+             config_setting_is_group(at))
+      ms__errf(err, MS_ECONFIG, "%s: %s is not a list", origin, part);
+    else if (!(c = config_setting_get_elem(at, (unsigned)i)))
+      ms__errf(err, MS_ECONFIG, "%s: no element %s (the list has %d)",
+               origin, part, config_setting_length(at));
+    return c;
+  }
+  if (config_setting_is_list(at) && (c = named_elem(at, part))) return c;
+  if (!config_setting_is_group(at)) {
+    ms__errf(err, MS_ECONFIG, "%s: '%s' is not in a group%s", origin, part,
+             config_setting_is_list(at) ? " (nor the name of an element of "
+                                          "the list)" : "");
+    return NULL;
+  }
+  if ((c = config_setting_get_member(at, part))) return c;
+  if (!type) return NULL;
+  if (!(c = config_setting_add(at, part, type)))
+    ms__errf(err, MS_ECONFIG, "%s: '%s' is not a valid key name", origin,
+             part);
+  else
+    mark_origin(c, origin);
+  return c;
+}
+
+/* Store v into the existing scalar `at`; a number into a number keeps the
+ * file's type (an integer given where the file has a float).  -1: not in
+ * place (another kind of value). */
+static int set_in_place(config_setting_t *at, const config_setting_t *v) {
+  int ta = config_setting_type(at), tv = config_setting_type(v);
+  if (config_setting_is_aggregate(at) || config_setting_is_aggregate(v))
+    return -1;
+  if (ta == CONFIG_TYPE_FLOAT && config_setting_is_number(v))
+    return !config_setting_set_float(
+        at, tv == CONFIG_TYPE_FLOAT ? config_setting_get_float(v)
+                                    : (double)config_setting_get_int64(v));
+  if (ta == CONFIG_TYPE_INT64 && tv == CONFIG_TYPE_INT)
+    return !config_setting_set_int64(at, config_setting_get_int64(v));
+  return ta == tv ? copy_value(at, v) : -1;
+}
+
+/* Set the key the path names (created if absent) to v. */
+static int assign(config_setting_t *root, char *key,
+                  const config_setting_t *v, const char *origin,
+                  struct ms__err *err) {
+  /* "systems[1]" reads as "systems.[1]" */
+  for (char *p = key; *p; p++)
+    if (*p == '[' && p > key && p[-1] != '.') {
+      memmove(p + 1, p, strlen(p) + 1);
+      *p++ = '.';
+    }
+  config_setting_t *at = root, *parent = root;
+  char *save = NULL, *part = strtok_r(key, ".", &save), *last = NULL;
+  if (!part) return ms__errf(err, MS_ECONFIG, "%s: expected KEY=VALUE", origin);
+  while (part) {
+    char *next = strtok_r(NULL, ".", &save);
+    parent = at;
+    at = step_into(at, part, next ? CONFIG_TYPE_GROUP : 0, origin, err);
+    if (err->status) return err->status;
+    last = part, part = next;
+  }
+  if (at) {
+    int rc = set_in_place(at, v);
+    if (rc == 0) return mark_origin(at, origin), MS_OK;
+    if (rc > 0) return ms__errf(err, MS_ECONFIG, "%s: cannot store the "
+                                "value", origin);
+    if (!config_setting_is_group(parent))
+      return ms__errf(err, MS_ECONFIG, "%s: element %s of a list is "
+                      "replaced only by a value of its type, and a group or "
+                      "list not whole: set the keys in it one by one",
+                      origin, last);
+    config_setting_remove(parent, last);
+  }
+  at = step_into(parent, last, config_setting_type(v), origin, err);
+  if (!at) return err->status ? err->status : MS_ECONFIG;
+  if (copy_value(at, v))
+    return ms__errf(err, MS_ECONFIG, "%s: cannot store the value", origin);
+  mark_origin(at, origin);
+  return MS_OK;
+}
+
+int ms__cfg_override(config_t *cfg, const char *spec, const char *origin,
+                     struct ms__err *err) {
+  const char *eq = strchr(spec, '=');
+  if (!eq || eq == spec)
+    return ms__errf(err, MS_ECONFIG, "%s: expected KEY=VALUE", origin);
+  char key[1024];
+  size_t klen = (size_t)(eq - spec);
+  if (klen >= sizeof key / 2)
+    return ms__errf(err, MS_ECONFIG, "%s: the key is too long", origin);
+  ms__memcpy(key, spec, klen);
+  key[klen] = '\0';
+  config_t tmp;
+  int rc = parse_value(&tmp, eq + 1, origin, err);
+  if (rc) return rc;
+  rc = assign(config_root_setting(cfg), key,
+              config_setting_get_member(config_root_setting(&tmp), "v"),
+              origin, err);
+  config_destroy(&tmp);
+  return rc;
 }

@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!f || fwrite(data, 1, size, f) != size || fclose(f)) abort();
   struct ms__scene sc;
   struct ms__err err = {0};
-  int rc = ms__scene_load(&sc, path, &err);
+  int rc = ms__scene_load(&sc, path, NULL, &err);
   /* the loader's promise: a status and a one-line reason, or a scene */
   if (rc && (!err.msg[0] || strchr(err.msg, '\n'))) abort();
   ms__scene_free(&sc);

@@ -14,6 +14,7 @@
   X(shapes)          \
   X(mesh_shapes)     \
   X(settings)        \
+  X(overrides)       \
   X(loader)          \
   X(plugin_util)
 

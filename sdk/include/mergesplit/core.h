@@ -138,6 +138,17 @@ struct ms_sim_options {
   uint64_t max_particles;
   /* > 0: overrides output.checkpoint_every (frames); 0: the scene's. */
   int64_t checkpoint_every;
+  /* ---- appended in 0.3 (overrides) ---- */
+  /* NULL, or a NULL-terminated list of "KEY=VALUE" applied to the scene
+   * file's settings in order, a later one winning: KEY a path of groups
+   * and list elements ("coupling.alpha", "systems.[1].stiffness",
+   * "systems.cloth.stiffness" for the element named cloth), VALUE in the
+   * scene file's syntax (1.5, "text", true, [0, -9.81, 0]; a bare word
+   * such as paper is a string).  A key absent from the file is added.
+   * Each is checked like the file's own keys; an error about one names it
+   * ("--set KEY=VALUE: ...").  A checkpoint records them: resuming needs
+   * the same list. */
+  const char *const *overrides;
 };
 
 #define MS_DEFAULT_MAX_PARTICLES 50000000u

@@ -34,7 +34,10 @@ dist_paper_DATA = \
 	configs/paper/fig11_nmin_nmax_16_32.cfg \
 	configs/paper/fig11_nmin_nmax_8_16.cfg \
 	configs/paper/fig11_nmin_nmax_8_64.cfg \
-	configs/paper/fig11_nmin_nmax_4_8.cfg
+	configs/paper/fig11_nmin_nmax_4_8.cfg \
+	configs/paper/fig07_mass_ratio.sweep \
+	configs/paper/fig10_alpha_beta.sweep \
+	configs/paper/fig11_limits.sweep
 
 # Heat between systems and from the scene (doc/heat.md).
 heatdir = $(configsdir)/heat

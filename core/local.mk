@@ -31,10 +31,10 @@ core_libmscore_la_SOURCES = \
 	core/step/heat.c \
 	core/preview/preview.h core/preview/preview.c core/preview/render.c \
 	core/preview/render_dir.c core/preview/render_png.c \
-	core/preview/plot.c core/preview/plot_draw.c \
+	core/preview/plot.c core/preview/plot_draw.c core/preview/study.c \
 	core/run/run.h core/run/sim.c core/run/host.c core/run/systems.c \
 	core/run/energy.c core/run/report.c core/run/frame_output.c \
-	core/run/checkpoint.c \
+	core/run/checkpoint.c core/run/state.c \
 	core/conformance/conformance.h core/conformance/conformance.c \
 	core/conformance/conformance_checks.c \
 	core/conformance/conformance_coupled.c
@@ -63,9 +63,13 @@ bin_PROGRAMS += core/cli/mergesplit
 core_cli_mergesplit_SOURCES = core/cli/main.c core/cli/cli.h \
 	core/cli/progress.c \
 	core/cli/render.c core/cli/plot.c core/cli/run.c core/cli/conformance.c \
-	core/cli/compare.c
+	core/cli/compare.c core/cli/sweep.c core/cli/sweep_mpi.c
 core_cli_mergesplit_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
 core_cli_mergesplit_LDADD = core/libmergesplit.la
+if MS_WITH_MPI
+core_cli_mergesplit_CPPFLAGS += -DMS_WITH_MPI $(MPI_CFLAGS)
+core_cli_mergesplit_LDADD += $(MPI_LIBS)
+endif
 core_cli_mergesplit_LDFLAGS = $(OPENMP_CFLAGS)
 
 # Manual pages: the command and the scene-file format.

@@ -14,6 +14,8 @@ AM_TESTS_ENVIRONMENT = \
 	PYTHON3='$(PYTHON3)'; export PYTHON3; \
 	MAKE='$(MAKE)'; export MAKE; \
 	MS_BUILDDIR='$(abs_top_builddir)'; export MS_BUILDDIR; \
+	MS_HAVE_MPI='$(MS_HAVE_MPI)'; MS_MPIRUN='$(MPIRUN)'; \
+	export MS_HAVE_MPI MS_MPIRUN; \
 	$(MS_SANITIZER_ENVIRONMENT)
 
 # ./configure --enable-sanitizers: any report fails its test; the CLI's
@@ -121,6 +123,7 @@ tests_unit_run_unit_SOURCES = tests/runner.c tests/unit/suites.h \
 	tests/unit/test_iterate.c \
 	tests/unit/test_shapes.c tests/unit/test_mesh_shapes.c \
 	tests/unit/test_settings.c tests/unit/test_overrides.c \
+	tests/unit/test_state.c \
 	tests/unit/test_loader.c tests/unit/test_plugin_util.c
 tests_unit_run_unit_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE -I$(srcdir)/tests/unit \
 	$(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
@@ -166,8 +169,8 @@ print-tests:
 .PHONY: print-tests
 
 # ---- command-line tests (TAP shell scripts) ----------------------------------
-TESTS += tests/cli.test tests/sdk.test tests/layers.test
-EXTRA_DIST += tests/cli.test tests/sdk.test tests/layers.test \
+TESTS += tests/cli.test tests/sdk.test tests/layers.test tests/sweep.test
+EXTRA_DIST += tests/cli.test tests/sdk.test tests/layers.test tests/sweep.test \
   tests/bench/paper_table.py \
   tests/bench/energy_scenes.py tests/bench/same_frames.py \
   tests/bench/rigid_scenes.py \

@@ -2,6 +2,7 @@
 #ifndef MS_CLI_H
 #define MS_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <mergesplit/core.h>
@@ -46,6 +47,12 @@ struct args {
   const char *sync;   /* run --sync */
   const char *sets[MAX_SETS + 1]; /* --set KEY=VALUE, NULL-terminated */
   int nsets;
+  /* sweep */
+  long long seeds;    /* --seeds N: scene.seed = 1..N; 0: the scene's */
+  long index;         /* --index I: only variant I; -1: all */
+  int list;           /* --list: print the variants, run none */
+  const char *metric; /* --metric: the column the charts show */
+  int run_threads;    /* --run-threads T: threads of each run; 0: shared */
 };
 
 int cli_exit_code(int status);
@@ -59,6 +66,7 @@ int cli_render(struct args *a);
 int cli_plot(struct args *a);
 int cli_conformance(struct args *a);
 int cli_compare(struct args *a);
+int cli_sweep(struct args *a);
 /* "penalty:strong" -> method "penalty", stiffness scale 10; -1 if the
  * spec is not a method[:weak|medium|strong]. */
 int cli_parse_method(const char *spec, char *method, size_t len,
@@ -75,5 +83,53 @@ void progress_update(void *opaque, const struct ms_progress *p);
 void progress_clear(void);
 /* End the bar's line. */
 void progress_finish(void);
+
+/* ---- sweep.c, sweep_mpi.c: mergesplit sweep -- the variants (sweep.c)
+ * and where they run (locally, or over MPI ranks: sweep_mpi.c). */
+#define MAX_AXES 64
+#define MAX_VALUES 1000
+#define MAX_VARIANTS 100000
+#define MAX_JOBS 256
+
+/* One key and its values (pointers into key, which owns the text). */
+struct axis {
+  char *key;
+  char *value[MAX_VALUES];
+  int n;
+};
+
+struct sweep {
+  const char *scene, *out, *metric;
+  const char *const *paths; /* --plugin-path, NULL-terminated */
+  struct axis axis[MAX_AXES + 1];
+  int naxes;
+  size_t count;  /* variants: the product of the axes' value counts */
+  long index;    /* --index: only this variant; -1: all */
+  int jobs;      /* runs at once in this process */
+  int threads;   /* OpenMP threads of each run; 0: the run's default */
+  int quiet;
+  char self[4096]; /* this program, which the runs execute */
+  size_t next;     /* the next variant to hand out (local) */
+  /* Called while runs are busy, between checks for one that ended (the
+   * MPI coordinator answers the ranks' requests there); NULL: none. */
+  void (*serve)(void *opaque);
+  void *serve_opaque;
+};
+
+/* Variant i's value of key k; its directory name "vNNNN". */
+const char *sweep_value(const struct sweep *w, size_t i, int k);
+void sweep_name(size_t i, char *buf, size_t len);
+/* Run the variants next() hands out (-1: no more), w->jobs at once;
+ * returns how many failed. */
+size_t sweep_work(struct sweep *w, long (*next)(void *), void *opaque);
+
+/* Under mpirun (and built with MPI): the ranks share the variants, each
+ * asking rank 0 for the next when it has a free slot; *failed is the
+ * count over all ranks, *summarise is set on rank 0 only.  Returns 0, or
+ * -1 when not under MPI (the caller runs the variants itself). */
+int sweep_mpi(struct sweep *w, size_t *failed, int *summarise);
+/* The ranks of this sweep on this machine (1 without MPI). */
+int sweep_local_ranks(void);
+
 
 #endif

@@ -31,6 +31,10 @@ static const char *usage_text =
     "                      [--max-particles N] [--threads N] [--set KEY=VALUE]...\n"
     "                      [-o DIR [--movie] [--fps N] [--slow N]]\n"
     "                      [--plugin-path DIR]...\n"
+    "       mergesplit sweep SCENE --set KEY=V1,V2,...  [--set ...]... [--seeds N]\n"
+    "                      [-o DIR] [-j N] [--run-threads T] [--index I] [--list]\n"
+    "                      [--metric NAME]\n"
+    "                      [--plugin-path DIR]... [--quiet]\n"
     "       mergesplit conformance PLUGIN_ID [--scene SCENE [--system NAME]]\n"
     "                      [--plugin-path DIR]...\n"
     "       mergesplit --version | --help\n";
@@ -49,6 +53,9 @@ static const char *help_text =
     "  plugins         list the solver plugins found, and refused files\n"
     "  compare SCENE   run SCENE once per collision method and print a table\n"
     "                  of penetrations, max speed, stability and cost\n"
+    "  sweep SCENE     run SCENE once per combination of values (a study),\n"
+    "                  serially, N at a time or over MPI ranks, and write\n"
+    "                  a summary table and charts\n"
     "  conformance ID  check that plugin ID keeps the plugin contract; one\n"
     "                  line per check; exit 0 only if every check passes\n"
     "\n"
@@ -107,6 +114,32 @@ static const char *help_text =
     "                        draw them side by side in DIR/compare\n"
     "      --movie           also assemble DIR/compare/movie.mp4\n"
     "                        (--fps, --slow as for render)\n"
+    "\n"
+    "options of sweep:\n"
+    "      --set KEY=V1,V2,...  the values of a key (repeatable): one run per\n"
+    "                        combination, the last key varying fastest;\n"
+    "                        commas inside [ ] ( ) { } or quotes do not split\n"
+    "      --seeds N         also run each combination with scene.seed 1..N\n"
+    "  -o, --output DIR      runs go to DIR/v0000, DIR/v0001, ... (frames,\n"
+    "                        report.json, log.txt); the summary to\n"
+    "                        DIR/summary.csv, DIR/summary.md and DIR/plots\n"
+    "                        (default: sweep)\n"
+    "  -j, --threads N       N runs at once (default 1)\n"
+    "      --run-threads T   threads of each run, OpenMP and BLAS (default:\n"
+    "                        the cores shared by the runs at once); CHOLMOD's\n"
+    "                        last bits differ between 1 and more BLAS threads\n"
+    "                        (and mpirun binds a rank to one core): give\n"
+    "                        --run-threads 1 to compare sweeps run other ways\n"
+    "      --index I         run variant I only, no summary (a Slurm array\n"
+    "                        task; a later sweep without --index summarises)\n"
+    "      --list            print the variants and their number, run none\n"
+    "      --metric NAME     the summary column charted against each key\n"
+    "                        (default penetrations; max_speed, energy_end,\n"
+    "                        energy_max_rise, ms_per_step, stage_ratio, ...)\n"
+    "  a variant whose report is complete is not run again; a failed one\n"
+    "  is a row with its error, the others go on, and the exit status is 1.\n"
+    "  Under mpirun (a build configured --with-mpi) the ranks share the\n"
+    "  variants and rank 0 writes the summary.\n"
     "\n"
     "options of conformance:\n"
     "      --scene SCENE     instantiate the plugin from SCENE (default: a\n"
@@ -185,15 +218,18 @@ static int parse_range(const char *s, double *r) {
 enum { OPT_NO_OUTPUT = 256, OPT_SCALE, OPT_RESUME, OPT_FRAME, OPT_CAMERA, OPT_SIZE,
        OPT_COLOR, OPT_RANGE, OPT_MOVIE, OPT_SCENE, OPT_SYSTEM, OPT_METHODS,
        OPT_METHOD, OPT_SYNC, OPT_MAX_PARTICLES, OPT_CHECKPOINT_EVERY,
-       OPT_FIT, OPT_NO_FLOOR, OPT_FPS, OPT_SLOW, OPT_BESIDE, OPT_SET };
+       OPT_FIT, OPT_NO_FLOOR, OPT_FPS, OPT_SLOW, OPT_BESIDE, OPT_SET,
+       OPT_SEEDS, OPT_INDEX, OPT_LIST, OPT_METRIC, OPT_RUN_THREADS };
 
 /* Options that belong to some commands only: the commands' letters
  * (r run/check, d render, l plot, k conformance, m compare); NULL: any
  * command. */
 static const char *owner(int c) {
   switch (c) {
-  case 'n': case OPT_SCALE: case OPT_MAX_PARTICLES: case OPT_SET:
-    return "rm";
+  case 'n': case OPT_SCALE: case OPT_MAX_PARTICLES: return "rm";
+  case OPT_SET: return "rmw";
+  case OPT_SEEDS: case OPT_INDEX: case OPT_LIST: case OPT_METRIC:
+  case OPT_RUN_THREADS: return "w";
   case 'r': case OPT_RESUME: case OPT_NO_OUTPUT: case OPT_METHOD:
   case OPT_SYNC: case OPT_CHECKPOINT_EVERY: return "r";
   case OPT_SIZE: return "dl";
@@ -248,6 +284,26 @@ static int parse_one(int c, struct args *a) {
   case OPT_METHODS: a->methods = optarg; break;
   case OPT_METHOD: a->method = optarg; break;
   case OPT_SYNC: a->sync = optarg; break;
+  case OPT_LIST: a->list = 1; break;
+  case OPT_RUN_THREADS:
+    if (parse_count(optarg, 1, &v) || v > 4096)
+      return cli_usage_error("--run-threads needs a positive integer, not "
+                             "'%s'", optarg);
+    a->run_threads = (int)v;
+    break;
+  case OPT_METRIC: a->metric = optarg; break;
+  case OPT_SEEDS:
+    if (parse_count(optarg, 1, &v) || v > 1000)
+      return cli_usage_error("--seeds needs an integer in [1, 1000], not "
+                             "'%s'", optarg);
+    a->seeds = v;
+    break;
+  case OPT_INDEX:
+    if (parse_count(optarg, 0, &v) || v > 99999999)
+      return cli_usage_error("--index needs an integer >= 0, not '%s'",
+                             optarg);
+    a->index = (long)v;
+    break;
   case OPT_SET:
     if (!strchr(optarg, '=') || optarg[0] == '=')
       return cli_usage_error("--set needs KEY=VALUE, not '%s'", optarg);
@@ -345,6 +401,11 @@ static int parse_args(int argc, char **argv, char cmd, struct args *a) {
       {"max-particles", required_argument, NULL, OPT_MAX_PARTICLES},
       {"checkpoint-every", required_argument, NULL, OPT_CHECKPOINT_EVERY},
       {"set", required_argument, NULL, OPT_SET},
+      {"seeds", required_argument, NULL, OPT_SEEDS},
+      {"index", required_argument, NULL, OPT_INDEX},
+      {"list", no_argument, NULL, OPT_LIST},
+      {"metric", required_argument, NULL, OPT_METRIC},
+      {"run-threads", required_argument, NULL, OPT_RUN_THREADS},
       {NULL, 0, NULL, 0}};
   int c, idx;
   optind = 1;
@@ -423,10 +484,79 @@ static int wants_help(int argc, char **argv) {
   return 0;
 }
 
+/* A sweep file: the sweep's options, one per line ("scene FILE", "set
+ * KEY=V1,V2", "seeds N", "metric NAME"; # starts a comment), the scene
+ * relative to the file.  Parsed again as the command line
+ * "sweep [file's options] [command line's options] SCENE", so the
+ * command line adds keys and overrides the rest. */
+#define MAX_FILE_ARGS 600
+static int sweep_file(const char *path, char **opts, int nopts,
+                      struct args *a, char **store, size_t cap) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    fprintf(stderr, "mergesplit: error: %s: cannot read the sweep file: "
+            "%s\n", path, strerror(errno));
+    return EXIT_IO;
+  }
+  char *argv[MAX_FILE_ARGS + 8], line[4096], *scene = NULL;
+  size_t used = 0;
+  int n = 0, at = 0, rc = 0;
+  argv[n++] = "sweep";
+  while (!rc && fgets(line, sizeof line, f)) {
+    at++;
+    char *p = line + strspn(line, " \t"), *v;
+    p[strcspn(p, "\r\n")] = '\0';
+    if (!*p || *p == '#') continue;
+    v = p + strcspn(p, " \t");
+    if (*v) *v++ = '\0';
+    v += strspn(v, " \t");
+    for (char *e = v + strlen(v); e > v && strchr(" \t", e[-1]); e--) e[-1] = 0;
+    int known = !strcmp(p, "scene") || !strcmp(p, "set") ||
+                !strcmp(p, "seeds") || !strcmp(p, "metric");
+    size_t len = strlen(v) + strlen(path) + 8;
+    if (!known || !*v || n + 2 > MAX_FILE_ARGS || used + len > cap) {
+      fprintf(stderr, "mergesplit: error: %s:%d: %s\n", path, at,
+              !known ? "expected scene, set, seeds or metric, then a value"
+              : !*v  ? "a value is missing"
+                     : "too many lines");
+      rc = EXIT_USAGE;
+      break;
+    }
+    char *s = *store + used;
+    used += len;
+    if (!strcmp(p, "scene")) { /* relative to the sweep file */
+      const char *slash = strrchr(path, '/');
+      if (*v == '/' || !slash) snprintf(s, len, "%s", v);
+      else snprintf(s, len, "%.*s/%s", (int)(slash - path), path, v);
+      scene = s;
+    } else {
+      snprintf(s, len, "--%s", p);
+      argv[n++] = s;
+      s += strlen(s) + 1;
+      argv[n++] = strcpy(s, v);
+    }
+  }
+  fclose(f);
+  if (!rc && !scene) {
+    fprintf(stderr, "mergesplit: error: %s: no scene line\n", path);
+    rc = EXIT_USAGE;
+  }
+  if (rc) return rc;
+  for (int i = 0; i < nopts && n < MAX_FILE_ARGS; i++) argv[n++] = opts[i];
+  argv[n++] = scene;
+  argv[n] = NULL;
+  memset(a, 0, sizeof *a);
+  a->frame = -1, a->index = -1;
+  if ((rc = parse_args(n, argv, 'w', a))) return rc;
+  a->scene = scene;
+  return 0;
+}
+
 static int command(int argc, char **argv) {
   struct args a;
   memset(&a, 0, sizeof a);
   a.frame = -1;
+  a.index = -1;
   if (argc < 2) return cli_usage_error("missing command%s", "");
   const char *cmd = argv[1];
   if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) return print_version();
@@ -441,6 +571,7 @@ static int command(int argc, char **argv) {
               : !strcmp(cmd, "plot")    ? 'l'
               : !strcmp(cmd, "conformance") ? 'k'
               : !strcmp(cmd, "compare") ? 'm'
+              : !strcmp(cmd, "sweep")   ? 'w'
                                         : 0;
   if (!kind) return cli_usage_error("unknown command '%s'", cmd);
   int rc = parse_args(argc - 1, argv + 1, kind == 'c' ? 'r' : kind, &a);
@@ -458,10 +589,19 @@ static int command(int argc, char **argv) {
   if (optind < argc - 2)
     return cli_usage_error("unexpected argument '%s'", argv[2 + optind]);
   a.scene = argv[1 + optind];
+  size_t len = strlen(a.scene);
+  if (kind == 'w' && len > 6 && !strcmp(a.scene + len - 6, ".sweep")) {
+    static char store[1 << 20];
+    char *s = store;
+    if ((rc = sweep_file(a.scene, argv + 2, optind - 1, &a, &s,
+                         sizeof store)))
+      return rc;
+  }
   if (kind == 'd') return cli_render(&a);
   if (kind == 'l') return cli_plot(&a);
   if (kind == 'k') return cli_conformance(&a);
   if (kind == 'm') return cli_compare(&a);
+  if (kind == 'w') return cli_sweep(&a);
   return cli_run(&a, kind == 'c');
 }
 

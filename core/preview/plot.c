@@ -48,7 +48,8 @@ static const struct def defs[] = {
     {"timing", "Time per phase (the whole run)", "s", PHASES, {0}, {0}},
 };
 
-static json_object *at(json_object *o, const char *path) {
+/* preview.h */
+json_object *ms__json_at(json_object *o, const char *path) {
   char key[64];
   while (o && *path) {
     size_t n = strcspn(path, ".");
@@ -101,32 +102,32 @@ static json_object *frame(const struct report *r, size_t i) {
 
 static int fill(struct ms__chart *c, const struct def *d,
                 const struct report *r) {
-  json_object *sys0 = at(frame(r, 0), "systems");
+  json_object *sys0 = ms__json_at(frame(r, 0), "systems");
   size_t ns = sys0 ? json_object_array_length(sys0) : 0;
   int got;
   for (int k = 0; d->kind == ON_FRAME && k < 4 && d->path[k]; k++) {
     if ((got = add_series(c, d->label[k])) <= 0) return got;
     for (size_t i = 0; i < r->n; i++)
-      c->y[k][i] = num(at(frame(r, i), d->path[k]));
+      c->y[k][i] = num(ms__json_at(frame(r, i), d->path[k]));
   }
   for (int k = 0; d->kind == TOTAL_XYZ && k < 3; k++) {
     if ((got = add_series(c, d->label[k])) <= 0) return got;
     for (size_t i = 0; i < r->n; i++) {
-      json_object *sy = at(frame(r, i), "systems");
+      json_object *sy = ms__json_at(frame(r, i), "systems");
       double s = 0.0;
       for (size_t j = 0; sy && j < json_object_array_length(sy); j++)
         s += num(json_object_array_get_idx(
-            at(json_object_array_get_idx(sy, j), d->path[0]), (size_t)k));
+            ms__json_at(json_object_array_get_idx(sy, j), d->path[0]), (size_t)k));
       c->y[k][i] = s;
     }
   }
   for (size_t j = 0; d->kind == PER_SYSTEM && j < ns; j++) {
-    json_object *nm = at(json_object_array_get_idx(sys0, j), "name");
+    json_object *nm = ms__json_at(json_object_array_get_idx(sys0, j), "name");
     if ((got = add_series(c, nm ? json_object_get_string(nm) : "?")) <= 0)
       return got;
     for (size_t i = 0; i < r->n; i++)
-      c->y[c->nseries - 1][i] = num(at(
-          json_object_array_get_idx(at(frame(r, i), "systems"), j),
+      c->y[c->nseries - 1][i] = num(ms__json_at(
+          json_object_array_get_idx(ms__json_at(frame(r, i), "systems"), j),
           d->path[0]));
   }
   return 0;
@@ -135,17 +136,17 @@ static int fill(struct ms__chart *c, const struct def *d,
 /* The bars of the time per phase: x = 0, 1, ..., named by phase. */
 static int phases(struct ms__chart *c, const struct report *r, double **x,
                   const char ***names) {
-  json_object *ph = at(r->root, "timing.phases");
+  json_object *ph = ms__json_at(r->root, "timing.phases");
   size_t n = ph ? json_object_array_length(ph) : 0;
   *x = malloc((n + 1) * sizeof **x);
   *names = malloc((n + 1) * sizeof **names);
   c->n = n, c->bars = 1, c->x = *x, c->category = *names;
   if (!*x || !*names || add_series(c, "seconds") < 0) return -1;
   for (size_t i = 0; i < n; i++) {
-    json_object *e = json_object_array_get_idx(ph, i), *p = at(e, "phase");
+    json_object *e = json_object_array_get_idx(ph, i), *p = ms__json_at(e, "phase");
     (*x)[i] = (double)i;
     (*names)[i] = p ? json_object_get_string(p) : "?";
-    c->y[0][i] = num(at(e, "seconds"));
+    c->y[0][i] = num(ms__json_at(e, "seconds"));
   }
   return 0;
 }
@@ -180,7 +181,7 @@ static int open_report(const char *path, struct report *r,
                        struct ms__err *err) {
   ms__memset(r, 0, sizeof *r);
   r->root = json_object_from_file(path);
-  json_object *fmt = at(r->root, "format");
+  json_object *fmt = ms__json_at(r->root, "format");
   if (!r->root)
     return ms__errf(err, MS_EIO, "%s: cannot read the report: %s", path,
                     json_util_get_last_err() ? json_util_get_last_err()
@@ -188,14 +189,14 @@ static int open_report(const char *path, struct report *r,
   if (!fmt || strcmp(json_object_get_string(fmt), "mergesplit-report"))
     return ms__errf(err, MS_EIO, "%s: not a mergesplit report (the "
                     "JSON of mergesplit run --report)", path);
-  r->frames = at(r->root, "frames");
+  r->frames = ms__json_at(r->root, "frames");
   r->n = r->frames && json_object_is_type(r->frames, json_type_array)
              ? json_object_array_length(r->frames) : 0;
   if (r->n == 0)
     return ms__errf(err, MS_EIO, "%s: the report holds no frames", path);
   if (!(r->t = malloc(r->n * sizeof *r->t)))
     return ms__errf(err, MS_ENOMEM, "out of memory");
-  for (size_t i = 0; i < r->n; i++) r->t[i] = num(at(frame(r, i), "time"));
+  for (size_t i = 0; i < r->n; i++) r->t[i] = num(ms__json_at(frame(r, i), "time"));
   return MS_OK;
 }
 

@@ -79,7 +79,10 @@ static void axes(cairo_t *cr, const struct ms__chart *c,
     cairo_stroke(cr);
     cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
   }
-  if (!c->bars) {
+  if (!c->bars && c->category) { /* lines over named values */
+    for (size_t i = 0; i < c->n; i++)
+      text_at(cr, px_x(f, c->x[i]), f->y1 + 16, c->category[i], 0.5);
+  } else if (!c->bars) {
     st = nice_step(f->xhi - f->xlo);
     for (double v = ceil(f->xlo / st) * st; v <= f->xhi + 1e-9 * st; v += st) {
       snprintf(buf, sizeof buf, "%.4g", fabs(v) < 1e-9 * st ? 0.0 : v);

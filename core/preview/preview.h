@@ -92,6 +92,12 @@ int ms__png_write(const char *path, const uint8_t *rgb, int w, int h,
                   const struct ms__overlay *ov, uint32_t nov,
                   struct ms__err *err);
 
+/* ---- plot.c ----------------------------------------------------------------*/
+/* The member a dotted path names in a report's JSON ("totals.energy.end");
+ * NULL when absent. */
+struct json_object;
+struct json_object *ms__json_at(struct json_object *o, const char *path);
+
 /* ---- plot_draw.c ---------------------------------------------------------*/
 /* Charts of a run's report: lines over time, or bars. */
 #define MS__PLOT_SERIES 16 /* lines per chart */
@@ -101,7 +107,8 @@ struct ms__chart {
   int bars;                 /* bars at x = 0, 1, ... named by category */
   size_t n;                 /* values per series */
   const double *x;          /* n */
-  const char *const *category; /* bars: n names */
+  const char *const *category; /* bars, or lines over x = 0, 1, ...: n
+                                  names for the x axis */
   int nseries;
   char label[MS__PLOT_SERIES][64];
   uint8_t rgb[MS__PLOT_SERIES][3];

@@ -76,7 +76,12 @@ int ms__report_open(struct ms__report **out, const char *path,
   str(f, ms_version());
   fprintf(f, ",\n\"scene\": ");
   str(f, sc->path);
-  fprintf(f, ",\n\"threads\": %d, \"seed\": %llu, \"fps\": ", S->threads,
+  fprintf(f, ",\n\"overrides\": [");
+  for (size_t i = 0; i < sc->noverrides; i++) {
+    fprintf(f, "%s", i ? ", " : "");
+    str(f, sc->overrides[i] + 6); /* KEY=VALUE, without "--set " */
+  }
+  fprintf(f, "],\n\"threads\": %d, \"seed\": %llu, \"fps\": ", S->threads,
           (unsigned long long)sc->seed);
   num(f, sc->fps);
   fprintf(f, ",\n\"coupling\": {\"method\": \"%s\", \"alpha\": ",

@@ -185,20 +185,8 @@ int ms_sim_open(const char *scene_path, const struct ms_sim_options *opt,
   return MS_OK;
 }
 
-int ms_sim_frame(ms_sim *S) {
-  if (S->err.status) return S->err.status;
-  if (S->frame >= S->frames_total) return MS_OK;
-  double t_end = (double)(S->frame + 1) / S->scene.fps;
-  double tol = 1e-9 / S->scene.fps;
-  while (t_end - S->stepper.time > tol) {
-    if (ms__interrupted(S)) return ms__interrupt(S);
-    int rc = ms__step(&S->stepper, t_end);
-    if (rc) {
-      if (!S->err.status) ms__errf(&S->err, rc, "%s", ms_strerror(rc));
-      return S->err.status;
-    }
-    ms__progress(S, 0);
-  }
+/* The frame's end is reached: finish it (its files, the report). */
+static int finish_frame(ms_sim *S, double t_end) {
   S->stepper.time = t_end;
   S->frame++;
   /* Metrics are taken at the start of each step; the last frame also needs
@@ -220,6 +208,44 @@ int ms_sim_frame(ms_sim *S) {
   if (rc == MS_OK && S->frame == S->frames_total) rc = ms__outputs_flush(S);
   if (rc == MS_OK) ms__progress(S, 1);
   return rc;
+}
+
+/* One step of the run toward the current frame's end, and the frame
+ * finished when the step reaches it; nothing once the run has ended. */
+int ms_sim_step(ms_sim *S) {
+  if (S->err.status) return S->err.status;
+  if (S->frame >= S->frames_total) return MS_OK;
+  double t_end = (double)(S->frame + 1) / S->scene.fps;
+  double tol = 1e-9 / S->scene.fps;
+  if (t_end - S->stepper.time > tol) {
+    if (ms__interrupted(S)) return ms__interrupt(S);
+    int rc = ms__step(&S->stepper, t_end);
+    if (rc) {
+      if (!S->err.status) ms__errf(&S->err, rc, "%s", ms_strerror(rc));
+      return S->err.status;
+    }
+    ms__progress(S, 0);
+  }
+  return t_end - S->stepper.time > tol ? MS_OK : finish_frame(S, t_end);
+}
+
+int ms_sim_frame(ms_sim *S) {
+  int64_t f = S->frame;
+  while (S->frame == f && f < S->frames_total) {
+    int rc = ms_sim_step(S);
+    if (rc) return rc;
+  }
+  return S->err.status;
+}
+
+int ms_sim_advance(ms_sim *S, double t) {
+  if (!(t == t)) return MS_EINVAL; /* NaN: a bad argument, the run goes on */
+  double tol = 1e-9 / S->scene.fps;
+  while (S->frame < S->frames_total && S->stepper.time < t - tol) {
+    int rc = ms_sim_step(S);
+    if (rc) return rc;
+  }
+  return S->err.status;
 }
 
 int ms_sim_run(ms_sim *S) {

@@ -15,6 +15,7 @@
   X(mesh_shapes)     \
   X(settings)        \
   X(overrides)       \
+  X(state)           \
   X(loader)          \
   X(plugin_util)
 

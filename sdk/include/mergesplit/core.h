@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include <mergesplit/status.h>
+#include <mergesplit/view.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -232,6 +233,43 @@ MS_API void ms_sim_print_timing(const ms_sim *sim, void *file);
 /* Finish the report (when one was asked for) and free everything. */
 MS_API void ms_sim_close(ms_sim *sim);
 
+/* ---- stepping and state (appended in 0.3) ------------------------------ */
+
+/* One step of the run, the step `mergesplit run` takes next (toward the
+ * current frame's end); when it reaches the frame's end the frame is
+ * finished: its files written, its report entry, progress.  Nothing once
+ * every frame is done.  A run driven by ms_sim_step, ms_sim_frame or
+ * ms_sim_advance in any mix is the run ms_sim_run makes, bit for bit. */
+MS_API int ms_sim_step(ms_sim *sim);
+/* Step until the simulated time reaches t (within 1e-9 of a frame): the
+ * last step ends at t or past it by less than one step -- no step is
+ * shortened, so the run stays the one ms_sim_run makes; a frame's end is
+ * reached exactly.  Stops at the last frame.  MS_EINVAL (nothing done)
+ * when t is NaN. */
+MS_API int ms_sim_advance(ms_sim *sim, double t);
+
+/* The run's systems, in the scene's order: how many; system s's name and
+ * solver id (NULL past the last, owned by the run); the index of the
+ * system named `name` (MS_ENOENT when none). */
+MS_API uint32_t ms_sim_system_count(const ms_sim *sim);
+MS_API const char *ms_sim_system_name(const ms_sim *sim, uint32_t s);
+MS_API const char *ms_sim_system_solver(const ms_sim *sim, uint32_t s);
+MS_API int ms_sim_system_index(const ms_sim *sim, const char *name,
+                               uint32_t *s);
+/* System s's particles as its plugin shows them now (view.h): the count
+ * and every field, typed and strided, the arrays the plugin owns.  Valid
+ * until the next call that steps, resumes or closes the run.  Between
+ * steps (after ms_sim_open, ms_sim_step, ms_sim_frame, ms_sim_advance,
+ * before the next) a caller MAY write the "position" and "velocity"
+ * fields: the plugin takes them as the state the next step starts from,
+ * as it takes the core's write W2 (plugin.h); every other field is read
+ * only.  MS_ERANGE past the last system. */
+MS_API int ms_sim_view(const ms_sim *sim, uint32_t s, struct ms_view *out);
+/* One field of that view by name, and the particle count (count may be
+ * NULL); MS_ENOENT when the view has no such field. */
+MS_API int ms_sim_field(const ms_sim *sim, uint32_t s, const char *name,
+                        struct ms_field *out, size_t *count);
+
 /* ---- previews ---------------------------------------------------------- */
 
 struct ms_render_options {
@@ -287,6 +325,54 @@ struct ms_plot_options {
  * chunk "mergesplit:plot".  On failure a one-line reason goes to err. */
 MS_API int ms_plot(const char *report, const struct ms_plot_options *opt,
                    char *err, size_t errlen);
+
+/* ---- studies (appended in 0.3) ------------------------------------------ */
+
+/* One run of a study (mergesplit sweep): its name, its report (run
+ * --report), the value each varied key took (as given), and, when the run
+ * failed before its report could say so, why (one line); NULL: read the
+ * report. */
+struct ms_study_variant {
+  const char *name;
+  const char *report;
+  const char *const *values;
+  const char *error;
+};
+
+struct ms_study_options {
+  uint32_t struct_size; /* sizeof(struct ms_study_options) */
+  const char *out_dir;  /* where the summary goes; NULL: "." */
+  /* The column charted against each key; NULL: "penetrations". */
+  const char *metric;
+  int width, height;    /* chart size; 0: 900 x 500 */
+  void (*log)(void *opaque, int level, const char *line); /* NULL: quiet */
+  void *log_opaque;
+};
+
+/* The summary of a study: a row per run, read from its report --
+ * penetrations (at the end and the most), sheet crossings, max speed,
+ * energy at the start and end and its largest rise between frames, steps,
+ * milliseconds per step and the stage 2 / stage 1 time ratio (NaN, an
+ * empty cell, for a failed run, whose error is in the row) -- written to
+ * out_dir/summary.csv (numbers with 17 digits: the reports' values
+ * exactly) and out_dir/summary.md, and one PNG chart per key,
+ * out_dir/plots/METRIC_vs_KEY.png: the metric against the key's values, a
+ * line per combination of the other keys' values, the mean of runs that
+ * share one (seeds).  On failure a one-line reason goes to err. */
+MS_API int ms_study_summary(const char *const *keys, size_t nkeys,
+                            const struct ms_study_variant *variants,
+                            size_t n, const struct ms_study_options *opt,
+                            char *err, size_t errlen);
+/* 1 when `report` is complete (the run ended, "status": "ok") and was
+ * written by a run with exactly these overrides (NULL-terminated, as in
+ * ms_sim_options.overrides); else 0 and, when why is non-NULL, why not. */
+MS_API int ms_report_complete(const char *report,
+                              const char *const *overrides, char *why,
+                              size_t len);
+/* 1 when the summary column `name` is wall-clock time (it differs from
+ * one run of the same variant to the next), 0 when it is not, -1 when
+ * there is no such column. */
+MS_API int ms_study_metric_timing(const char *name);
 
 /* ---- conformance kit --------------------------------------------------- */
 

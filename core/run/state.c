@@ -1,0 +1,42 @@
+/* The systems of a run and their particles, between steps (core.h:
+ * ms_sim_system_*, ms_sim_view, ms_sim_field). */
+#include <string.h>
+
+#include "run.h"
+
+uint32_t ms_sim_system_count(const ms_sim *S) { return S->nsys; }
+
+const char *ms_sim_system_name(const ms_sim *S, uint32_t s) {
+  return s < S->nsys ? S->sys[s].desc->name : NULL;
+}
+
+const char *ms_sim_system_solver(const ms_sim *S, uint32_t s) {
+  return s < S->nsys ? S->sys[s].plugin->desc.id : NULL;
+}
+
+int ms_sim_system_index(const ms_sim *S, const char *name, uint32_t *s) {
+  for (uint32_t i = 0; name && i < S->nsys; i++)
+    if (!strcmp(S->sys[i].desc->name, name)) return *s = i, MS_OK;
+  return MS_ENOENT;
+}
+
+/* The view the core holds is the plugin's since its last end_step (or
+ * creation, or load): what the next step starts from. */
+int ms_sim_view(const ms_sim *S, uint32_t s, struct ms_view *out) {
+  if (s >= S->nsys) return MS_ERANGE;
+  *out = S->sys[s].view;
+  return MS_OK;
+}
+
+int ms_sim_field(const ms_sim *S, uint32_t s, const char *name,
+                 struct ms_field *out, size_t *count) {
+  if (s >= S->nsys) return MS_ERANGE;
+  const struct ms_view *v = &S->sys[s].view;
+  for (uint32_t f = 0; name && f < v->field_count; f++)
+    if (!strcmp(v->fields[f].name, name)) {
+      *out = v->fields[f];
+      if (count) *count = v->count;
+      return MS_OK;
+    }
+  return MS_ENOENT;
+}

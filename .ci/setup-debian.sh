@@ -4,7 +4,7 @@
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config autoconf-archive
 libconfig-dev libcairo2-dev libassimp-dev libjson-c-dev zlib1g-dev fonts-dejavu-core check libsuitesparse-dev libopenblas-dev libopenblas0-pthread
-python3-numpy groff-base libopenmpi-dev openmpi-bin"
+python3-numpy python3-dev groff-base libopenmpi-dev openmpi-bin"
 # The tests read frames with Python's VTK: Debian's python3-vtk9, or the
 # VTK of ParaView's python3-paraview (the two conflict; either will do).
 if ! /usr/bin/python3 -c 'import vtk' 2>/dev/null; then

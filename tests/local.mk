@@ -15,6 +15,7 @@ AM_TESTS_ENVIRONMENT = \
 	MAKE='$(MAKE)'; export MAKE; \
 	MS_BUILDDIR='$(abs_top_builddir)'; export MS_BUILDDIR; \
 	MS_HAVE_MPI='$(MS_HAVE_MPI)'; MS_MPIRUN='$(MPIRUN)'; \
+	MS_HAVE_PYTHON='$(MS_HAVE_PYTHON)'; export MS_HAVE_PYTHON; \
 	export MS_HAVE_MPI MS_MPIRUN; \
 	$(MS_SANITIZER_ENVIRONMENT)
 
@@ -169,8 +170,10 @@ print-tests:
 .PHONY: print-tests
 
 # ---- command-line tests (TAP shell scripts) ----------------------------------
-TESTS += tests/cli.test tests/sdk.test tests/layers.test tests/sweep.test
+TESTS += tests/cli.test tests/sdk.test tests/layers.test tests/sweep.test \
+	tests/python.test
 EXTRA_DIST += tests/cli.test tests/sdk.test tests/layers.test tests/sweep.test \
+  tests/python.test tests/python/test_mergesplit.py \
   tests/bench/paper_table.py \
   tests/bench/energy_scenes.py tests/bench/same_frames.py \
   tests/bench/rigid_scenes.py \

@@ -1,0 +1,181 @@
+"""mergesplit: couple particle solvers by merging and splitting, from Python.
+
+    import mergesplit
+    with mergesplit.Simulation.from_file("configs/default.cfg",
+                                         overrides={"coupling.alpha": 0.5}) as s:
+        s.advance(0.1)
+        x = s.systems["cloth"].fields["position"]   # NumPy, (count, 3), no copy
+
+A field is the solver's own memory: read it between steps; "position" and
+"velocity" may be written there (the next step starts from them), every
+other field is read-only.  A field array is valid until the next step,
+frame, advance or run: take it again afterwards.  Errors raise
+mergesplit.Error with the library's one-line message (.message, .status).
+"""
+import os as _os
+
+from . import _core
+
+__all__ = ["Simulation", "System", "Error", "version"]
+version = _core.version
+
+
+class Error(RuntimeError):
+    """A scene that cannot be opened or a run that failed."""
+
+    def __init__(self, message, status):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+def _value(v):
+    """A Python value in the scene file's syntax."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(float(v)) if isinstance(v, float) else str(v)
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    raise TypeError("override values are bool, int, float, str or a list of them, not %r" % (v,))
+
+
+def _overrides(o):
+    if o is None:
+        return None
+    if isinstance(o, dict):
+        return ["%s=%s" % (k, _value(v)) for k, v in o.items()]
+    return [str(x) for x in o]
+
+
+def _build_tree_plugins():
+    """Beside the build tree's plugins, when imported from the build tree."""
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    d = _os.path.join(here, "..", "..", "plugins", ".libs")
+    return [_os.path.normpath(d)] if _os.path.isdir(d) else []
+
+
+class _Fields:
+    """A system's fields by name: each access reads the current view."""
+
+    def __init__(self, sim, index):
+        self._sim, self._i = sim, index
+
+    def __getitem__(self, name):
+        return self._sim._raw().field(self._i, name)
+
+    def __contains__(self, name):
+        return name in self.keys()
+
+    def keys(self):
+        return self._sim._raw().fields(self._i)
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def __len__(self):
+        return len(self.keys())
+
+
+class System:
+    """One system of the scene: its name, solver and fields."""
+
+    def __init__(self, sim, index, name, solver):
+        self.index, self.name, self.solver = index, name, solver
+        self.fields = _Fields(sim, index)
+
+    def __repr__(self):
+        return "<mergesplit.System %r (%s)>" % (self.name, self.solver)
+
+
+class Simulation:
+    """A run of a scene.  Use from_file(); close() or a with-block ends it."""
+
+    def __init__(self, path, overrides=None, threads=0, frames=0,
+                 output_dir=None, report=None, resume=None, plugin_paths=()):
+        try:
+            self._sim = _core.Sim(str(path), _overrides(overrides), int(threads),
+                                  int(frames),
+                                  None if output_dir is None else str(output_dir),
+                                  None if report is None else str(report),
+                                  None if resume is None else str(resume),
+                                  [str(p) for p in plugin_paths] + _build_tree_plugins())
+        except _core.Error as e:
+            raise Error(*e.args) from None
+        self.systems = {n: System(self, i, n, s)
+                        for i, (n, s) in enumerate(self._sim.systems())}
+
+    @classmethod
+    def from_file(cls, path, overrides=None, **options):
+        """Open the scene file at path; overrides: {"KEY": value} or
+        ["KEY=VALUE"], as mergesplit run --set; options: threads, frames,
+        output_dir (frames written there; none by default), report,
+        resume, plugin_paths."""
+        return cls(path, overrides, **options)
+
+    def _raw(self):
+        return self._sim
+
+    def _call(self, f, *a):
+        try:
+            return f(*a)
+        except _core.Error as e:
+            raise Error(*e.args) from None
+
+    def step(self):
+        """One step (a frame that ends is written)."""
+        self._call(self._sim.step)
+
+    def frame(self):
+        """Finish the next frame."""
+        self._call(self._sim.frame)
+
+    def advance(self, t):
+        """Step until the simulated time reaches t (no step is shortened)."""
+        self._call(self._sim.advance, float(t))
+
+    def run(self):
+        """Every remaining frame."""
+        self._call(self._sim.run)
+
+    def checkpoint(self, path):
+        """Write a checkpoint (resume with Simulation(..., resume=path))."""
+        self._call(self._sim.checkpoint, str(path))
+
+    @property
+    def time(self):
+        return self._sim.info()["time"]
+
+    @property
+    def steps(self):
+        return self._sim.info()["steps"]
+
+    @property
+    def frames_done(self):
+        return self._sim.info()["frames_done"]
+
+    @property
+    def frames_total(self):
+        return self._sim.info()["frames_total"]
+
+    @property
+    def done(self):
+        i = self._sim.info()
+        return i["frames_done"] >= i["frames_total"]
+
+    @property
+    def metrics(self):
+        """The run's figures so far (penetrations, energy, ...), a dict."""
+        return self._sim.metrics()
+
+    def close(self):
+        self._sim.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False

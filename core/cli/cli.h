@@ -128,8 +128,9 @@ size_t sweep_work(struct sweep *w, long (*next)(void *), void *opaque);
  * count over all ranks, *summarise is set on rank 0 only.  Returns 0, or
  * -1 when not under MPI (the caller runs the variants itself). */
 int sweep_mpi(struct sweep *w, size_t *failed, int *summarise);
-/* The ranks of this sweep on this machine (1 without MPI). */
+/* The ranks of this sweep on this machine, and in all (1 without MPI). */
 int sweep_local_ranks(void);
+int sweep_ranks(void);
 
 
 #endif

@@ -6,6 +6,7 @@
  * variant changes nothing in its files. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -292,7 +293,12 @@ size_t sweep_work(struct sweep *w, long (*next)(void *), void *opaque) {
       p = waitpid(-1, &status, 0);
     }
     if (p < 0 && errno == EINTR) continue;
-    if (p < 0) break;
+    if (p < 0) { /* no child to wait for: the runs cannot be followed */
+      for (int s = 0; s < busy; s++)
+        said(w, which[s], strerror(errno), -1.0), failed++;
+      busy = 0;
+      continue; /* next() still hands out the rest (MPI: up to its -1) */
+    }
     for (int s = 0; s < busy; s++) {
       if (pid[s] != p) continue;
       char why[1200] = "ok";
@@ -321,28 +327,28 @@ static long next_local(void *opaque) {
 static int sweep_summary(struct sweep *w) {
   struct ms_study_variant *v = calloc(w->count, sizeof *v);
   char (*name)[16] = calloc(w->count, sizeof *name);
-  char (*report)[4300] = calloc(w->count, sizeof *report);
-  char (*why)[1200] = calloc(w->count, sizeof *why);
   const char **keys = calloc((size_t)w->naxes + 1, sizeof *keys);
   const char **values = calloc(w->count * (size_t)w->naxes + 1,
                                sizeof *values);
-  int rc = v && name && report && why && keys && values ? 0 : MS_ENOMEM;
+  int rc = v && name && keys && values ? 0 : MS_ENOMEM;
   for (int k = 0; !rc && k < w->naxes; k++) keys[k] = w->axis[k].key;
+  /* the paths and reasons are malloc'd as long as they are: a study of
+   * 100000 variants holds them all at once */
   for (size_t i = 0; !rc && i < w->count; i++) {
+    char path[4300], why[1200];
     sweep_name(i, name[i], sizeof name[i]);
-    snprintf(report[i], sizeof report[i], "%s/%s/report.json", w->out,
-             name[i]);
+    snprintf(path, sizeof path, "%s/%s/report.json", w->out, name[i]);
     for (int k = 0; k < w->naxes; k++)
       values[i * (size_t)w->naxes + (size_t)k] = sweep_value(w, i, k);
-    v[i] = (struct ms_study_variant){name[i], report[i],
+    v[i] = (struct ms_study_variant){name[i], strdup(path),
                                      values + i * (size_t)w->naxes, NULL};
-    if (!complete(w, i)) {
+    if (!v[i].report) rc = MS_ENOMEM;
+    if (!rc && !complete(w, i)) {
       struct stat st;
-      char log[4400];
-      snprintf(log, sizeof log, "%s/%s/log.txt", w->out, name[i]);
-      if (stat(log, &st)) snprintf(why[i], sizeof why[i], "not run");
-      else failure(w, i, 1 << 8, why[i], sizeof why[i]);
-      v[i].error = why[i];
+      snprintf(path, sizeof path, "%s/%s/log.txt", w->out, name[i]);
+      if (stat(path, &st)) snprintf(why, sizeof why, "not run");
+      else failure(w, i, 1 << 8, why, sizeof why);
+      if (!(v[i].error = strdup(why))) rc = MS_ENOMEM;
     }
   }
   char err[1200] = "out of memory";
@@ -352,7 +358,9 @@ static int sweep_summary(struct sweep *w) {
     rc = ms_study_summary(keys, (size_t)w->naxes, v, w->count, &o, err,
                           sizeof err);
   if (rc) fprintf(stderr, "mergesplit: error: %s\n", err);
-  free(v), free(name), free(report), free(why), free(keys), free(values);
+  for (size_t i = 0; v && i < w->count; i++)
+    free((char *)v[i].report), free((char *)v[i].error);
+  free(v), free(name), free(keys), free(values);
   return rc;
 }
 
@@ -387,6 +395,11 @@ static int setup(struct args *a, struct sweep *w) {
   if (a->metric && ms_study_metric_timing(a->metric) < 0)
     return cli_usage_error("--metric: no column '%s' in the summary",
                            a->metric);
+  /* children are waited for: not reaped behind our back */
+  signal(SIGCHLD, SIG_DFL);
+  if (w->index >= 0 && sweep_ranks() > 1)
+    return cli_usage_error("--index %s runs one variant in one process: "
+                           "start it without mpirun -np N", "I");
   if (w->index >= 0 && (size_t)w->index >= w->count) {
     char buf[32];
     snprintf(buf, sizeof buf, "%zu", w->count);
@@ -400,7 +413,7 @@ static int setup(struct args *a, struct sweep *w) {
   int at_once = w->jobs * sweep_local_ranks();
   w->threads = a->run_threads > 0 ? a->run_threads
                : cores / at_once > 1 ? (int)(cores / at_once) : 1;
-  if (mkdir(w->out, 0777) && errno != EEXIST) {
+  if (!a->list && mkdir(w->out, 0777) && errno != EEXIST) {
     fprintf(stderr, "mergesplit: error: %s: cannot create the directory: "
             "%s\n", w->out, strerror(errno));
     return EXIT_IO;

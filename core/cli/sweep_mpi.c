@@ -7,11 +7,17 @@
 
 #include "cli.h"
 
-/* Open MPI's, MPICH's and PMIx's launchers set these in every rank. */
-static int under_mpirun(void) {
-  return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") ||
-         getenv("PMIX_RANK");
+/* Started as one of several ranks: Open MPI's and MPICH/Slurm's (PMI)
+ * launchers say how many.  One rank (srun -n 1, an array task) is a
+ * plain run. */
+int sweep_ranks(void) {
+  const char *n = getenv("OMPI_COMM_WORLD_SIZE");
+  if (!n) n = getenv("PMI_SIZE");
+  int v = n ? atoi(n) : 1;
+  return v > 1 ? v : 1;
 }
+
+static int under_mpirun(void) { return sweep_ranks() > 1; }
 
 int sweep_local_ranks(void) {
   const char *n = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
@@ -23,8 +29,8 @@ int sweep_local_ranks(void) {
 #ifndef MS_WITH_MPI
 
 int sweep_mpi(struct sweep *w, size_t *failed, int *summarise) {
-  (void)w, (void)failed, (void)summarise;
-  return under_mpirun() ? -2 : -1;
+  (void)failed, (void)summarise;
+  return under_mpirun() && w->index < 0 ? -2 : -1;
 }
 
 #else

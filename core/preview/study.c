@@ -331,14 +331,11 @@ static int chart_key(const struct table *t, size_t k, int c, const char *dir,
   return rc;
 }
 
-static size_t distinct(const struct table *t, size_t k) {
-  size_t m = 0;
-  for (size_t i = 0; i < t->n; i++) {
-    size_t j = 0;
-    while (j < i && strcmp(t->var[j].values[k], t->var[i].values[k])) j++;
-    m += j == i;
-  }
-  return m;
+/* 1 when key k takes more than one value over the rows. */
+static int varies(const struct table *t, size_t k) {
+  for (size_t i = 1; i < t->n; i++)
+    if (strcmp(t->var[0].values[k], t->var[i].values[k])) return 1;
+  return 0;
 }
 
 static int column(const char *name) {
@@ -378,7 +375,7 @@ int ms_study_summary(const char *const *keys, size_t nkeys,
     rc = ms__errf(&err, MS_EIO, "%s: cannot create the directory: %s", plots,
                   strerror(errno));
   for (size_t k = 0; !rc && k < nkeys; k++)
-    if (distinct(&t, k) > 1) rc = chart_key(&t, k, c, plots, o, &err);
+    if (varies(&t, k)) rc = chart_key(&t, k, c, plots, o, &err);
   if (rc && errbuf && errlen) ms__strlcpy(errbuf, err.msg, errlen);
   free(t.v);
   free(t.why);

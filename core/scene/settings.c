@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -414,7 +415,34 @@ static config_setting_t *named_elem(const config_setting_t *l,
   return NULL;
 }
 
-/* Parse VALUE as libconfig does; a bare word that is not a value (paper,
+/* "v = VALUE;" into buf, with every integer written as a float when
+ * `floats` (an array mixing 0 and -1.62 is an array of floats). */
+static void value_text(char *buf, const char *value, int floats) {
+  char *o = buf + sprintf(buf, "v = ");
+  for (const char *p = value; *p;) {
+    int start = (p == value || strchr("[(,{ \t:=", p[-1])) &&
+                (isdigit((unsigned char)*p) ||
+                 ((*p == '-' || *p == '+') && isdigit((unsigned char)p[1])));
+    if (!floats || !start) {
+      *o++ = *p++;
+      continue;
+    }
+    const char *q = p + 1;
+    while (isalnum((unsigned char)*q) || *q == '.' ||
+           ((*q == '-' || *q == '+') && strchr("eE", q[-1])))
+      q++;
+    int integer = !memchr(p, '.', (size_t)(q - p)) &&
+                  !memchr(p, 'e', (size_t)(q - p)) &&
+                  !memchr(p, 'E', (size_t)(q - p)) &&
+                  !memchr(p, 'x', (size_t)(q - p)) && q[-1] != 'L';
+    while (p < q) *o++ = *p++;
+    if (integer) *o++ = '.', *o++ = '0';
+  }
+  strcpy(o, ";");
+}
+
+/* Parse VALUE as libconfig does -- one value, an array mixing integers
+ * and floats taken as floats; a bare word that is not a value (paper,
  * cholmod, out/run) is taken as a string. */
 static int parse_value(config_t *tmp, const char *value, const char *origin,
                        struct ms__err *err) {
@@ -422,22 +450,33 @@ static int parse_value(config_t *tmp, const char *value, const char *origin,
   if (lex_line(&L, value))
     return ms__errf(err, MS_ECONFIG, "%s: %.*s: this %s", origin,
                     (int)(L.len < 40 ? L.len : 40), L.bad, L.why);
-  size_t n = strlen(value) + 8;
-  char *text = malloc(n + 2);
+  if (strstr(value, "@include"))
+    return ms__errf(err, MS_ECONFIG, "%s: an override cannot @include",
+                    origin);
+  size_t n = 3 * strlen(value) + 8; /* every digit may grow by ".0" */
+  char *text = malloc(n);
   if (!text) return ms__errf(err, MS_ENOMEM, "out of memory");
-  snprintf(text, n + 2, "v = %s;", value);
-  config_init(tmp);
-  int ok = config_read_string(tmp, text) == CONFIG_TRUE;
-  if (!ok && !strpbrk(value, "\"\\\n;=")) {
+  int ok = 0;
+  for (int floats = 0; !ok && floats < 2; floats++) {
+    if (floats && value[0] != '[') break;
+    value_text(text, value, floats);
+    config_init(tmp);
+    ok = config_read_string(tmp, text) == CONFIG_TRUE &&
+         config_setting_length(config_root_setting(tmp)) == 1 &&
+         config_setting_get_member(config_root_setting(tmp), "v");
+    if (!ok) config_destroy(tmp);
+  }
+  if (!ok && !strpbrk(value, "\"\\\n;=[](){}")) {
+    config_init(tmp);
     config_destroy(tmp);
     config_init(tmp);
     config_setting_t *v = config_setting_add(config_root_setting(tmp), "v",
                                              CONFIG_TYPE_STRING);
     ok = v && config_setting_set_string(v, value);
+    if (!ok) config_destroy(tmp);
   }
   free(text);
   if (!ok) {
-    config_destroy(tmp);
     return ms__errf(err, MS_ECONFIG, "%s: '%s' is not a value (a number, "
                     "\"string\", true/false, [array], (list) or {group})",
                     origin, value);
@@ -455,7 +494,7 @@ static config_setting_t *step_into(config_setting_t *at, const char *part,
   char *end;
   if (part[0] == '[') {
     long i = strtol(part + 1, &end, 10);
-    if (end == part + 1 || strcmp(end, "]") || i < 0)
+    if (end == part + 1 || strcmp(end, "]") || i < 0 || i > INT_MAX)
       ms__errf(err, MS_ECONFIG, "%s: '%s' is not an index [N]", origin, part);
     else if (!config_setting_is_aggregate(at) ||
              config_setting_is_group(at))

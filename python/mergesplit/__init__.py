@@ -8,8 +8,9 @@
 
 A field is the solver's own memory: read it between steps; "position" and
 "velocity" may be written there (the next step starts from them), every
-other field is read-only.  A field array is valid until the next step,
-frame, advance or run: take it again afterwards.  Errors raise
+other field is read-only.  Take a field again after every step, frame,
+advance or run (a solver may move its arrays); an array stays readable
+after close().  Errors raise
 mergesplit.Error with the library's one-line message (.message, .status).
 """
 import os as _os
@@ -38,6 +39,10 @@ def _value(v):
     if isinstance(v, str):
         return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(v, (list, tuple)):
+        # an array is all integers or all floats: mixed numbers are floats
+        if any(isinstance(x, float) for x in v) and all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+            v = [float(x) for x in v]
         return "[" + ", ".join(_value(x) for x in v) + "]"
     raise TypeError("override values are bool, int, float, str or a list of them, not %r" % (v,))
 

@@ -17,6 +17,9 @@ static PyObject *Error; /* mergesplit.Error: the one-line message, .status */
 typedef struct {
   PyObject_HEAD
   ms_sim *sim;
+  int closed;      /* close() was called: no more calls */
+  int busy;        /* a call is stepping (with the GIL released) */
+  Py_ssize_t exports; /* field arrays alive: their memory is the run's */
 } SimObject;
 
 static PyObject *fail(int status, const char *msg) {
@@ -27,14 +30,41 @@ static PyObject *fail(int status, const char *msg) {
 }
 
 static int open_ok(SimObject *self) {
-  if (self->sim) return 1;
+  if (self->busy) {
+    PyErr_SetString(PyExc_RuntimeError, "the simulation is stepping in "
+                    "another thread");
+    return 0;
+  }
+  if (self->sim && !self->closed) return 1;
   PyErr_SetString(PyExc_ValueError, "the simulation is closed");
   return 0;
 }
 
-/* A list of str (or None) as a NULL-terminated array of UTF-8 strings
- * that live as long as the list. */
-static const char **strings(PyObject *list, const char *what) {
+/* Free the run once it is closed and no field array points into it. */
+static void release(SimObject *self) {
+  if (self->sim && self->exports == 0) {
+    ms_sim *s = self->sim;
+    self->sim = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    ms_sim_close(s);
+    Py_END_ALLOW_THREADS
+  }
+}
+
+/* The base of a field array: while it lives, the run's memory does. */
+static void export_done(PyObject *capsule) {
+  SimObject *self = PyCapsule_GetPointer(capsule, "mergesplit.export");
+  if (!self) return;
+  self->exports--;
+  if (self->closed) release(self);
+  Py_DECREF(self);
+}
+
+/* A sequence of str (or None) as a NULL-terminated array of UTF-8
+ * strings that live as long as *keep (a new reference, or NULL). */
+static const char **strings(PyObject *list, const char *what,
+                            PyObject **keep) {
+  *keep = NULL;
   if (list == Py_None) return PyMem_Calloc(1, sizeof(char *));
   PyObject *seq = PySequence_Fast(list, what);
   if (!seq) return NULL;
@@ -49,7 +79,8 @@ static const char **strings(PyObject *list, const char *what) {
       out = NULL;
     }
   }
-  Py_DECREF(seq);
+  if (out) *keep = seq;
+  else Py_DECREF(seq);
   return out;
 }
 
@@ -65,9 +96,14 @@ static int Sim_init(SimObject *self, PyObject *args, PyObject *kw) {
                                    &threads, &frames, &out, &report, &resume,
                                    &pp))
     return -1;
-  const char **o = strings(ov, "overrides"), **p = o ? strings(pp,
-                                                     "plugin_paths") : NULL;
-  if (!o || !p) return PyMem_Free(o), -1;
+  if (self->sim || self->closed) {
+    PyErr_SetString(PyExc_RuntimeError, "the simulation is already open");
+    return -1;
+  }
+  PyObject *ko, *kp = NULL;
+  const char **o = strings(ov, "overrides", &ko),
+             **p = o ? strings(pp, "plugin_paths", &kp) : NULL;
+  if (!o || !p) return PyMem_Free(o), Py_XDECREF(ko), -1;
   struct ms_sim_options opt = {.struct_size = sizeof opt, .threads = threads,
                                .frames = frames, .output_dir = out,
                                .no_output = out == NULL, .report_path = report,
@@ -79,24 +115,26 @@ static int Sim_init(SimObject *self, PyObject *args, PyObject *kw) {
   rc = ms_sim_open(path, &opt, &self->sim, err, sizeof err);
   Py_END_ALLOW_THREADS
   PyMem_Free(o), PyMem_Free(p);
+  Py_XDECREF(ko), Py_XDECREF(kp);
   if (rc) return fail(rc, err), -1;
   return 0;
 }
 
 static void Sim_dealloc(SimObject *self) {
-  if (self->sim) ms_sim_close(self->sim);
+  if (self->sim) ms_sim_close(self->sim); /* no array is left: they hold us */
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/* Closed at once; freed when the last field array goes too. */
 static PyObject *Sim_close(SimObject *self, PyObject *unused) {
   (void)unused;
-  if (self->sim) {
-    ms_sim *s = self->sim;
-    self->sim = NULL;
-    Py_BEGIN_ALLOW_THREADS
-    ms_sim_close(s);
-    Py_END_ALLOW_THREADS
+  if (self->busy) {
+    PyErr_SetString(PyExc_RuntimeError, "the simulation is stepping in "
+                    "another thread");
+    return NULL;
   }
+  self->closed = 1;
+  release(self);
   Py_RETURN_NONE;
 }
 
@@ -105,12 +143,15 @@ enum { STEP, FRAME, RUN, ADVANCE };
 static PyObject *go(SimObject *self, int what, double t) {
   if (!open_ok(self)) return NULL;
   int rc;
+  ms_sim *s = self->sim;
+  self->busy = 1; /* set and tested with the GIL held */
   Py_BEGIN_ALLOW_THREADS
-  rc = what == STEP    ? ms_sim_step(self->sim)
-       : what == FRAME ? ms_sim_frame(self->sim)
-       : what == RUN   ? ms_sim_run(self->sim)
-                       : ms_sim_advance(self->sim, t);
+  rc = what == STEP    ? ms_sim_step(s)
+       : what == FRAME ? ms_sim_frame(s)
+       : what == RUN   ? ms_sim_run(s)
+                       : ms_sim_advance(s, t);
   Py_END_ALLOW_THREADS
+  self->busy = 0;
   if (rc == MS_EINVAL && what == ADVANCE)
     return fail(rc, "advance: the time is not a number");
   if (rc) return fail(rc, ms_sim_error(self->sim));
@@ -171,8 +212,11 @@ static PyObject *Sim_fields(SimObject *self, PyObject *arg) {
   if (ms_sim_view(self->sim, (uint32_t)s, &v))
     return PyErr_Format(PyExc_IndexError, "no system %lu", s);
   PyObject *l = PyList_New(v.field_count);
-  for (uint32_t f = 0; l && f < v.field_count; f++)
-    PyList_SET_ITEM(l, f, PyUnicode_FromString(v.fields[f].name));
+  for (uint32_t f = 0; l && f < v.field_count; f++) {
+    PyObject *u = PyUnicode_FromString(v.fields[f].name);
+    if (!u) return Py_DECREF(l), NULL;
+    PyList_SET_ITEM(l, f, u);
+  }
   return l;
 }
 
@@ -193,7 +237,10 @@ static PyObject *Sim_field(SimObject *self, PyObject *args) {
     return PyErr_Format(PyExc_TypeError, "field '%s': unknown element type",
                         name);
   npy_intp dims[2] = {(npy_intp)count, (npy_intp)f.components};
-  npy_intp size = (npy_intp)PyArray_DescrFromType(type)->elsize;
+  PyArray_Descr *d = PyArray_DescrFromType(type);
+  if (!d) return NULL;
+  npy_intp size = (npy_intp)d->elsize;
+  Py_DECREF(d);
   npy_intp strides[2] = {(npy_intp)f.stride, size};
   int writable = !strcmp(name, "position") || !strcmp(name, "velocity");
   int nd = f.components == 1 ? 1 : 2;
@@ -201,8 +248,12 @@ static PyObject *Sim_field(SimObject *self, PyObject *args) {
                             (int)size, writable ? NPY_ARRAY_WRITEABLE : 0,
                             NULL);
   if (!a) return NULL;
-  Py_INCREF(self); /* the array keeps the simulation open */
-  if (PyArray_SetBaseObject((PyArrayObject *)a, (PyObject *)self))
+  /* the array keeps the run's memory: close() waits for it */
+  PyObject *base = PyCapsule_New(self, "mergesplit.export", export_done);
+  if (!base) return Py_DECREF(a), NULL;
+  Py_INCREF(self);
+  self->exports++;
+  if (PyArray_SetBaseObject((PyArrayObject *)a, base)) /* steals base */
     return Py_DECREF(a), NULL;
   return a;
 }
@@ -233,9 +284,12 @@ static PyObject *Sim_checkpoint(SimObject *self, PyObject *arg) {
   const char *path = PyUnicode_AsUTF8(arg);
   if (!path || !open_ok(self)) return NULL;
   int rc;
+  ms_sim *s = self->sim;
+  self->busy = 1;
   Py_BEGIN_ALLOW_THREADS
-  rc = ms_sim_checkpoint(self->sim, path);
+  rc = ms_sim_checkpoint(s, path);
   Py_END_ALLOW_THREADS
+  self->busy = 0;
   if (rc) return fail(rc, ms_sim_error(self->sim));
   Py_RETURN_NONE;
 }
@@ -280,11 +334,10 @@ PyMODINIT_FUNC PyInit__core(void) {
   Error = PyErr_NewExceptionWithDoc(
       "mergesplit.Error", "A run failed: args are (message, status).",
       PyExc_RuntimeError, NULL);
-  Py_INCREF(&SimType);
-  if (!Error || PyModule_AddObject(m, "Error", Error) ||
-      PyModule_AddObject(m, "Sim", (PyObject *)&SimType) ||
+  /* the module gets its own references; the global keeps one */
+  if (!Error || PyModule_AddObjectRef(m, "Error", Error) ||
+      PyModule_AddObjectRef(m, "Sim", (PyObject *)&SimType) ||
       PyModule_AddStringConstant(m, "version", ms_version()))
     return Py_DECREF(m), NULL;
-  Py_INCREF(Error);
   return m;
 }

@@ -190,6 +190,31 @@ with mergesplit.Simulation.from_file(DEFAULT) as s:
           "another Python thread runs while advance() steps (%d ticks in "
           "%.2f s)" % (len(during), t1 - t0))
 
+# ---- one call at a time; arrays outlive close() -----------------------------
+with mergesplit.Simulation.from_file(DEFAULT) as s:
+    errs = []
+
+    def other():
+        time.sleep(0.05)
+        errs.append(raises(lambda: s.step(), RuntimeError))
+        errs.append(raises(lambda: s.close(), RuntimeError))
+
+    th = threading.Thread(target=other)
+    th.start()
+    s.advance(0.2)
+    th.join()
+    check(all(isinstance(e, RuntimeError) for e in errs) and len(errs) == 2,
+          "step() and close() from another thread during advance() raise "
+          "RuntimeError", errs)
+with mergesplit.Simulation.from_file(TWO_BALLS) as s:
+    x = s.systems["left"].fields["position"]
+    kept = x.copy()
+check(np.array_equal(x, kept) and
+      isinstance(raises(lambda: s.step(), ValueError), ValueError),
+      "an array taken before close() still reads the run's last state (the "
+      "run is freed with the last array), and the run refuses to step")
+del x
+
 # ---- no leak over 1000 open/close cycles ----------------------------------
 def rss():
     with open("/proc/self/statm") as f:

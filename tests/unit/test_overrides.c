@@ -100,6 +100,8 @@ static const struct {
      SCN, "0.0", CPL, "0.05", "-2.0"},
     {"an element of an array", {"scene.gravity.[1]=-3"}, SCN, "-3.0", CPL,
      "0.05", "-1.0"},
+    {"an array mixing integers and floats",
+     {"scene.gravity=[0,-3,0.0]"}, SCN, "-3.0", CPL, "0.05", "-1.0"},
     {"systems[1] without the dot", {"systems[1].velocity.[0]=-0.5"}, SCN,
      "0.0", CPL, "0.05", "-0.5"},
     {"the later of two wins",
@@ -146,6 +148,10 @@ static const struct {
     {"scene.fps=4294967297", "--set scene.fps=4294967297: 4294967297: this integer does not fit in 32 bits", MS_ECONFIG},
     {"scene.fps=\"30", "--set scene.fps=\"30: '\"30' is not a value", MS_ECONFIG},
     {"=1", "--set =1: expected KEY=VALUE", MS_ECONFIG},
+    {"coupling.alpha=0.5; beta = 1", "--set coupling.alpha=0.5; beta = 1: '0.5; beta = 1' is not a value", MS_ECONFIG},
+    {"systems.[4294967296].mass=1", "--set systems.[4294967296].mass=1: '[4294967296]' is not an index [N]", MS_ECONFIG},
+    {"coupling.alpha=@include \"x.cfg\"", "--set coupling.alpha=@include \"x.cfg\": an override cannot @include", MS_ECONFIG},
+    {"scene.gravity=[0,-1", "--set scene.gravity=[0,-1: '[0,-1' is not a value", MS_ECONFIG},
     {"scene.1bad=1", "--set scene.1bad=1: '1bad' is not a valid key name", MS_ECONFIG},
 };
 

@@ -116,9 +116,6 @@ struct sweep {
   void *serve_opaque;
 };
 
-/* Variant i's value of key k; its directory name "vNNNN". */
-const char *sweep_value(const struct sweep *w, size_t i, int k);
-void sweep_name(size_t i, char *buf, size_t len);
 /* Run the variants next() hands out (-1: no more), w->jobs at once;
  * returns how many failed. */
 size_t sweep_work(struct sweep *w, long (*next)(void *), void *opaque);

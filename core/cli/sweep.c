@@ -100,12 +100,13 @@ static int parse_axes(struct args *a, struct sweep *w) {
 }
 
 /* Variant i's value of key k: the last key varies fastest. */
-const char *sweep_value(const struct sweep *w, size_t i, int k) {
+static const char *sweep_value(const struct sweep *w, size_t i, int k) {
   for (int j = w->naxes - 1; j > k; j--) i /= (size_t)w->axis[j].n;
   return w->axis[k].value[i % (size_t)w->axis[k].n];
 }
 
-void sweep_name(size_t i, char *buf, size_t len) {
+/* Variant i's directory name. */
+static void sweep_name(size_t i, char *buf, size_t len) {
   snprintf(buf, len, "v%04zu", i);
 }
 

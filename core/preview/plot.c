@@ -65,7 +65,8 @@ json_object *ms__json_at(json_object *o, const char *path) {
 }
 
 /* A number; a vector's length; NaN for null or nothing. */
-static double num(json_object *o) {
+/* preview.h */
+double ms__json_num(json_object *o) {
   if (!o) return NAN;
   if (json_object_is_type(o, json_type_double) ||
       json_object_is_type(o, json_type_int))
@@ -73,7 +74,7 @@ static double num(json_object *o) {
   if (json_object_is_type(o, json_type_array)) {
     double s = 0.0;
     for (size_t k = 0; k < json_object_array_length(o); k++) {
-      double v = num(json_object_array_get_idx(o, k));
+      double v = ms__json_num(json_object_array_get_idx(o, k));
       s += v * v;
     }
     return sqrt(s);
@@ -108,7 +109,7 @@ static int fill(struct ms__chart *c, const struct def *d,
   for (int k = 0; d->kind == ON_FRAME && k < 4 && d->path[k]; k++) {
     if ((got = add_series(c, d->label[k])) <= 0) return got;
     for (size_t i = 0; i < r->n; i++)
-      c->y[k][i] = num(ms__json_at(frame(r, i), d->path[k]));
+      c->y[k][i] = ms__json_num(ms__json_at(frame(r, i), d->path[k]));
   }
   for (int k = 0; d->kind == TOTAL_XYZ && k < 3; k++) {
     if ((got = add_series(c, d->label[k])) <= 0) return got;
@@ -116,7 +117,7 @@ static int fill(struct ms__chart *c, const struct def *d,
       json_object *sy = ms__json_at(frame(r, i), "systems");
       double s = 0.0;
       for (size_t j = 0; sy && j < json_object_array_length(sy); j++)
-        s += num(json_object_array_get_idx(
+        s += ms__json_num(json_object_array_get_idx(
             ms__json_at(json_object_array_get_idx(sy, j), d->path[0]), (size_t)k));
       c->y[k][i] = s;
     }
@@ -126,7 +127,7 @@ static int fill(struct ms__chart *c, const struct def *d,
     if ((got = add_series(c, nm ? json_object_get_string(nm) : "?")) <= 0)
       return got;
     for (size_t i = 0; i < r->n; i++)
-      c->y[c->nseries - 1][i] = num(ms__json_at(
+      c->y[c->nseries - 1][i] = ms__json_num(ms__json_at(
           json_object_array_get_idx(ms__json_at(frame(r, i), "systems"), j),
           d->path[0]));
   }
@@ -146,7 +147,7 @@ static int phases(struct ms__chart *c, const struct report *r, double **x,
     json_object *e = json_object_array_get_idx(ph, i), *p = ms__json_at(e, "phase");
     (*x)[i] = (double)i;
     (*names)[i] = p ? json_object_get_string(p) : "?";
-    c->y[0][i] = num(ms__json_at(e, "seconds"));
+    c->y[0][i] = ms__json_num(ms__json_at(e, "seconds"));
   }
   return 0;
 }
@@ -196,7 +197,7 @@ static int open_report(const char *path, struct report *r,
     return ms__errf(err, MS_EIO, "%s: the report holds no frames", path);
   if (!(r->t = malloc(r->n * sizeof *r->t)))
     return ms__errf(err, MS_ENOMEM, "out of memory");
-  for (size_t i = 0; i < r->n; i++) r->t[i] = num(ms__json_at(frame(r, i), "time"));
+  for (size_t i = 0; i < r->n; i++) r->t[i] = ms__json_num(ms__json_at(frame(r, i), "time"));
   return MS_OK;
 }
 

@@ -97,6 +97,8 @@ int ms__png_write(const char *path, const uint8_t *rgb, int w, int h,
  * NULL when absent. */
 struct json_object;
 struct json_object *ms__json_at(struct json_object *o, const char *path);
+/* A number; a vector's length; NaN for null or nothing. */
+double ms__json_num(struct json_object *o);
 
 /* ---- plot_draw.c ---------------------------------------------------------*/
 /* Charts of a run's report: lines over time, or bars. */

@@ -38,19 +38,12 @@ static const struct {
     {"stage_ratio", "stage 2 / stage 1", "ratio", 1},
 };
 
-static double num(json_object *o) {
-  return o && (json_object_is_type(o, json_type_double) ||
-               json_object_is_type(o, json_type_int))
-             ? json_object_get_double(o)
-             : NAN;
-}
-
 static double phase_seconds(json_object *root, const char *name) {
   json_object *ph = ms__json_at(root, "timing.phases");
   for (size_t i = 0; ph && i < json_object_array_length(ph); i++) {
     json_object *e = json_object_array_get_idx(ph, i), *p = ms__json_at(e, "phase");
     if (p && !strcmp(json_object_get_string(p), name))
-      return num(ms__json_at(e, "seconds"));
+      return ms__json_num(ms__json_at(e, "seconds"));
   }
   return NAN;
 }
@@ -95,16 +88,16 @@ int ms_report_complete(const char *report, const char *const *overrides,
 }
 
 static void row_of(json_object *r, double *v) {
-  v[C_PEN] = num(ms__json_at(r, "totals.penetration.through_sheet")) +
-             num(ms__json_at(r, "totals.penetration.inside_solid"));
-  v[C_PEN_MAX] = num(ms__json_at(r, "totals.penetration.max"));
-  v[C_CROSS] = num(ms__json_at(r, "totals.penetration.crossings"));
-  v[C_SPEED] = num(ms__json_at(r, "totals.max_speed"));
-  v[C_E0] = num(ms__json_at(r, "totals.energy.start"));
-  v[C_E1] = num(ms__json_at(r, "totals.energy.end"));
-  v[C_RISE] = num(ms__json_at(r, "totals.energy.max_rise"));
-  v[C_STEPS] = num(ms__json_at(r, "totals.steps"));
-  v[C_MS] = 1e3 * num(ms__json_at(r, "timing.total_seconds")) / v[C_STEPS];
+  v[C_PEN] = ms__json_num(ms__json_at(r, "totals.penetration.through_sheet")) +
+             ms__json_num(ms__json_at(r, "totals.penetration.inside_solid"));
+  v[C_PEN_MAX] = ms__json_num(ms__json_at(r, "totals.penetration.max"));
+  v[C_CROSS] = ms__json_num(ms__json_at(r, "totals.penetration.crossings"));
+  v[C_SPEED] = ms__json_num(ms__json_at(r, "totals.max_speed"));
+  v[C_E0] = ms__json_num(ms__json_at(r, "totals.energy.start"));
+  v[C_E1] = ms__json_num(ms__json_at(r, "totals.energy.end"));
+  v[C_RISE] = ms__json_num(ms__json_at(r, "totals.energy.max_rise"));
+  v[C_STEPS] = ms__json_num(ms__json_at(r, "totals.steps"));
+  v[C_MS] = 1e3 * ms__json_num(ms__json_at(r, "timing.total_seconds")) / v[C_STEPS];
   v[C_RATIO] = phase_seconds(r, "stage2") / phase_seconds(r, "stage1");
 }
 

@@ -149,21 +149,14 @@ class Simulation:
         """Write a checkpoint (resume with Simulation(..., resume=path))."""
         self._call(self._sim.checkpoint, str(path))
 
-    @property
-    def time(self):
-        return self._sim.info()["time"]
+    def _clock(key, doc):
+        return property(lambda self: self._sim.info()[key], doc=doc)
 
-    @property
-    def steps(self):
-        return self._sim.info()["steps"]
-
-    @property
-    def frames_done(self):
-        return self._sim.info()["frames_done"]
-
-    @property
-    def frames_total(self):
-        return self._sim.info()["frames_total"]
+    time = _clock("time", "Simulated time [s].")
+    steps = _clock("steps", "Steps taken.")
+    frames_done = _clock("frames_done", "Frames finished.")
+    frames_total = _clock("frames_total", "Frames the run makes.")
+    del _clock
 
     @property
     def done(self):

@@ -10,7 +10,7 @@ trap 'rm -rf "$work"' EXIT
 if [ "$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get install -y -qq --no-install-recommends debhelper devscripts \
-  dpkg-dev >/dev/null
+  dpkg-dev dh-python >/dev/null
 # A clean copy: committed files only.
 git -C "$top" archive --format=tar --prefix=mergesplit/ HEAD | tar -x -C "$work"
 cd "$work/mergesplit"
@@ -31,4 +31,8 @@ for mk in "$top"/plugins/*/local.mk; do
   done
 done
 man -w mergesplit-plugin >/dev/null
+man -w 3 libmergesplit >/dev/null
+# The Python module from the package, on the installed scenes and plugins.
+(cd / && python3 -c "import mergesplit; s = mergesplit.Simulation.from_file('/usr/share/mergesplit/configs/default.cfg'); s.advance(0.1); print(s.systems['cloth'].fields['position'].shape)") |
+  grep -qx "(1024, 3)" || { echo "python3-mergesplit: the import and run failed"; exit 1; }
 echo "debian packages: OK"

@@ -18,5 +18,6 @@ EXTRA_DIST += sdk/mergesplit-plugin.pc.in sdk/mergesplit.pc.in
 exampledir = $(docdir)/example
 dist_example_DATA = sdk/example/dust.c sdk/example/Makefile sdk/example/dust.cfg
 
-# The plugin author guide.
+# The plugin author guide; the core library's guide.
 dist_man7_MANS = sdk/mergesplit-plugin.7
+dist_man3_MANS = sdk/libmergesplit.3

@@ -124,7 +124,7 @@ tests_unit_run_unit_SOURCES = tests/runner.c tests/unit/suites.h \
 	tests/unit/test_iterate.c \
 	tests/unit/test_shapes.c tests/unit/test_mesh_shapes.c \
 	tests/unit/test_settings.c tests/unit/test_overrides.c \
-	tests/unit/test_state.c \
+	tests/unit/test_state.c tests/unit/test_control.c \
 	tests/unit/test_loader.c tests/unit/test_plugin_util.c
 tests_unit_run_unit_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE -I$(srcdir)/tests/unit \
 	$(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)

@@ -50,23 +50,32 @@ static int io_read(void *opaque, void *data, size_t n) {
   return MS_OK;
 }
 
-/* The scene file's bytes, then its overrides (none: the file's hash alone,
- * as before overrides existed). */
-static int scene_hash(const struct ms__scene *sc, uint64_t *out,
-                      struct ms__err *err) {
-  const char *path = sc->path;
+static int hash_file(struct ms__hash *h, const char *path,
+                     struct ms__err *err) {
   FILE *f = fopen(path, "rb");
   if (!f)
     return ms__errf(err, MS_EIO, "%s: cannot read the scene file: %s", path,
                     strerror(errno));
-  struct ms__hash h;
   char buf[65536];
   size_t n;
-  ms__hash_init(&h);
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) ms__hash_update(&h, buf, n);
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) ms__hash_update(h, buf, n);
   int bad = ferror(f);
   fclose(f);
   if (bad) return ms__errf(err, MS_EIO, "%s: cannot read the scene file", path);
+  return MS_OK;
+}
+
+/* The scene file's bytes (or the text of a scene given as text), then its
+ * overrides (none: the file's hash alone, as before overrides existed). */
+static int scene_hash(const struct ms__scene *sc, uint64_t *out,
+                      struct ms__err *err) {
+  struct ms__hash h;
+  ms__hash_init(&h);
+  if (sc->text) ms__hash_update(&h, sc->text, strlen(sc->text));
+  else {
+    int rc = hash_file(&h, sc->path, err);
+    if (rc) return rc;
+  }
   for (size_t i = 0; i < sc->noverrides; i++)
     ms__hash_update(&h, sc->overrides[i], strlen(sc->overrides[i]) + 1);
   *out = ms__hash_final(&h);

@@ -7,10 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The file (--report), and the frames kept in memory for ms_sim_report
+ * (ms_sim_options.keep_report); either may be absent. */
 struct ms__report {
   FILE *f;
   char *path;
   int nframes;
+  FILE *mem;
+  char *membuf;
+  size_t memlen;
 };
 
 const char *const ms__phase_names[MS__PH_COUNT] = {
@@ -54,23 +59,8 @@ void ms__system_totals(const struct ms_sim *S, uint32_t s, double *p,
   *ke = e;
 }
 
-int ms__report_open(struct ms__report **out, const char *path,
-                    const struct ms_sim *S, struct ms__err *err) {
-  struct ms__report *r = calloc(1, sizeof *r);
-  *out = NULL;
-  if (!r || !(r->path = strdup(path))) {
-    free(r);
-    return ms__errf(err, MS_ENOMEM, "out of memory");
-  }
-  if (!(r->f = fopen(path, "w"))) {
-    int e = errno;
-    free(r->path);
-    free(r);
-    return ms__errf(err, MS_EIO, "%s: cannot write the report: %s", path,
-                    strerror(e));
-  }
+static void header(FILE *f, const struct ms_sim *S) {
   const struct ms__scene *sc = &S->scene;
-  FILE *f = r->f;
   fprintf(f, "{\n\"format\": \"mergesplit-report\", \"format_version\": 1,\n");
   fprintf(f, "\"mergesplit_version\": ");
   str(f, ms_version());
@@ -101,6 +91,28 @@ int ms__report_open(struct ms__report **out, const char *path,
     fprintf(f, ", \"particles\": %zu}", S->sys[s].view.count);
   }
   fprintf(f, "],\n\"frames\": [\n");
+}
+
+int ms__report_open(struct ms__report **out, const char *path, int keep,
+                    const struct ms_sim *S, struct ms__err *err) {
+  struct ms__report *r = calloc(1, sizeof *r);
+  *out = NULL;
+  if (!r || (path && !(r->path = strdup(path))) ||
+      (keep && !(r->mem = open_memstream(&r->membuf, &r->memlen)))) {
+    free(r ? r->path : NULL);
+    free(r);
+    return ms__errf(err, MS_ENOMEM, "out of memory");
+  }
+  if (path && !(r->f = fopen(path, "w"))) {
+    int e = errno;
+    if (r->mem) fclose(r->mem);
+    free(r->membuf);
+    free(r->path);
+    free(r);
+    return ms__errf(err, MS_EIO, "%s: cannot write the report: %s", path,
+                    strerror(e));
+  }
+  if (r->f) header(r->f, S);
   *out = r;
   return MS_OK;
 }
@@ -178,9 +190,8 @@ static void counts(FILE *f, const struct ms__counts *c) {
   num(f, c->pen.max_speed);
 }
 
-int ms__report_frame(struct ms__report *r, const struct ms_sim *S) {
-  FILE *f = r->f;
-  fprintf(f, "%s{\"frame\": %lld, \"time\": ", r->nframes ? ",\n" : "",
+static void frame(FILE *f, int first, const struct ms_sim *S) {
+  fprintf(f, "%s{\"frame\": %lld, \"time\": ", first ? "" : ",\n",
           (long long)S->frame);
   num(f, S->stepper.time);
   fprintf(f, ", ");
@@ -228,15 +239,26 @@ int ms__report_frame(struct ms__report *r, const struct ms_sim *S) {
     num(f, heat);
   }
   fprintf(f, "}");
-  r->nframes++;
-  fflush(f);
-  return ferror(f) ? MS_EIO : MS_OK;
 }
 
-int ms__report_close(struct ms__report *r, const struct ms_sim *S,
-                     const char *error) {
-  if (!r) return MS_OK;
-  FILE *f = r->f;
+int ms__report_frame(struct ms__report *r, const struct ms_sim *S) {
+  int bad = 0;
+  if (r->f) {
+    frame(r->f, !r->nframes, S);
+    fflush(r->f);
+    bad = ferror(r->f);
+  }
+  if (r->mem) {
+    frame(r->mem, !r->nframes, S);
+    if (fflush(r->mem) || ferror(r->mem)) return MS_ENOMEM;
+  }
+  r->nframes++;
+  return bad ? MS_EIO : MS_OK;
+}
+
+/* The totals, the timing and the status; closes the document. */
+static void tail(FILE *f, const struct ms_sim *S, const char *status,
+                 const char *error) {
   const struct ms__counts *c = &S->run_counts;
   double total = 0.0;
   for (int p = 0; p < MS__PH_COUNT; p++) total += S->stepper.phase[p];
@@ -276,15 +298,47 @@ int ms__report_close(struct ms__report *r, const struct ms_sim *S,
   num(f, S->out_write_seconds);
   fputc('}', f);
   fprintf(f, "},\n\"status\": ");
-  str(f, error ? "error" : "ok");
+  str(f, status);
   if (error) {
     fprintf(f, ", \"error\": ");
     str(f, error);
   }
   fprintf(f, "\n}\n");
-  int bad = ferror(f);
-  bad |= fclose(f);
+}
+
+int ms__report_close(struct ms__report *r, const struct ms_sim *S,
+                     const char *error) {
+  if (!r) return MS_OK;
+  int bad = 0;
+  if (r->f) {
+    tail(r->f, S, error ? "error" : "ok", error);
+    bad = ferror(r->f);
+    bad |= fclose(r->f);
+  }
+  if (r->mem) fclose(r->mem);
+  free(r->membuf);
   free(r->path);
   free(r);
   return bad ? MS_EIO : MS_OK;
+}
+
+int ms__report_text(const struct ms__report *r, const struct ms_sim *S,
+                    const char *status, const char *error, char **out,
+                    size_t *len) {
+  char *buf = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&buf, &n);
+  if (!f) return MS_ENOMEM;
+  header(f, S);
+  if (r->memlen) fwrite(r->membuf, 1, r->memlen, f);
+  tail(f, S, status, error);
+  int bad = ferror(f);
+  bad |= fclose(f);
+  if (bad) {
+    free(buf);
+    return MS_ENOMEM;
+  }
+  *out = buf;
+  if (len) *len = n;
+  return MS_OK;
 }

@@ -87,7 +87,7 @@ void ms__energy_total(const struct ms_sim *S, struct ms__energy *total);
 /* The run report (--report FILE.json): per-frame totals (momentum and
  * kinetic energy per system, merges, meta-particles, the split energy
  * ledger, plugin statistics) and the per-phase timing table. */
-int ms__report_open(struct ms__report **r, const char *path,
+int ms__report_open(struct ms__report **r, const char *path, int keep,
                     const struct ms_sim *S, struct ms__err *err);
 /* Append the frame just finished. */
 int ms__report_frame(struct ms__report *r, const struct ms_sim *S);
@@ -95,6 +95,11 @@ int ms__report_frame(struct ms__report *r, const struct ms_sim *S);
  * reason the run stopped. */
 int ms__report_close(struct ms__report *r, const struct ms_sim *S,
                      const char *error);
+/* The document as it stands: the header, the frames kept in memory
+ * (keep), the totals so far and `status`; *out malloc'd. */
+int ms__report_text(const struct ms__report *r, const struct ms_sim *S,
+                    const char *status, const char *error, char **out,
+                    size_t *len);
 
 /* Momentum and kinetic energy of system s, summed in particle order. */
 void ms__system_totals(const struct ms_sim *S, uint32_t s, double *p,

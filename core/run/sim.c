@@ -53,10 +53,14 @@ static int write_frame(ms_sim *S) {
   int rc = ms__energy_measure(S);
   if (rc) return rc;
   rc = ms__outputs_frame(S);
-  if (rc == MS_OK && S->rep && ms__report_frame(S->rep, S)) {
+  int bad = rc == MS_OK && S->rep ? ms__report_frame(S->rep, S) : MS_OK;
+  if (bad == MS_EIO) {
     S->rep_failed = 1;
     rc = ms__errf(&S->err, MS_EIO, "%s: cannot write the report: %s",
                   S->opt.report_path, strerror(errno));
+  } else if (bad) {
+    rc = ms__errf(&S->err, bad, "the report in memory: %s",
+                  ms_strerror(bad));
   }
   for (uint32_t s = 0; s < S->nsys; s++) S->sys[s].ctx.nstats = 0;
   ms__memset(&S->stepper.frame_counts, 0, sizeof S->stepper.frame_counts);
@@ -135,7 +139,8 @@ static int plots_report(ms_sim *S) {
   return MS_OK;
 }
 
-static int open_all(ms_sim *S, const char *path) {
+static int open_all(ms_sim *S, const char *path, const char *text,
+                    const char *dir) {
   int rc;
 #ifdef _OPENMP
   if (S->opt.threads > 0) omp_set_num_threads(S->opt.threads);
@@ -143,7 +148,7 @@ static int open_all(ms_sim *S, const char *path) {
 #else
   S->threads = 1;
 #endif
-  if ((rc = ms__scene_load(&S->scene, path, S->opt.overrides,
+  if ((rc = ms__scene_load(&S->scene, path, text, dir, S->opt.overrides,
                             &S->err))) return rc;
   if ((rc = apply_overrides(S))) return rc;
   if ((rc = ms_registry_open(S->opt.plugin_paths, &S->reg)))
@@ -158,14 +163,16 @@ static int open_all(ms_sim *S, const char *path) {
   S->frames_total = S->opt.frames > 0 ? S->opt.frames : S->scene.frames;
   if ((rc = ms__outputs_open(S))) return rc;
   if ((rc = plots_report(S))) return rc;
-  if (S->opt.struct_size && S->opt.report_path &&
-      (rc = ms__report_open(&S->rep, S->opt.report_path, S, &S->err)))
+  if (S->opt.struct_size && (S->opt.report_path || S->opt.keep_report) &&
+      (rc = ms__report_open(&S->rep, S->opt.report_path,
+                            S->opt.keep_report, S, &S->err)))
     return rc;
   return MS_OK;
 }
 
-int ms_sim_open(const char *scene_path, const struct ms_sim_options *opt,
-                ms_sim **out, char *err, size_t errlen) {
+static int open_sim(const char *path, const char *text, const char *dir,
+                    const struct ms_sim_options *opt, ms_sim **out, char *err,
+                    size_t errlen) {
   ms_sim *S = calloc(1, sizeof *S);
   *out = NULL;
   if (!S) {
@@ -173,7 +180,7 @@ int ms_sim_open(const char *scene_path, const struct ms_sim_options *opt,
     return MS_ENOMEM;
   }
   copy_options(S, opt);
-  int rc = open_all(S, scene_path);
+  int rc = open_all(S, path, text, dir);
   if (rc == MS_OK && S->opt.frames >= 0 && !S->opt.resume_path)
     rc = write_frame(S); /* frame 0 */
   if (rc) {
@@ -183,6 +190,23 @@ int ms_sim_open(const char *scene_path, const struct ms_sim_options *opt,
   }
   *out = S;
   return MS_OK;
+}
+
+int ms_sim_open(const char *scene_path, const struct ms_sim_options *opt,
+                ms_sim **out, char *err, size_t errlen) {
+  return open_sim(scene_path, NULL, NULL, opt, out, err, errlen);
+}
+
+int ms_sim_open_string(const char *text, const char *name,
+                       const char *base_dir, const struct ms_sim_options *opt,
+                       ms_sim **out, char *err, size_t errlen) {
+  if (!text) {
+    *out = NULL;
+    if (err && errlen) ms__strlcpy(err, "no scene text (NULL)", errlen);
+    return MS_EINVAL;
+  }
+  return open_sim(name ? name : "<string>", text, base_dir, opt, out, err,
+                  errlen);
 }
 
 /* The frame's end is reached: finish it (its files, the report). */
@@ -361,6 +385,18 @@ void ms_sim_close(ms_sim *S) {
   ms__metrics_free(&S->metrics);
   free(S);
 }
+
+int ms_sim_report(const ms_sim *S, char **json, size_t *len) {
+  *json = NULL;
+  if (!S->rep || !S->opt.keep_report) return MS_ENOTSUP;
+  const char *status = S->err.status                  ? "error"
+                       : S->frame >= S->frames_total ? "ok"
+                                                     : "running";
+  return ms__report_text(S->rep, S, status,
+                         S->err.status ? S->err.msg : NULL, json, len);
+}
+
+void ms_free(void *p) { free(p); }
 
 int ms_sim_metrics(const ms_sim *S, struct ms_metrics *out) {
   struct ms_metrics m;

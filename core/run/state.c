@@ -1,5 +1,6 @@
 /* The systems of a run and their particles, between steps (core.h:
- * ms_sim_system_*, ms_sim_view, ms_sim_field). */
+ * ms_sim_system_*, ms_sim_view, ms_sim_field, ms_sim_add_force). */
+#include <math.h>
 #include <string.h>
 
 #include "run.h"
@@ -39,4 +40,15 @@ int ms_sim_field(const ms_sim *S, uint32_t s, const char *name,
       return MS_OK;
     }
   return MS_ENOENT;
+}
+
+int ms_sim_add_force(ms_sim *S, uint32_t s, const double *force,
+                     size_t count) {
+  if (s >= S->nsys) return MS_ERANGE;
+  if (S->err.status) return S->err.status;
+  struct ms__system *y = &S->sys[s];
+  if (count != y->view.count || (count && !force)) return MS_EINVAL;
+  for (size_t i = 0; i < 3 * count; i++)
+    if (!isfinite(force[i])) return MS_EINVAL;
+  return ms__system_add_force(y, force, count);
 }

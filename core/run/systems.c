@@ -131,6 +131,7 @@ void ms__systems_destroy(struct ms_sim *S) {
     if (y->inst) y->plugin->desc.destroy(y->inst);
     ms__sysmetas_free(&y->sm);
     ms__ctx_free(&y->ctx);
+    free(y->uforce);
   }
   free(S->sys);
   S->sys = NULL;

@@ -471,12 +471,15 @@ static int apply_overrides(struct ms__scene *sc, const char *const *set,
   return MS_OK;
 }
 
-int ms__scene_load(struct ms__scene *sc, const char *path,
-                   const char *const *overrides, struct ms__err *err) {
+int ms__scene_load(struct ms__scene *sc, const char *path, const char *text,
+                   const char *dir, const char *const *overrides,
+                   struct ms__err *err) {
   ms__memset(sc, 0, sizeof *sc);
   sc->path = strdup(path);
-  if (!sc->path) return ms__errf(err, MS_ENOMEM, "out of memory");
-  TRY(ms__cfg_load(&sc->cfg, path, err));
+  if (!sc->path || (text && !(sc->text = strdup(text))))
+    return ms__errf(err, MS_ENOMEM, "out of memory");
+  if (text) TRY(ms__cfg_load_text(&sc->cfg, sc->path, text, dir, err));
+  else TRY(ms__cfg_load(&sc->cfg, path, err));
   sc->loaded = 1;
   TRY(apply_overrides(sc, overrides, err));
   config_setting_t *root = config_root_setting(&sc->cfg);
@@ -504,6 +507,7 @@ void ms__scene_free(struct ms__scene *sc) {
   free(sc->heat_src);
   free(sc->surface_sys);
   free(sc->path);
+  free(sc->text);
   for (size_t i = 0; i < sc->noverrides; i++) free(sc->overrides[i]);
   free(sc->overrides);
   ms__memset(sc, 0, sizeof *sc);

@@ -20,6 +20,10 @@
 /* Parse `path`; on failure the error reads "FILE:LINE: MESSAGE" and cfg
  * is already destroyed. */
 int ms__cfg_load(config_t *cfg, const char *path, struct ms__err *err);
+/* The same for a scene held in memory: `name` (kept by the caller while
+ * cfg lives) names it in errors, @include is relative to dir (NULL: "."). */
+int ms__cfg_load_text(config_t *cfg, const char *name, const char *text,
+                      const char *dir, struct ms__err *err);
 
 /* "FILE:LINE: PATH[.KEY]" for a setting (key may be NULL). */
 void ms__cfg_where(const config_setting_t *s, const char *key, char *buf,
@@ -194,7 +198,8 @@ struct ms__heat_source {
 #define MS__MAX_FRAMES 1e9
 
 struct ms__scene {
-  char *path;
+  char *path;       /* the file, or the name of a scene given as text */
+  char *text;       /* NULL, or the scene's text (ms_sim_open_string) */
   char **overrides; /* "--set KEY=VALUE", in the order applied */
   size_t noverrides;
   config_t cfg;
@@ -245,10 +250,12 @@ struct ms__scene {
   struct ms__sysdesc *sys;
 };
 
-/* Read the scene file at `path`, then apply `overrides` (NULL or a
- * NULL-terminated list of "KEY=VALUE", see ms__cfg_override). */
-int ms__scene_load(struct ms__scene *sc, const char *path,
-                   const char *const *overrides, struct ms__err *err);
+/* Read the scene file at `path` -- or, when text is non-NULL, the scene
+ * `text` so named, @include relative to dir -- then apply `overrides`
+ * (NULL or a NULL-terminated list of "KEY=VALUE", see ms__cfg_override). */
+int ms__scene_load(struct ms__scene *sc, const char *path, const char *text,
+                   const char *dir, const char *const *overrides,
+                   struct ms__err *err);
 void ms__scene_free(struct ms__scene *sc);
 
 #endif

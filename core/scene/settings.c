@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,9 @@ static int lex_line(struct lex *L, const char *p) {
  * relative to `dir`, as libconfig takes them; `from`/`line`: where path
  * was named (NULL for the scene itself).  Integers that would wrap are
  * refused here too, with their file and line. */
+static int scan_lines(FILE *f, const char *path, const char *dir, int depth,
+                      struct ms__err *err);
+
 static int regular_files(const char *path, const char *dir, const char *from,
                          int line, int depth, struct ms__err *err) {
   struct stat st;
@@ -121,7 +125,18 @@ static int regular_files(const char *path, const char *dir, const char *from,
     return ms__errf(err, MS_ECONFIG, "%s: not a regular file", path);
   }
   FILE *f = depth < 10 ? fopen(path, "r") : NULL;
+  if (!f && from && depth < 10) /* libconfig would not name the file */
+    return ms__errf(err, MS_ECONFIG, "%s:%d: @include: cannot open %s: "
+                    "%s", from, line, path, strerror(errno));
   if (!f) return MS_OK; /* libconfig says what is wrong with it */
+  int rc = scan_lines(f, path, dir, depth, err);
+  fclose(f);
+  return rc;
+}
+
+/* The lines of one scene text (file `path`, or a text so named). */
+static int scan_lines(FILE *f, const char *path, const char *dir, int depth,
+                      struct ms__err *err) {
   char *buf = NULL, name[4096], full[8192];
   size_t bufsize = 0;
   int rc = MS_OK, at = 0;
@@ -155,8 +170,40 @@ static int regular_files(const char *path, const char *dir, const char *from,
     rc = regular_files(full, dir, path, at, depth + 1, err);
   }
   free(buf);
-  fclose(f);
   return rc;
+}
+
+/* libconfig's error, "FILE:LINE: WHY" (FILE: the @included file, or
+ * `path`); cfg is destroyed. */
+static int load_failed(config_t *cfg, const char *path, struct ms__err *err) {
+  int rc = ms__errf(err, MS_ECONFIG, "%s:%d: %s",
+                    config_error_file(cfg) ? config_error_file(cfg) : path,
+                    config_error_line(cfg), config_error_text(cfg));
+  config_destroy(cfg); /* on failure too: libconfig keeps what it read */
+  return rc;
+}
+
+int ms__cfg_load_text(config_t *cfg, const char *name, const char *text,
+                      const char *dir, struct ms__err *err) {
+  config_init(cfg);
+  config_set_include_dir(cfg, dir ? dir : ".");
+  size_t n = strlen(text);
+  FILE *f = n ? fmemopen((void *)(uintptr_t)text, n, "r") : NULL;
+  if (n && !f) {
+    config_destroy(cfg);
+    return ms__errf(err, MS_ENOMEM, "out of memory");
+  }
+  int rc = f ? scan_lines(f, name, config_get_include_dir(cfg), 0, err) : 0;
+  if (f) fclose(f);
+  if (rc) {
+    config_destroy(cfg);
+    return rc;
+  }
+  if (config_read_string(cfg, text) != CONFIG_TRUE)
+    return load_failed(cfg, name, err);
+  /* the file ms__cfg_at names for settings of the text */
+  config_setting_set_hook(config_root_setting(cfg), (void *)(uintptr_t)name);
+  return MS_OK;
 }
 
 int ms__cfg_load(config_t *cfg, const char *path, struct ms__err *err) {
@@ -174,13 +221,10 @@ int ms__cfg_load(config_t *cfg, const char *path, struct ms__err *err) {
   int rc = regular_files(path, config_get_include_dir(cfg), NULL, 0, 0, err);
   if (!rc) {
     if (config_read_file(cfg, path) == CONFIG_TRUE) return MS_OK;
-    if (config_error_type(cfg) == CONFIG_ERR_FILE_IO)
-      rc = ms__errf(err, MS_ECONFIG, "%s: cannot read the scene file: %s",
-                    path, strerror(errno));
-    else
-      rc = ms__errf(err, MS_ECONFIG, "%s:%d: %s",
-                    config_error_file(cfg) ? config_error_file(cfg) : path,
-                    config_error_line(cfg), config_error_text(cfg));
+    if (config_error_type(cfg) != CONFIG_ERR_FILE_IO)
+      return load_failed(cfg, path, err);
+    rc = ms__errf(err, MS_ECONFIG, "%s: cannot read the scene file: %s",
+                  path, strerror(errno));
   }
   config_destroy(cfg); /* on failure too: libconfig keeps what it read */
   return rc;
@@ -208,6 +252,10 @@ void ms__cfg_at(const config_setting_t *s, char *buf, size_t len) {
   const char *file = s->file ? s->file
                      : (s->config && s->config->num_filenames)
                          ? s->config->filenames[0]
+                     : (s->config && s->config->root &&
+                        config_setting_get_hook(s->config->root))
+                         ? (const char *)config_setting_get_hook(
+                               s->config->root)
                          : "scene";
   if (s->file && s->line == 0) snprintf(buf, len, "%s", file); /* --set */
   else snprintf(buf, len, "%s:%u", file, s->line);

@@ -385,8 +385,8 @@ static int act_impulses(struct ms__stepper *S) {
   return MS_OK;
 }
 
-static int act_forces(struct ms__stepper *S) {
-  const struct ms__scene *sc = S->scene;
+/* S->fext, zeroed, for every particle. */
+static int fext_zeroed(struct ms__stepper *S) {
   if (S->ntotal > S->cap_fext) {
     size_t c = S->ntotal + S->ntotal / 4 + 64;
     if (ms__grow((void **)&S->fext_store, c, 3 * sizeof(double)))
@@ -395,10 +395,38 @@ static int act_forces(struct ms__stepper *S) {
   }
   S->fext = S->fext_store;
   ms__memset(S->fext, 0, 3 * S->ntotal * sizeof(double));
+  return MS_OK;
+}
+
+static int act_forces(struct ms__stepper *S) {
+  const struct ms__scene *sc = S->scene;
+  TRY(fext_zeroed(S));
   ms__contact_forces(&S->P, S->appr, S->napp,
                      sc->method == MS__METHOD_SPH_FORCE, sc->stiffness,
                      sc->damping, S->fext);
   S->napp = 0;
+  return MS_OK;
+}
+
+/* Forces a caller added for this step (ms_sim_add_force) join the
+ * external forces, and are spent. */
+static int user_forces(struct ms__stepper *S) {
+  int any = 0;
+  for (uint32_t s = 0; s < S->nsys; s++) any |= S->sys[s].uforce_on;
+  if (!any) return MS_OK;
+  if (!S->fext) TRY(fext_zeroed(S));
+  for (uint32_t s = 0; s < S->nsys; s++) {
+    struct ms__system *y = &S->sys[s];
+    if (!y->uforce_on) continue;
+    y->uforce_on = 0;
+    if (y->uforce_n != y->view.count)
+      return ms__errf(S->err, MS_ESTATE, "system '%s': forces were added for "
+                      "%zu particles, but the step begins with %zu (a "
+                      "hand-over changed them)", y->desc->name, y->uforce_n,
+                      y->view.count);
+    double *F = S->fext + 3 * y->offset;
+    for (size_t i = 0; i < 3 * y->uforce_n; i++) F[i] += y->uforce[i];
+  }
   return MS_OK;
 }
 
@@ -507,6 +535,7 @@ int ms__step(struct ms__stepper *S, double t_end) {
   TRY(filter(S));
   TRY(classify(S, m));
   if (m->act) TRY(m->act(S));
+  TRY(user_forces(S));
   struct ms_step st = {.struct_size = sizeof st, .stage = 1,
                        .index = S->step, .time = S->time, .dt = dt,
                        .external_force = NULL};

@@ -82,6 +82,11 @@ struct ms__system {
   struct ms__energy energy; /* at the last measurement */
   int32_t *meta_id; /* output: meta-particle of each particle, last step */
   size_t cap_meta_id;
+  /* Forces a caller added for the next step (ms_sim_add_force): 3 per
+   * particle of the uforce_n the system had then. */
+  double *uforce;
+  size_t uforce_n, cap_uforce;
+  int uforce_on;
 };
 
 /* Attach a plugin's error to err: "WHAT: MESSAGE (system 'N', solver
@@ -90,6 +95,8 @@ int ms__system_fail(const struct ms__system *y, struct ms__err *err,
                     int status, const char *what);
 /* Ask the system for its view again and resolve the required fields. */
 int ms__system_view(struct ms__system *y, struct ms__err *err);
+/* Add forces on the system's n particles for the next step (copied). */
+int ms__system_add_force(struct ms__system *y, const double *f, size_t n);
 
 /* ---- metrics.c -----------------------------------------------------------*/
 /* Penetration and stability metrics (paper Sec. 6.1 comparisons).

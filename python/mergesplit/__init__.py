@@ -13,6 +13,7 @@ advance or run (a solver may move its arrays); an array stays readable
 after close().  Errors raise
 mergesplit.Error with the library's one-line message (.message, .status).
 """
+import json as _json
 import os as _os
 
 from . import _core
@@ -62,20 +63,28 @@ def _build_tree_plugins():
     return [_os.path.normpath(d)] if _os.path.isdir(d) else []
 
 
+def _call(f, *a):
+    """A call into _core, its errors as mergesplit.Error."""
+    try:
+        return f(*a)
+    except _core.Error as e:
+        raise Error(*e.args) from None
+
+
 class _Fields:
     """A system's fields by name: each access reads the current view."""
 
-    def __init__(self, sim, index):
-        self._sim, self._i = sim, index
+    def __init__(self, raw, index):
+        self._raw, self._i = raw, index
 
     def __getitem__(self, name):
-        return self._sim._raw().field(self._i, name)
+        return self._raw.field(self._i, name)
 
     def __contains__(self, name):
         return name in self.keys()
 
     def keys(self):
-        return self._sim._raw().fields(self._i)
+        return self._raw.fields(self._i)
 
     def __iter__(self):
         return iter(self.keys())
@@ -87,9 +96,18 @@ class _Fields:
 class System:
     """One system of the scene: its name, solver and fields."""
 
-    def __init__(self, sim, index, name, solver):
+    def __init__(self, raw, index, name, solver):
+        # the run's _core object, not the Simulation: no reference cycle
         self.index, self.name, self.solver = index, name, solver
-        self.fields = _Fields(sim, index)
+        self.fields = _Fields(raw, index)
+        self._raw = raw
+
+    def add_force(self, force):
+        """Forces [N] on this system's particles over the next step only:
+        an array of (count, 3) floats (or 3 * count); a second call before
+        the step adds to the first.  The solver receives them as external
+        forces; gravity stays the scene's."""
+        _call(self._raw.add_force, self.index, force)
 
     def __repr__(self):
         return "<mergesplit.System %r (%s)>" % (self.name, self.solver)
@@ -99,17 +117,20 @@ class Simulation:
     """A run of a scene.  Use from_file(); close() or a with-block ends it."""
 
     def __init__(self, path, overrides=None, threads=0, frames=0,
-                 output_dir=None, report=None, resume=None, plugin_paths=()):
+                 output_dir=None, report=None, resume=None, plugin_paths=(),
+                 text=None, base_dir=None):
         try:
             self._sim = _core.Sim(str(path), _overrides(overrides), int(threads),
                                   int(frames),
                                   None if output_dir is None else str(output_dir),
                                   None if report is None else str(report),
                                   None if resume is None else str(resume),
-                                  [str(p) for p in plugin_paths] + _build_tree_plugins())
+                                  [str(p) for p in plugin_paths] + _build_tree_plugins(),
+                                  None if text is None else str(text),
+                                  None if base_dir is None else str(base_dir))
         except _core.Error as e:
             raise Error(*e.args) from None
-        self.systems = {n: System(self, i, n, s)
+        self.systems = {n: System(self._sim, i, n, s)
                         for i, (n, s) in enumerate(self._sim.systems())}
 
     @classmethod
@@ -120,34 +141,34 @@ class Simulation:
         resume, plugin_paths."""
         return cls(path, overrides, **options)
 
-    def _raw(self):
-        return self._sim
-
-    def _call(self, f, *a):
-        try:
-            return f(*a)
-        except _core.Error as e:
-            raise Error(*e.args) from None
+    @classmethod
+    def from_string(cls, text, overrides=None, name="<string>", base_dir=None,
+                    **options):
+        """Open a scene given as text, in the scene file's syntax; errors
+        name it `name` ("NAME:LINE: ..."), @include is relative to base_dir
+        (default: the working directory); overrides and options as in
+        from_file()."""
+        return cls(name, overrides, text=text, base_dir=base_dir, **options)
 
     def step(self):
         """One step (a frame that ends is written)."""
-        self._call(self._sim.step)
+        _call(self._sim.step)
 
     def frame(self):
         """Finish the next frame."""
-        self._call(self._sim.frame)
+        _call(self._sim.frame)
 
     def advance(self, t):
         """Step until the simulated time reaches t (no step is shortened)."""
-        self._call(self._sim.advance, float(t))
+        _call(self._sim.advance, float(t))
 
     def run(self):
         """Every remaining frame."""
-        self._call(self._sim.run)
+        _call(self._sim.run)
 
     def checkpoint(self, path):
         """Write a checkpoint (resume with Simulation(..., resume=path))."""
-        self._call(self._sim.checkpoint, str(path))
+        _call(self._sim.checkpoint, str(path))
 
     def _clock(key, doc):
         return property(lambda self: self._sim.info()[key], doc=doc)
@@ -162,6 +183,15 @@ class Simulation:
     def done(self):
         i = self._sim.info()
         return i["frames_done"] >= i["frames_total"]
+
+    @property
+    def report(self):
+        """The run's report as it stands, a dict: the JSON document
+        `mergesplit run --report` writes -- "frames" (one dict per frame
+        finished: energy, momentum per system, merges, penetrations, ...),
+        "totals", "timing" (seconds and ms per step per phase) and
+        "status" ("running" while frames remain)."""
+        return _json.loads(_call(self._sim.report))
 
     @property
     def metrics(self):

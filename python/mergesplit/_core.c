@@ -87,14 +87,15 @@ static const char **strings(PyObject *list, const char *what,
 static int Sim_init(SimObject *self, PyObject *args, PyObject *kw) {
   static char *names[] = {"path", "overrides", "threads", "frames",
                           "output_dir", "report", "resume", "plugin_paths",
-                          NULL};
+                          "text", "base_dir", NULL};
   const char *path, *out = NULL, *report = NULL, *resume = NULL;
+  const char *text = NULL, *dir = NULL;
   PyObject *ov = Py_None, *pp = Py_None;
   int threads = 0;
   long long frames = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "s|OiLzzzO", names, &path, &ov,
-                                   &threads, &frames, &out, &report, &resume,
-                                   &pp))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "s|OiLzzzOzz", names, &path,
+                                   &ov, &threads, &frames, &out, &report,
+                                   &resume, &pp, &text, &dir))
     return -1;
   if (self->sim || self->closed) {
     PyErr_SetString(PyExc_RuntimeError, "the simulation is already open");
@@ -108,11 +109,14 @@ static int Sim_init(SimObject *self, PyObject *args, PyObject *kw) {
                                .frames = frames, .output_dir = out,
                                .no_output = out == NULL, .report_path = report,
                                .resume_path = resume, .plugin_paths = p,
-                               .overrides = o, .verbosity = MS_SINK_ERROR};
+                               .overrides = o, .verbosity = MS_SINK_ERROR,
+                               .keep_report = 1};
   char err[2048];
   int rc;
   Py_BEGIN_ALLOW_THREADS
-  rc = ms_sim_open(path, &opt, &self->sim, err, sizeof err);
+  rc = text ? ms_sim_open_string(text, path, dir, &opt, &self->sim, err,
+                                 sizeof err)
+            : ms_sim_open(path, &opt, &self->sim, err, sizeof err);
   Py_END_ALLOW_THREADS
   PyMem_Free(o), PyMem_Free(p);
   Py_XDECREF(ko), Py_XDECREF(kp);
@@ -294,6 +298,48 @@ static PyObject *Sim_checkpoint(SimObject *self, PyObject *arg) {
   Py_RETURN_NONE;
 }
 
+/* add_force(s, forces): any array-like of 3 * count floats. */
+static PyObject *Sim_add_force(SimObject *self, PyObject *args) {
+  unsigned int s;
+  PyObject *obj;
+  if (!PyArg_ParseTuple(args, "IO", &s, &obj) || !open_ok(self)) return NULL;
+  PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(
+      obj, NPY_FLOAT64, 0, 2, NPY_ARRAY_IN_ARRAY);
+  if (!a) return NULL;
+  npy_intp n = PyArray_SIZE(a);
+  struct ms_view v;
+  int rc = ms_sim_view(self->sim, s, &v);
+  if (rc == MS_OK && (n % 3 || (size_t)(n / 3) != v.count)) {
+    Py_DECREF(a);
+    return PyErr_Format(PyExc_ValueError, "add_force: system '%s' has %zu "
+                        "particles: give %zu x 3 forces, not %zd values",
+                        ms_sim_system_name(self->sim, s), v.count, v.count,
+                        (Py_ssize_t)n);
+  }
+  if (rc == MS_OK)
+    rc = ms_sim_add_force(self->sim, s, PyArray_DATA(a), (size_t)(n / 3));
+  Py_DECREF(a);
+  if (rc == MS_ERANGE) return PyErr_Format(PyExc_IndexError, "no system %u", s);
+  if (rc == MS_EINVAL)
+    return PyErr_Format(PyExc_ValueError, "add_force: a force that is not "
+                        "finite (system '%s')", ms_sim_system_name(self->sim, s));
+  if (rc) return fail(rc, ms_sim_error(self->sim));
+  Py_RETURN_NONE;
+}
+
+/* The report as it stands, a JSON str. */
+static PyObject *Sim_report(SimObject *self, PyObject *unused) {
+  (void)unused;
+  if (!open_ok(self)) return NULL;
+  char *json;
+  size_t len;
+  int rc = ms_sim_report(self->sim, &json, &len);
+  if (rc) return fail(rc, "the report is not available");
+  PyObject *r = PyUnicode_DecodeUTF8(json, (Py_ssize_t)len, "replace");
+  ms_free(json);
+  return r;
+}
+
 static PyMethodDef Sim_methods[] = {
     {"close", (PyCFunction)Sim_close, METH_NOARGS, "Close the run (frees it)."},
     {"step", (PyCFunction)Sim_step, METH_NOARGS, "One step."},
@@ -309,6 +355,10 @@ static PyMethodDef Sim_methods[] = {
     {"metrics", (PyCFunction)Sim_metrics, METH_NOARGS, "The run's figures."},
     {"checkpoint", (PyCFunction)Sim_checkpoint, METH_O,
      "Write a checkpoint to path."},
+    {"add_force", (PyCFunction)Sim_add_force, METH_VARARGS,
+     "add_force(s, forces): forces on system s over the next step."},
+    {"report", (PyCFunction)Sim_report, METH_NOARGS,
+     "The report as it stands (JSON)."},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject SimType = {

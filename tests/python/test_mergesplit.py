@@ -4,6 +4,7 @@ Each check compares with the C library or the command line: a run driven
 from Python is the `mergesplit run` of the same scene bit for bit, the
 arrays are the frames written, a velocity written is the next step's.
 """
+import json
 import math
 import os
 import subprocess
@@ -11,6 +12,7 @@ import sys
 import tempfile
 import threading
 import time
+import tracemalloc
 
 import numpy as np
 
@@ -215,21 +217,100 @@ check(np.array_equal(x, kept) and
       "run is freed with the last array), and the run refuses to step")
 del x
 
+# ---- a scene as text -------------------------------------------------------
+text = open(TWO_BALLS).read()
+with mergesplit.Simulation.from_file(TWO_BALLS, frames=3) as a, \
+        mergesplit.Simulation.from_string(text, frames=3) as b, \
+        mergesplit.Simulation.from_string('@include "two_balls.cfg"\n',
+                                          base_dir=CONFIGS, frames=3) as c:
+    a.run(), b.run(), c.run()
+    same = all(np.array_equal(a.systems[k].fields[f], o.systems[k].fields[f])
+               for o in (b, c) for k in a.systems for f in ("position", "velocity"))
+    check(same and a.steps == b.steps == c.steps > 3,
+          "from_string(the file's text) and a text that @includes it from "
+          "base_dir: the file's run, bitwise")
+e = raises(lambda: mergesplit.Simulation.from_string(
+    "scene = {\n  fps = -1.0;\n};\nsystems = ();\n", name="mine.cfg"),
+    mergesplit.Error)
+check(e is not None and e.message == "mine.cfg:2: scene.fps: must be > 0 (got -1)",
+      "a bad text raises with NAME:LINE", e)
+
+# ---- forces for the next step ---------------------------------------------
+with mergesplit.Simulation.from_file(TWO_BALLS, frames=1) as a, \
+        mergesplit.Simulation.from_file(TWO_BALLS, frames=1) as b:
+    left = b.systems["left"]
+    m = left.fields["mass"].copy()
+    F = np.zeros((len(m), 3))
+    F[:, 1] = 0.02 * np.arange(len(m))
+    left.add_force(F)
+    t0 = a.time
+    a.step(), b.step()
+    dt = a.time - t0
+    va, vb = a.systems["left"].fields["velocity"], left.fields["velocity"]
+    want = F * dt / m[:, None]
+    err = np.abs((vb - va) - want).max()
+    check(b.time == a.time and err <= 1e-15 * (np.abs(va).max() + np.abs(want).max())
+          and np.array_equal(a.systems["right"].fields["velocity"],
+                             b.systems["right"].fields["velocity"]),
+          "add_force: the next step's velocity changes by F dt / m "
+          "(largest error %.1e m/s), the other system's not at all" % err)
+    d0 = (vb - va).copy()
+    a.step(), b.step()
+    check(np.abs((b.systems["left"].fields["velocity"] -
+                  a.systems["left"].fields["velocity"]) - d0).max() <= 1e-15,
+          "... and the force is spent after that step")
+    e1 = raises(lambda: left.add_force(np.zeros((3, 3))), ValueError)
+    e2 = raises(lambda: left.add_force(np.full((len(m), 3), np.nan)), ValueError)
+    check(e1 is not None and "has %d particles" % len(m) in str(e1) and
+          e2 is not None and "not finite" in str(e2),
+          "add_force of the wrong shape or not finite raises ValueError", (e1, e2))
+
+# ---- the report as dicts --------------------------------------------------
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "r.json")
+    with mergesplit.Simulation.from_file(TWO_BALLS, frames=3, report=path) as s:
+        s.frame()
+        r1 = s.report
+        s.run()
+        r3 = s.report
+    with open(path) as fh:
+        f = json.load(fh)
+    check(r1["status"] == "running" and
+          [x["frame"] for x in r1["frames"]] == [0, 1] and r3 == f and
+          r3["status"] == "ok" and len(r3["frames"]) == 4,
+          "sim.report: the frames so far while running; at the end the "
+          "dict of the --report file, equal")
+    check(abs(sum(p["seconds"] for p in r3["timing"]["phases"]) -
+              r3["timing"]["total_seconds"]) < 1e-9 and
+          r3["totals"]["steps"] == r3["timing"]["steps"] > 0,
+          "the report's timings: the phases add to the total")
+
 # ---- no leak over 1000 open/close cycles ----------------------------------
 def rss():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-for _ in range(50):
-    mergesplit.Simulation.from_file(TWO_BALLS).close()
-r0 = rss()
-for _ in range(1000):
+def cycle():
     with mergesplit.Simulation.from_file(TWO_BALLS) as s:
         s.systems["left"].fields["position"].sum()
-r1 = rss()
-check(r1 - r0 < 4 << 20, "1000 open/close cycles: resident memory grows %.2f "
-      "MiB (< 4)" % ((r1 - r0) / 2 ** 20))
+        s.systems["left"].add_force(np.zeros((len(s.systems["left"].fields["mass"]), 3)))
+        s.step()
+        s.report
+
+
+for _ in range(50):
+    cycle()
+tracemalloc.start()
+r0, t0 = rss(), tracemalloc.get_traced_memory()[0]
+for _ in range(1000):
+    cycle()
+r1, t1 = rss(), tracemalloc.get_traced_memory()[0]
+tracemalloc.stop()
+check(r1 - r0 < 4 << 20, "1000 open/step/report/close cycles: resident memory "
+      "grows %.2f MiB (< 4)" % ((r1 - r0) / 2 ** 20))
+check(t1 - t0 < 4 << 10, "... Python objects (tracemalloc) grow %d bytes "
+      "(< 4 KiB)" % (t1 - t0))
 
 print("1..%d" % n)
 sys.exit(1 if failed else 0)

@@ -16,6 +16,7 @@
   X(settings)        \
   X(overrides)       \
   X(state)           \
+  X(control)         \
   X(loader)          \
   X(plugin_util)
 

@@ -13,7 +13,7 @@
 #include <mergesplit/core.h>
 
 #include "../../core/io/io.h"
-#include "suites.h"
+#include "testutil.h"
 
 static ms_sim *open_scene(const char *name, int64_t frames, const char *out) {
   char path[4096], err[2048];
@@ -27,8 +27,7 @@ static ms_sim *open_scene(const char *name, int64_t frames, const char *out) {
   return sim;
 }
 
-/* Every system's positions and velocities, packed. */
-static double *state(const ms_sim *sim, size_t *n) {
+double *t_sim_state(const ms_sim *sim, size_t *n) {
   size_t total = 0;
   for (uint32_t s = 0; s < ms_sim_system_count(sim); s++) {
     struct ms_view v;
@@ -57,7 +56,7 @@ START_TEST(stepping_is_the_run) {
   double *x[3];
   ms_sim *a = open_scene("default.cfg", 6, NULL);
   ck_assert_int_eq(ms_sim_run(a), MS_OK);
-  x[0] = state(a, &n[0]);
+  x[0] = t_sim_state(a, &n[0]);
   uint64_t steps = ms_sim_steps(a);
   ms_sim_close(a);
 
@@ -76,7 +75,7 @@ START_TEST(stepping_is_the_run) {
   }
   ck_assert_int_eq(ms_sim_step(b), MS_OK); /* past the end: nothing */
   ck_assert_uint_eq(ms_sim_steps(b), steps);
-  x[1] = state(b, &n[1]);
+  x[1] = t_sim_state(b, &n[1]);
   ms_sim_close(b);
 
   ms_sim *c = open_scene("default.cfg", 6, NULL);
@@ -90,7 +89,7 @@ START_TEST(stepping_is_the_run) {
   ck_assert_double_eq(ms_sim_time(c), 0.1);
   ck_assert_int_eq(ms_sim_advance(c, 1e9), MS_OK); /* stops at the end */
   ck_assert_int_eq(ms_sim_frames_done(c), 6);
-  x[2] = state(c, &n[2]);
+  x[2] = t_sim_state(c, &n[2]);
   ms_sim_close(c);
 
   ck_assert_uint_eq(n[0], n[1]);

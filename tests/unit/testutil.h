@@ -5,6 +5,7 @@
 #include <check.h>
 #include <math.h>
 
+#include <mergesplit/core.h>
 #include <mergesplit/status.h>
 
 #include "../../core/base/base.h"
@@ -15,6 +16,10 @@
  * error line in msg (when not NULL). */
 size_t t_sample_shape(const char *text, double h, size_t max, double **xyz,
                       int *rc, char *msg, size_t len);
+
+/* Every system's positions and velocities, packed, 6 doubles a particle
+ * (test_state.c); *n the doubles; the caller frees. */
+double *t_sim_state(const ms_sim *sim, size_t *n);
 
 /* |a - b| <= tol * max(|b|, floor) */
 #define ck_assert_rel(a, b, tol, floor_)                                   \

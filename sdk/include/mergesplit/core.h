@@ -150,6 +150,10 @@ struct ms_sim_options {
    * ("--set KEY=VALUE: ...").  A checkpoint records them: resuming needs
    * the same list. */
   const char *const *overrides;
+  /* ---- appended in 0.3 (the report in memory) ---- */
+  /* 1: keep the report's frames in memory for ms_sim_report (with or
+   * without report_path); 0: ms_sim_report is not supported. */
+  int keep_report;
 };
 
 #define MS_DEFAULT_MAX_PARTICLES 50000000u
@@ -269,6 +273,41 @@ MS_API int ms_sim_view(const ms_sim *sim, uint32_t s, struct ms_view *out);
  * NULL); MS_ENOENT when the view has no such field. */
 MS_API int ms_sim_field(const ms_sim *sim, uint32_t s, const char *name,
                         struct ms_field *out, size_t *count);
+
+/* ---- scenes from text, forces, the report (appended in 0.3) ----------- */
+
+/* ms_sim_open for a scene held in memory: `text` in the scene file's
+ * syntax (copied).  `name` is what errors and the report call it
+ * ("NAME:LINE: ..."; NULL: "<string>"); @include names files relative to
+ * `base_dir` (NULL: the working directory).  A checkpoint records a hash
+ * of the text: a resume needs the same text and overrides. */
+MS_API int ms_sim_open_string(const char *text, const char *name,
+                              const char *base_dir,
+                              const struct ms_sim_options *opt, ms_sim **out,
+                              char *err, size_t errlen);
+/* Forces [N] on system s's particles over the next step only: `force`
+ * holds 3 * count doubles (copied), count the system's particles now; a
+ * second call before the step adds to the first.  The plugin receives
+ * them in step->external_force (plugin.h) with any other external force,
+ * in every stage of the step; a member of a meta-particle passes its
+ * force to the meta-particle as the plugin's integrate() does.  Gravity
+ * stays the scene's.  MS_EINVAL (nothing added) when count differs from
+ * the system's particle count or a value is not finite; MS_ERANGE past
+ * the last system.  Should a hand-over at the step's start change the
+ * system's particle count, the step fails (MS_ESTATE), naming it.  A
+ * checkpoint does not record forces not yet spent. */
+MS_API int ms_sim_add_force(ms_sim *sim, uint32_t s, const double *force,
+                            size_t count);
+/* The run's report -- the JSON document --report writes (format_version
+ * 1) -- as it stands now: the frames finished so far, the totals and the
+ * timing up to now, and "status": "running" while frames remain, "ok"
+ * once every frame is done, "error" (with "error") after a failure.
+ * Needs ms_sim_options.keep_report (else MS_ENOTSUP).  *json is
+ * NUL-terminated and the caller's, to release with ms_free(); *len its
+ * length in bytes (len may be NULL). */
+MS_API int ms_sim_report(const ms_sim *sim, char **json, size_t *len);
+/* Release memory the library handed to the caller. */
+MS_API void ms_free(void *p);
 
 /* ---- previews ---------------------------------------------------------- */
 

@@ -33,6 +33,6 @@ done
 man -w mergesplit-plugin >/dev/null
 man -w 3 libmergesplit >/dev/null
 # The Python module from the package, on the installed scenes and plugins.
-(cd / && python3 -c "import mergesplit; s = mergesplit.Simulation.from_file('/usr/share/mergesplit/configs/default.cfg'); s.advance(0.1); print(s.systems['cloth'].fields['position'].shape)") |
+(cd / && /usr/bin/python3 -c "import mergesplit; s = mergesplit.Simulation.from_file('/usr/share/mergesplit/configs/default.cfg'); s.advance(0.1); print(s.systems['cloth'].fields['position'].shape)") |
   grep -qx "(1024, 3)" || { echo "python3-mergesplit: the import and run failed"; exit 1; }
 echo "debian packages: OK"

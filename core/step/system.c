@@ -99,12 +99,12 @@ int ms__system_view(struct ms__system *y, struct ms__err *err) {
 }
 
 int ms__system_add_force(struct ms__system *y, const double *f, size_t n) {
+  int fresh = !y->uforce_on || y->uforce_n != n;
   if (n > y->cap_uforce) {
     if (ms__grow((void **)&y->uforce, n, 3 * sizeof(double))) return MS_ENOMEM;
     y->cap_uforce = n;
   }
-  if (!y->uforce_on || y->uforce_n != n)
-    ms__memset(y->uforce, 0, 3 * n * sizeof(double));
+  if (n && fresh) ms__memset(y->uforce, 0, 3 * n * sizeof(double));
   for (size_t i = 0; i < 3 * n; i++) y->uforce[i] += f[i];
   y->uforce_n = n;
   y->uforce_on = 1;

@@ -118,7 +118,7 @@ class Simulation:
 
     def __init__(self, path, overrides=None, threads=0, frames=0,
                  output_dir=None, report=None, resume=None, plugin_paths=(),
-                 text=None, base_dir=None):
+                 text=None, base_dir=None, keep_report=True):
         try:
             self._sim = _core.Sim(str(path), _overrides(overrides), int(threads),
                                   int(frames),
@@ -127,7 +127,8 @@ class Simulation:
                                   None if resume is None else str(resume),
                                   [str(p) for p in plugin_paths] + _build_tree_plugins(),
                                   None if text is None else str(text),
-                                  None if base_dir is None else str(base_dir))
+                                  None if base_dir is None else str(base_dir),
+                                  bool(keep_report))
         except _core.Error as e:
             raise Error(*e.args) from None
         self.systems = {n: System(self._sim, i, n, s)
@@ -138,7 +139,9 @@ class Simulation:
         """Open the scene file at path; overrides: {"KEY": value} or
         ["KEY=VALUE"], as mergesplit run --set; options: threads, frames,
         output_dir (frames written there; none by default), report,
-        resume, plugin_paths."""
+        resume, plugin_paths, keep_report (default True: sim.report
+        holds every frame in memory, about 2 kB each; False for very
+        long runs)."""
         return cls(path, overrides, **options)
 
     @classmethod

@@ -87,15 +87,15 @@ static const char **strings(PyObject *list, const char *what,
 static int Sim_init(SimObject *self, PyObject *args, PyObject *kw) {
   static char *names[] = {"path", "overrides", "threads", "frames",
                           "output_dir", "report", "resume", "plugin_paths",
-                          "text", "base_dir", NULL};
+                          "text", "base_dir", "keep_report", NULL};
   const char *path, *out = NULL, *report = NULL, *resume = NULL;
   const char *text = NULL, *dir = NULL;
   PyObject *ov = Py_None, *pp = Py_None;
-  int threads = 0;
+  int threads = 0, keep = 1;
   long long frames = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "s|OiLzzzOzz", names, &path,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "s|OiLzzzOzzp", names, &path,
                                    &ov, &threads, &frames, &out, &report,
-                                   &resume, &pp, &text, &dir))
+                                   &resume, &pp, &text, &dir, &keep))
     return -1;
   if (self->sim || self->closed) {
     PyErr_SetString(PyExc_RuntimeError, "the simulation is already open");
@@ -110,7 +110,7 @@ static int Sim_init(SimObject *self, PyObject *args, PyObject *kw) {
                                .no_output = out == NULL, .report_path = report,
                                .resume_path = resume, .plugin_paths = p,
                                .overrides = o, .verbosity = MS_SINK_ERROR,
-                               .keep_report = 1};
+                               .keep_report = keep};
   char err[2048];
   int rc;
   Py_BEGIN_ALLOW_THREADS
@@ -334,7 +334,10 @@ static PyObject *Sim_report(SimObject *self, PyObject *unused) {
   char *json;
   size_t len;
   int rc = ms_sim_report(self->sim, &json, &len);
-  if (rc) return fail(rc, "the report is not available");
+  if (rc == MS_ENOTSUP)
+    return fail(rc, "the report is not kept: open the simulation with "
+                "keep_report=True");
+  if (rc) return fail(rc, "the report: out of memory");
   PyObject *r = PyUnicode_DecodeUTF8(json, (Py_ssize_t)len, "replace");
   ms_free(json);
   return r;

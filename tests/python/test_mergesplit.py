@@ -280,6 +280,11 @@ with tempfile.TemporaryDirectory() as tmp:
           r3["status"] == "ok" and len(r3["frames"]) == 4,
           "sim.report: the frames so far while running; at the end the "
           "dict of the --report file, equal")
+    with mergesplit.Simulation.from_file(TWO_BALLS, frames=1,
+                                         keep_report=False) as s:
+        e = raises(lambda: s.report, mergesplit.Error)
+    check(e is not None and "keep_report=True" in e.message,
+          "keep_report=False: sim.report raises, saying how to keep it", e)
     check(abs(sum(p["seconds"] for p in r3["timing"]["phases"]) -
               r3["timing"]["total_seconds"]) < 1e-9 and
           r3["totals"]["steps"] == r3["timing"]["steps"] > 0,

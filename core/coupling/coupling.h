@@ -61,8 +61,17 @@ static inline int ms__rule_separating(double vn, double tol) {
  * With a size limit, a pair may join two different groups, or a group and a
  * particle whose partners were all taken.  On request such a particle gets a
  * group of its own (after the merged ones), so that the pairs between
- * groups can be resolved by contact impulses (contacts.h). */
+ * groups can be resolved by contact impulses (contacts.h).
+ *
+ * The size limits: by default drawn from `rng` in the order groups start
+ * (coupling.group_draws = "sequence").  With per_group set, the group
+ * that particle p starts draws its limit from a stream of its own,
+ * (key[0], key[1], key[2] * 2^32 + p): a connected component of the pair
+ * graph is then grouped the same whatever else the graph holds, which a
+ * run divided over ranks needs (doc/distributed.md, section 2.1). */
 struct ms__groups {
+  int per_group;    /* draws keyed by the starting particle */
+  uint64_t key[3];  /* with per_group: seed, step, stage */
   uint32_t count;   /* groups */
   uint32_t merged;  /* [0, merged): >= 2 particles; the rest: one each */
   uint32_t *offset; /* count + 1 */

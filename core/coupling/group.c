@@ -94,6 +94,16 @@ static void add_singles(struct ms__groups *G, const uint32_t *pairs,
   }
 }
 
+/* The size limit of the group particle p starts. */
+static uint32_t draw_limit(const struct ms__groups *G, uint32_t p,
+                           uint32_t n_min, uint32_t n_max,
+                           struct ms__rng *rng) {
+  if (!G->per_group) return (uint32_t)ms__rng_range(rng, n_min, n_max);
+  struct ms__rng own;
+  ms__rng_seed(&own, G->key[0], G->key[1], (G->key[2] << 32) | p);
+  return (uint32_t)ms__rng_range(&own, n_min, n_max);
+}
+
 int ms__group(struct ms__groups *G, size_t n, const uint32_t *pairs,
               size_t npairs, uint32_t n_min, uint32_t n_max, int singles,
               struct ms__rng *rng) {
@@ -108,8 +118,8 @@ int ms__group(struct ms__groups *G, size_t n, const uint32_t *pairs,
   uint32_t size_total = 0;
   for (uint32_t p = 0; p < n; p++) {
     if (mark[p] != UNSET || off[p] == off[p + 1]) continue;
-    uint32_t limit = n_max == 0 ? UINT32_MAX
-                                : (uint32_t)ms__rng_range(rng, n_min, n_max);
+    uint32_t limit = n_max == 0 ? UINT32_MAX : draw_limit(G, p, n_min, n_max,
+                                                         rng);
     uint32_t *q = mem + size_total, size = 1, head = 0;
     q[0] = p;
     mark[p] = G->count;

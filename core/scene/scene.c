@@ -153,7 +153,7 @@ static int parse_iterations(struct ms__scene *sc, config_setting_t *g,
 static int parse_coupling(struct ms__scene *sc, config_setting_t *root,
                           struct ms__err *err) {
   config_setting_t *g = ms__cfg_get(root, "coupling");
-  const char *method, *unmerged, *sync;
+  const char *method, *unmerged, *sync, *draws;
   int64_t nmin, nmax;
   if (g && !config_setting_is_group(g))
     return ms__cfg_fail(err, g, NULL, "must be a group { ... }");
@@ -177,6 +177,11 @@ static int parse_coupling(struct ms__scene *sc, config_setting_t *root,
     return ms__cfg_fail(err, g, "unmerged_pairs", "must be \"impulse\" or "
                         "\"ignore\" (got \"%s\")", unmerged);
   sc->unmerged_impulses = !strcmp(unmerged, "impulse");
+  TRY(ms__cfg_string(g, "group_draws", "sequence", &draws, err));
+  if (strcmp(draws, "sequence") && strcmp(draws, "per_group"))
+    return ms__cfg_fail(err, g, "group_draws", "must be \"sequence\" or "
+                        "\"per_group\" (got \"%s\")", draws);
+  sc->group_per_group = !strcmp(draws, "per_group");
   TRY(ms__cfg_double(g, "conductance", 0.0, &sc->conductance, err));
   if (!(sc->conductance >= 0.0 && isfinite(sc->conductance)))
     return ms__cfg_fail(err, g, "conductance", "must be >= 0 and finite (got "

@@ -223,6 +223,7 @@ struct ms__scene {
   uint32_t stages;
   int two_stage;
   int unmerged_impulses; /* unmerged_pairs = "impulse" (contacts.h) */
+  int group_per_group;   /* group_draws = "per_group" (group.c) */
   double contact_restitution;
   double conductance;       /* [W/K] per touching pair of heat systems */
   double heat_reach;        /* [m]: heat pairs are the pairs whose surfaces

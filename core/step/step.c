@@ -253,8 +253,13 @@ static int unmerged_impulses(const struct ms__scene *sc) {
 static int merge_pairs(struct ms__stepper *S, const struct ms_step *st) {
   const struct ms__scene *sc = S->scene;
   struct ms__rng rng;
-  /* One stream per (seed, step, stage): reproducible, checkpoint-free. */
+  /* One stream per (seed, step, stage): reproducible, checkpoint-free;
+   * or one per group started (coupling.group_draws). */
   ms__rng_seed(&rng, sc->seed, S->step, st->stage);
+  S->groups.per_group = sc->group_per_group;
+  S->groups.key[0] = sc->seed;
+  S->groups.key[1] = S->step;
+  S->groups.key[2] = st->stage;
   if (ms__group(&S->groups, S->ntotal, S->appr, S->napp, sc->n_min, sc->n_max,
                 unmerged_impulses(sc), &rng) ||
       ms__metaset_build(&S->metas, &S->groups, &S->P))

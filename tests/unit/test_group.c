@@ -130,6 +130,61 @@ START_TEST(deterministic_for_threads_and_seed) {
 }
 END_TEST
 
+/* Graphs a (even ids) and b (odd ids) interleaved into one: grouped
+ * together, and each alone, with draws of the given kind; 1 when every
+ * group of the whole is, member for member, a group of a or of b alone. */
+static int components_alone(int per_group, size_t *ngroups) {
+  size_t n = 3000;
+  double *x;
+  struct ms__detect da = make_pairs(n, 11, &x);
+  free(x);
+  struct ms__detect db = make_pairs(n, 12, &x);
+  free(x);
+  size_t na = da.npairs, nb = db.npairs;
+  uint32_t *all = malloc(2 * (na + nb) * sizeof *all);
+  uint32_t *pa = all, *pb = all + 2 * na;
+  for (size_t k = 0; k < 2 * na; k++) pa[k] = 2 * da.pairs[k];
+  for (size_t k = 0; k < 2 * nb; k++) pb[k] = 2 * db.pairs[k] + 1;
+  struct ms__groups W = {0}, A = {0}, B = {0};
+  struct ms__groups *g[3] = {&W, &A, &B};
+  for (int i = 0; i < 3; i++) {
+    g[i]->per_group = per_group;
+    g[i]->key[0] = 77, g[i]->key[1] = 5, g[i]->key[2] = 1;
+  }
+  struct ms__rng r[3];
+  for (int i = 0; i < 3; i++) ms__rng_seed(&r[i], 77, 5, 1);
+  ck_assert_int_eq(ms__group(&W, 2 * n, all, na + nb, 8, 64, 0, &r[0]), 0);
+  ck_assert_int_eq(ms__group(&A, 2 * n, pa, na, 8, 64, 0, &r[1]), 0);
+  ck_assert_int_eq(ms__group(&B, 2 * n, pb, nb, 8, 64, 0, &r[2]), 0);
+  *ngroups = W.count;
+  int same = W.count == A.count + B.count;
+  for (uint32_t k = 0; same && k < W.count; k++) {
+    const uint32_t *m = W.member + W.offset[k];
+    uint32_t K = W.offset[k + 1] - W.offset[k];
+    const struct ms__groups *h = m[0] % 2 ? &B : &A;
+    uint32_t j = h->mark[m[0]]; /* the group m[0] is in, there */
+    same = j != UINT32_MAX && h->offset[j + 1] - h->offset[j] == K &&
+           !memcmp(h->member + h->offset[j], m, K * sizeof *m);
+  }
+  free(all);
+  ms__groups_free(&W), ms__groups_free(&A), ms__groups_free(&B);
+  ms__detect_free(&da), ms__detect_free(&db);
+  return same;
+}
+
+/* coupling.group_draws = "per_group": a component is grouped as it would
+ * be alone (what a run divided over ranks needs); the sequence of draws
+ * of "sequence" does not give that. */
+START_TEST(per_group_draws_group_components_alone) {
+  size_t ng;
+  ck_assert_msg(components_alone(1, &ng), "per_group: a component's groups "
+                "depend on the rest of the graph");
+  ck_assert_uint_gt(ng, 100);
+  ck_assert_msg(!components_alone(0, &ng), "sequence: the components were "
+                "grouped as alone (the test would not see a difference)");
+}
+END_TEST
+
 Suite *suite_group(void) {
   Suite *s = suite_create("group");
   TCase *tc = tcase_create("grouping");
@@ -137,6 +192,7 @@ Suite *suite_group(void) {
   tcase_add_test(tc, limits_and_structure);
   tcase_add_test(tc, unlimited_groups_are_components);
   tcase_add_test(tc, deterministic_for_threads_and_seed);
+  tcase_add_test(tc, per_group_draws_group_components_alone);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -17,6 +17,7 @@ static const struct {
     {"bad_beta.cfg", "bad_beta.cfg:1: coupling.beta: must be in [0, 1] (got -0.1)", MS_ECONFIG},
     {"bad_unmerged.cfg", "bad_unmerged.cfg:2: coupling.unmerged_pairs: must be \"impulse\" or \"ignore\" (got \"bounce\")", MS_ECONFIG},
     {"bad_sync.cfg", "bad_sync.cfg:2: coupling.sync: unknown synchronisation 'average' (expected \"momentum\" or \"paper\")", MS_ECONFIG},
+    {"bad_group_draws.cfg", "bad_group_draws.cfg:2: coupling.group_draws: must be \"sequence\" or \"per_group\" (got \"random\")", MS_ECONFIG},
     {"bad_iterations.cfg", "bad_iterations.cfg:2: coupling.iterations: must be in [1, 1000] (got 0)", MS_ECONFIG},
     {"bad_relaxation.cfg", "bad_relaxation.cfg:1: coupling.relaxation: must be in (0, 1] (got 1.5)", MS_ECONFIG},
     {"bad_contact_restitution.cfg", "bad_contact_restitution.cfg:2: coupling.contact_restitution: must be in [0, 1] (got 1.5)", MS_ECONFIG},

@@ -112,7 +112,10 @@ int ms__report_open(struct ms__report **out, const char *path, int keep,
     return ms__errf(err, MS_EIO, "%s: cannot write the report: %s", path,
                     strerror(e));
   }
+  /* the header as the run opened (a hand-over changes the counts later):
+   * the document in memory is the file's */
   if (r->f) header(r->f, S);
+  if (r->mem) header(r->mem, S);
   *out = r;
   return MS_OK;
 }
@@ -329,8 +332,8 @@ int ms__report_text(const struct ms__report *r, const struct ms_sim *S,
   size_t n = 0;
   FILE *f = open_memstream(&buf, &n);
   if (!f) return MS_ENOMEM;
-  header(f, S);
-  if (r->memlen) fwrite(r->membuf, 1, r->memlen, f);
+  fflush(r->mem); /* membuf and memlen up to date */
+  fwrite(r->membuf, 1, r->memlen, f);
   tail(f, S, status, error);
   int bad = ferror(f);
   bad |= fclose(f);

@@ -95,7 +95,7 @@ int ms__report_frame(struct ms__report *r, const struct ms_sim *S);
  * reason the run stopped. */
 int ms__report_close(struct ms__report *r, const struct ms_sim *S,
                      const char *error);
-/* The document as it stands: the header, the frames kept in memory
+/* The document as it stands: the header and frames kept in memory
  * (keep), the totals so far and `status`; *out malloc'd. */
 int ms__report_text(const struct ms__report *r, const struct ms_sim *S,
                     const char *status, const char *error, char **out,

@@ -45,7 +45,7 @@ int ms_sim_field(const ms_sim *S, uint32_t s, const char *name,
 int ms_sim_add_force(ms_sim *S, uint32_t s, const double *force,
                      size_t count) {
   if (s >= S->nsys) return MS_ERANGE;
-  if (S->err.status) return S->err.status;
+  if (S->err.status) return MS_ESTATE; /* the run has failed */
   struct ms__system *y = &S->sys[s];
   if (count != y->view.count || (count && !force)) return MS_EINVAL;
   for (size_t i = 0; i < 3 * count; i++)

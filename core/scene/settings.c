@@ -151,12 +151,14 @@ static int scan_lines(FILE *f, const char *path, const char *dir, int depth,
                     "text)", path, at);
       break;
     }
+    int in_comment = L.block; /* an @include there is no @include */
     if (lex_line(&L, buf)) {
       rc = ms__errf(err, MS_ECONFIG, "%s:%d: %.*s%s: this %s", path, at,
                     (int)(L.len < 40 ? L.len : 40), L.bad,
                     L.len > 40 ? "..." : "", L.why);
       break;
     }
+    if (in_comment) continue;
     while (*p == ' ' || *p == '\t') p++;
     if (strncmp(p, "@include", 8) || !isspace((unsigned char)p[8])) continue;
     p += 8;
@@ -249,13 +251,15 @@ static size_t path_of(const config_setting_t *s, char *buf, size_t len) {
 }
 
 void ms__cfg_at(const config_setting_t *s, char *buf, size_t len) {
+  /* a scene given as text names itself in its root's hook; the files it
+   * @includes are in filenames, but its own settings are not from them */
+  const char *text = s->config && s->config->root
+                         ? config_setting_get_hook(s->config->root)
+                         : NULL;
   const char *file = s->file ? s->file
+                     : text  ? text
                      : (s->config && s->config->num_filenames)
                          ? s->config->filenames[0]
-                     : (s->config && s->config->root &&
-                        config_setting_get_hook(s->config->root))
-                         ? (const char *)config_setting_get_hook(
-                               s->config->root)
                          : "scene";
   if (s->file && s->line == 0) snprintf(buf, len, "%s", file); /* --set */
   else snprintf(buf, len, "%s:%u", file, s->line);

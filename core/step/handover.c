@@ -135,6 +135,7 @@ static int give(struct ms__stepper *S, uint32_t s) {
   if (rc) return ms__system_fail(y, S->err, rc, "hand_over() failed");
   if (h.count == 0) return MS_OK;
   if ((rc = resolve(S, s, &h))) return rc;
+  y->handed = 1;
   size_t left = y->view.count - h.count;
   for (uint32_t t = 0; t < S->nsys; t++) {
     struct ms__system *r = &S->sys[t];
@@ -145,6 +146,7 @@ static int give(struct ms__stepper *S, uint32_t s) {
     }
     if (!in.count) continue;
     size_t before = r->view.count;
+    r->handed = 1;
     if ((rc = MS__CALL(r, accept, r->inst, &in, y->desc->name)))
       return ms__system_fail(&S->sys[t], S->err, rc, "accept() failed");
     if ((rc = ms__system_view(&S->sys[t], S->err)) ||
@@ -164,6 +166,7 @@ static int give(struct ms__stepper *S, uint32_t s) {
 }
 
 int ms__handover(struct ms__stepper *S) {
+  for (uint32_t s = 0; s < S->nsys; s++) S->sys[s].handed = 0;
   for (uint32_t s = 0; s < S->nsys; s++) {
     if (!S->sys[s].plugin->desc.hand_over) continue;
     int rc = give(S, s);

@@ -424,11 +424,12 @@ static int user_forces(struct ms__stepper *S) {
     struct ms__system *y = &S->sys[s];
     if (!y->uforce_on) continue;
     y->uforce_on = 0;
-    if (y->uforce_n != y->view.count)
+    if (!y->uforce_n) continue; /* a system of no particles: nothing */
+    if (y->handed)
       return ms__errf(S->err, MS_ESTATE, "system '%s': forces were added for "
-                      "%zu particles, but the step begins with %zu (a "
-                      "hand-over changed them)", y->desc->name, y->uforce_n,
-                      y->view.count);
+                      "its %zu particles, but a hand-over at the step's start "
+                      "moved its particles (it holds %zu now)", y->desc->name,
+                      y->uforce_n, y->view.count);
     double *F = S->fext + 3 * y->offset;
     for (size_t i = 0; i < 3 * y->uforce_n; i++) F[i] += y->uforce[i];
   }

@@ -87,6 +87,7 @@ struct ms__system {
   double *uforce;
   size_t uforce_n, cap_uforce;
   int uforce_on;
+  int handed; /* gave or received particles at this step's start */
 };
 
 /* Attach a plugin's error to err: "WHAT: MESSAGE (system 'N', solver

@@ -309,7 +309,9 @@ static PyObject *Sim_add_force(SimObject *self, PyObject *args) {
   npy_intp n = PyArray_SIZE(a);
   struct ms_view v;
   int rc = ms_sim_view(self->sim, s, &v);
-  if (rc == MS_OK && (n % 3 || (size_t)(n / 3) != v.count)) {
+  int nd = PyArray_NDIM(a);
+  if (rc == MS_OK && (n % 3 || (size_t)(n / 3) != v.count || nd == 0 ||
+                      (nd == 2 && PyArray_DIM(a, 1) != 3))) {
     Py_DECREF(a);
     return PyErr_Format(PyExc_ValueError, "add_force: system '%s' has %zu "
                         "particles: give %zu x 3 forces, not %zd values",
@@ -323,6 +325,8 @@ static PyObject *Sim_add_force(SimObject *self, PyObject *args) {
   if (rc == MS_EINVAL)
     return PyErr_Format(PyExc_ValueError, "add_force: a force that is not "
                         "finite (system '%s')", ms_sim_system_name(self->sim, s));
+  if (rc == MS_ESTATE)
+    return fail(rc, "add_force: the run has failed");
   if (rc) return fail(rc, ms_sim_error(self->sim));
   Py_RETURN_NONE;
 }

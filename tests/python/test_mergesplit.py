@@ -259,11 +259,13 @@ with mergesplit.Simulation.from_file(TWO_BALLS, frames=1) as a, \
     check(np.abs((b.systems["left"].fields["velocity"] -
                   a.systems["left"].fields["velocity"]) - d0).max() <= 1e-15,
           "... and the force is spent after that step")
+    e3 = raises(lambda: left.add_force(np.zeros((3, len(m)))), ValueError)
     e1 = raises(lambda: left.add_force(np.zeros((3, 3))), ValueError)
     e2 = raises(lambda: left.add_force(np.full((len(m), 3), np.nan)), ValueError)
     check(e1 is not None and "has %d particles" % len(m) in str(e1) and
-          e2 is not None and "not finite" in str(e2),
-          "add_force of the wrong shape or not finite raises ValueError", (e1, e2))
+          e2 is not None and "not finite" in str(e2) and e3 is not None,
+          "add_force of the wrong shape (also (3, count)) or not finite "
+          "raises ValueError", (e1, e2, e3))
 
 # ---- the report as dicts --------------------------------------------------
 with tempfile.TemporaryDirectory() as tmp:

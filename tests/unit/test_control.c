@@ -113,6 +113,36 @@ START_TEST(text_scene_errors_name_it) {
 }
 END_TEST
 
+/* A text that @includes a file: an error in the text names the text; an
+ * @include inside a comment is none (its file may be missing). */
+START_TEST(text_scene_with_include_names_itself) {
+  char dir[] = "/tmp/ms-control-XXXXXX", part[200], err[2048];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(part, sizeof part, "%s/part.cfg", dir);
+  FILE *f = fopen(part, "w");
+  fputs("output = { dir = \"out\"; };\n", f);
+  fclose(f);
+  struct ms_sim_options o = options(1);
+  ms_sim *sim = NULL;
+  ck_assert_int_eq(ms_sim_open_string("@include \"part.cfg\"\nscene = {\n"
+                                      "  fps = -1.0;\n};\nsystems = ();\n",
+                                      "mine.cfg", dir, &o, &sim, err,
+                                      sizeof err), MS_ECONFIG);
+  ck_assert_str_eq(err, "mine.cfg:3: scene.fps: must be > 0 (got -1)");
+  char *text = config_text("two_balls.cfg");
+  size_t n = strlen(text) + 100;
+  char *commented = malloc(n);
+  snprintf(commented, n, "/* once:\n@include \"old.cfg\"\n*/\n%s", text);
+  sim = open_text(commented, dir, &o);
+  ck_assert_uint_eq(ms_sim_system_count(sim), 2);
+  ms_sim_close(sim);
+  free(commented);
+  free(text);
+  unlink(part);
+  rmdir(dir);
+}
+END_TEST
+
 /* A checkpoint of a text scene resumes bit-identically from the same text,
  * and is refused for another text. */
 START_TEST(text_scene_resumes) {
@@ -231,6 +261,38 @@ START_TEST(forces_add_and_refusals_add_nothing) {
 }
 END_TEST
 
+/* Forces added before a step whose hand-over moves the system's particles
+ * would land on other particles: the step is refused, naming the system
+ * (tests/data/handover.cfg: "solid" gives particles to "liquid"). */
+START_TEST(forces_refused_across_a_hand_over) {
+  char path[4096], err[2048];
+  const char *dirs[] = {getenv("MS_FIXTURES"), NULL};
+  snprintf(path, sizeof path, "%s/handover.cfg", getenv("MS_DATA"));
+  struct ms_sim_options o = options(0);
+  o.plugin_paths = dirs;
+  ms_sim *sim = NULL;
+  ck_assert_msg(ms_sim_open(path, &o, &sim, err, sizeof err) == MS_OK, "%s",
+                err);
+  int rc = MS_OK, fine = 0;
+  for (int k = 0; k < 5000 && rc == MS_OK; k++) {
+    struct ms_view v;
+    ck_assert_int_eq(ms_sim_view(sim, 0, &v), MS_OK);
+    double *F = calloc(3 * v.count + 1, sizeof *F);
+    ck_assert_int_eq(ms_sim_add_force(sim, 0, F, v.count), MS_OK);
+    free(F);
+    if ((rc = ms_sim_step(sim)) == MS_OK) fine++;
+  }
+  ck_assert_int_eq(rc, MS_ESTATE);
+  ck_assert_int_gt(fine, 10); /* steps before the first hand-over */
+  ck_assert_msg(strstr(ms_sim_error(sim), "system 'solid': forces were added "
+                       "for its 1000 particles, but a hand-over at the step's "
+                       "start moved its particles"), "%s", ms_sim_error(sim));
+  double F[3] = {0};
+  ck_assert_int_eq(ms_sim_add_force(sim, 1, F, 0), MS_ESTATE); /* failed */
+  ms_sim_close(sim);
+}
+END_TEST
+
 /* The report in memory is the file --report writes, byte for byte, once
  * the run has ended; meanwhile it is the frames so far, "running". */
 START_TEST(report_in_memory_is_the_file) {
@@ -302,9 +364,11 @@ Suite *suite_control(void) {
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, text_scene_is_the_file);
   tcase_add_test(tc, text_scene_errors_name_it);
+  tcase_add_test(tc, text_scene_with_include_names_itself);
   tcase_add_test(tc, text_scene_resumes);
   tcase_add_test(tc, force_is_one_step_of_impulse);
   tcase_add_test(tc, forces_add_and_refusals_add_nothing);
+  tcase_add_test(tc, forces_refused_across_a_hand_over);
   tcase_add_test(tc, report_in_memory_is_the_file);
   tcase_add_test(tc, open_close_cycles);
   suite_add_tcase(s, tc);

@@ -293,9 +293,10 @@ MS_API int ms_sim_open_string(const char *text, const char *name,
  * force to the meta-particle as the plugin's integrate() does.  Gravity
  * stays the scene's.  MS_EINVAL (nothing added) when count differs from
  * the system's particle count or a value is not finite; MS_ERANGE past
- * the last system.  Should a hand-over at the step's start change the
- * system's particle count, the step fails (MS_ESTATE), naming it.  A
- * checkpoint does not record forces not yet spent. */
+ * the last system; MS_ESTATE after the run has failed.  Should a
+ * hand-over at the step's start give or bring the system particles, the
+ * step fails (MS_ESTATE), naming it: the forces' order is the one before.
+ * A checkpoint does not record forces not yet spent. */
 MS_API int ms_sim_add_force(ms_sim *sim, uint32_t s, const double *force,
                             size_t count);
 /* The run's report -- the JSON document --report writes (format_version

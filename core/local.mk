@@ -12,6 +12,7 @@ core_libmscore_la_SOURCES = \
 	core/base/base.h core/base/error.c core/base/rng.c core/base/status.c \
 	core/base/plugin_call.c \
 	core/base/version.c core/base/blas.c core/base/hash.c \
+	core/base/view_field.c \
 	core/detection/detection.h core/detection/detect.c \
 	core/detection/grid.c core/detection/pairlist.c \
 	core/detection/neighbors.c \

@@ -1,5 +1,6 @@
 /* The base of the core: errors, the random stream, 3-vectors, allocation,
- * the OpenMP threshold, the clock, the hash.  Includes nothing of the core. */
+ * the OpenMP threshold, the clock, the hash, a view's field by name.
+ * Includes nothing of the core. */
 #ifndef MS_CORE_BASE_H
 #define MS_CORE_BASE_H
 
@@ -189,5 +190,14 @@ void ms__hash_update(struct ms__hash *s, const void *data, size_t n);
 uint64_t ms__hash_final(const struct ms__hash *s);
 /* One-shot. */
 uint64_t ms__hash64(const void *data, size_t n);
+
+/* ---- view_field.c ------------------------------------------------------*/
+struct ms_view;
+struct ms_field;
+/* Field `name` of view v with that element type and component count (0:
+ * any), or NULL; NULL for a NULL name. */
+const struct ms_field *ms__view_field(const struct ms_view *v,
+                                      const char *name, uint32_t type,
+                                      uint32_t comps);
 
 #endif

@@ -21,11 +21,7 @@
 
 static const struct ms_field *field(const struct ms_view *v, const char *name,
                                     uint32_t comps) {
-  for (uint32_t i = 0; i < v->field_count; i++)
-    if (!strcmp(v->fields[i].name, name) &&
-        v->fields[i].type == MS_TYPE_F64 && v->fields[i].components == comps)
-      return &v->fields[i];
-  return NULL;
+  return ms__view_field(v, name, MS_TYPE_F64, comps);
 }
 
 static const double *at(const struct ms_field *f, size_t i) {

@@ -105,9 +105,7 @@ int ms__preview_open(struct ms__preview **out, const struct ms__scene *sc,
 }
 
 static const struct ms_field *field(const struct ms_view *v, const char *n) {
-  for (uint32_t k = 0; k < v->field_count; k++)
-    if (!strcmp(v->fields[k].name, n)) return &v->fields[k];
-  return NULL;
+  return ms__view_field(v, n, 0, 0);
 }
 
 /* Component c of element i as a double. */

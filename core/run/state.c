@@ -33,13 +33,11 @@ int ms_sim_field(const ms_sim *S, uint32_t s, const char *name,
                  struct ms_field *out, size_t *count) {
   if (s >= S->nsys) return MS_ERANGE;
   const struct ms_view *v = &S->sys[s].view;
-  for (uint32_t f = 0; name && f < v->field_count; f++)
-    if (!strcmp(v->fields[f].name, name)) {
-      *out = v->fields[f];
-      if (count) *count = v->count;
-      return MS_OK;
-    }
-  return MS_ENOENT;
+  const struct ms_field *f = ms__view_field(v, name, 0, 0);
+  if (!f) return MS_ENOENT;
+  *out = *f;
+  if (count) *count = v->count;
+  return MS_OK;
 }
 
 int ms_sim_add_force(ms_sim *S, uint32_t s, const double *force,

@@ -21,19 +21,9 @@ void ms__metrics_free(struct ms__metrics *m) {
   ms__memset(m, 0, sizeof *m);
 }
 
-/* A field of `comps` components of type `type`, or NULL. */
-static const struct ms_field *typed(const struct ms_view *v, const char *name,
-                                    uint32_t type, uint32_t comps) {
-  for (uint32_t f = 0; f < v->field_count; f++)
-    if (!strcmp(v->fields[f].name, name) && v->fields[f].type == type &&
-        v->fields[f].components == comps)
-      return &v->fields[f];
-  return NULL;
-}
-
 static const struct ms_field *field(const struct ms_view *v, const char *name,
                                     uint32_t comps) {
-  return typed(v, name, MS_TYPE_F64, comps);
+  return ms__view_field(v, name, MS_TYPE_F64, comps);
 }
 
 static const double *at(const struct ms_field *f, size_t i) {
@@ -62,7 +52,7 @@ int ms__metrics_prepare(struct ms__stepper *S) {
   for (uint32_t s = 0; s < S->nsys; s++) {
     m->normal[s] = field(&S->sys[s].view, "normal", 3);
     m->damage[s] = field(&S->sys[s].view, "damage", 1);
-    m->edge[s] = typed(&S->sys[s].view, "edge", MS_TYPE_U8, 1);
+    m->edge[s] = ms__view_field(&S->sys[s].view, "edge", MS_TYPE_U8, 1);
     if (m->sheet_of[s] >= 0 && !m->normal[s]) m->sheet_of[s] = -1;
   }
   size_t n = S->ntotal, k = m->nsheets ? m->nsheets : 1;

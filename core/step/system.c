@@ -21,14 +21,6 @@ int ms__system_fail(const struct ms__system *y, struct ms__err *err,
   return status;
 }
 
-static const struct ms_field *find_field(const struct ms_view *v,
-                                         const char *name) {
-  for (uint32_t i = 0; i < v->field_count; i++)
-    if (v->fields[i].name && !strcmp(v->fields[i].name, name))
-      return &v->fields[i];
-  return NULL;
-}
-
 static int view_error(const struct ms__system *y, struct ms__err *err,
                       const char *fmt, const char *a) {
   char msg[256];
@@ -69,7 +61,7 @@ int ms__system_view(struct ms__system *y, struct ms__err *err) {
              {"mass", 1, offsetof(struct ms__system, m)},
              {"radius", 1, offsetof(struct ms__system, r)}};
   for (size_t k = 0; k < 4; k++) {
-    const struct ms_field *fd = find_field(&v, req[k].name);
+    const struct ms_field *fd = ms__view_field(&v, req[k].name, 0, 0);
     if (!fd)
       return view_error(y, err, "required field '%s' is missing", req[k].name);
     if (fd->type != MS_TYPE_F64 || fd->components != req[k].comps)
@@ -84,7 +76,7 @@ int ms__system_view(struct ms__system *y, struct ms__err *err) {
     static const char *const hf[2] = {"temperature", "specific_heat"};
     struct ms__fref *ref[2] = {&y->T, &y->c};
     for (int k = 0; k < 2; k++) {
-      const struct ms_field *fd = find_field(&v, hf[k]);
+      const struct ms_field *fd = ms__view_field(&v, hf[k], 0, 0);
       if (!fd || fd->type != MS_TYPE_F64 || fd->components != 1)
         return view_error(y, err, "the solver carries heat (MS_PLUGIN_HEAT) "
                           "but field '%s' is missing or not one double",

@@ -1,0 +1,17 @@
+/* A particle view's field by name: the one lookup the core makes. */
+#include "base.h"
+
+#include <mergesplit/view.h>
+
+const struct ms_field *ms__view_field(const struct ms_view *v,
+                                      const char *name, uint32_t type,
+                                      uint32_t comps) {
+  for (uint32_t i = 0; name && i < v->field_count; i++) {
+    const struct ms_field *f = &v->fields[i];
+    /* a view not yet checked may name a field NULL */
+    if (f->name && !strcmp(f->name, name) && (!type || f->type == type) &&
+        (!comps || f->components == comps))
+      return f;
+  }
+  return NULL;
+}

@@ -32,6 +32,18 @@ static char *config_text(const char *name) {
   return slurp(path);
 }
 
+/* dir (a mkdtemp template) made, and path = dir/name in it; temp_gone
+ * removes both. */
+static void temp_path(char *dir, char *path, size_t len, const char *name) {
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, len, "%s/%s", dir, name);
+}
+
+static void temp_gone(const char *dir, const char *path) {
+  unlink(path);
+  rmdir(dir);
+}
+
 static struct ms_sim_options options(int64_t frames) {
   struct ms_sim_options o = {.struct_size = sizeof o, .threads = 1,
                              .frames = frames, .no_output = 1,
@@ -117,8 +129,7 @@ END_TEST
  * @include inside a comment is none (its file may be missing). */
 START_TEST(text_scene_with_include_names_itself) {
   char dir[] = "/tmp/ms-control-XXXXXX", part[200], err[2048];
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  snprintf(part, sizeof part, "%s/part.cfg", dir);
+  temp_path(dir, part, sizeof part, "part.cfg");
   FILE *f = fopen(part, "w");
   fputs("output = { dir = \"out\"; };\n", f);
   fclose(f);
@@ -138,8 +149,7 @@ START_TEST(text_scene_with_include_names_itself) {
   ms_sim_close(sim);
   free(commented);
   free(text);
-  unlink(part);
-  rmdir(dir);
+  temp_gone(dir, part);
 }
 END_TEST
 
@@ -147,8 +157,7 @@ END_TEST
  * and is refused for another text. */
 START_TEST(text_scene_resumes) {
   char dir[] = "/tmp/ms-control-XXXXXX", ck[200];
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  snprintf(ck, sizeof ck, "%s/run.msck", dir);
+  temp_path(dir, ck, sizeof ck, "run.msck");
   struct ms_sim_options o = options(4);
   char *text = config_text("two_balls.cfg");
   ms_sim *a = open_text(text, NULL, &o);
@@ -171,8 +180,7 @@ START_TEST(text_scene_resumes) {
   ck_assert_msg(strstr(err, "written for another scene: mine.cfg"), "%s",
                 err);
   free(text);
-  unlink(ck);
-  rmdir(dir);
+  temp_gone(dir, ck);
 }
 END_TEST
 
@@ -297,8 +305,7 @@ END_TEST
  * the run has ended; meanwhile it is the frames so far, "running". */
 START_TEST(report_in_memory_is_the_file) {
   char dir[] = "/tmp/ms-control-XXXXXX", path[200];
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/report.json", dir);
+  temp_path(dir, path, sizeof path, "report.json");
   struct ms_sim_options o = options(3);
   char *json = NULL;
   size_t len = 0;
@@ -326,8 +333,7 @@ START_TEST(report_in_memory_is_the_file) {
                 "the file");
   ms_free(json);
   free(file);
-  unlink(path);
-  rmdir(dir);
+  temp_gone(dir, path);
 }
 END_TEST
 

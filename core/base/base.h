@@ -28,6 +28,11 @@ void ms__err_prefix(struct ms__err *e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void ms__err_clear(struct ms__err *e);
 
+/* blas.c: give every OpenBLAS the process has loaded n threads (process
+ * wide); how many copies were set.  The factorisations' last bits depend
+ * on the count, so a run sets it from ms_sim_options.blas_threads. */
+int ms__blas_set_threads(int n);
+
 /* plugin_call.c: every call into a plugin goes through MS__CALL, so a
  * crash or an exit() inside it can be reported with the plugin's file,
  * the system and the entry point (ms_plugin_call_now). */

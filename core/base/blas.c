@@ -9,6 +9,8 @@
 
 #include <mergesplit/core.h>
 
+#include "base.h"
+
 const char *ms_blas_info(int *is_openblas) {
   static char line[PATH_MAX + 256];
   int openblas = 0;
@@ -39,4 +41,27 @@ const char *ms_blas_info(int *is_openblas) {
   }
   if (is_openblas) *is_openblas = openblas;
   return line;
+}
+
+/* CHOLMOD reaches OpenBLAS twice (libblas.so.3 directly, libopenblas.so.0
+ * through Debian's LAPACK), two copies with a thread count each; only the
+ * ones already loaded are touched, so a run without an implicit solver
+ * starts no BLAS. */
+int ms__blas_set_threads(int n) {
+  static const char *const names[] = {"libblas.so.3", "libopenblas.so.0",
+                                      "liblapack.so.3"};
+  int set = 0;
+  for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+    void *h = dlopen(names[k], RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+    if (!h) continue;
+    void *sym = dlsym(h, "openblas_set_num_threads");
+    if (sym) {
+      void (*fn)(int);
+      memcpy(&fn, &sym, sizeof fn);
+      fn(n);
+      set++;
+    }
+    dlclose(h);
+  }
+  return set;
 }

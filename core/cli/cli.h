@@ -53,6 +53,7 @@ struct args {
   int list;           /* --list: print the variants, run none */
   const char *metric; /* --metric: the column the charts show */
   int run_threads;    /* --run-threads T: threads of each run; 0: shared */
+  int blas_threads;   /* run --blas-threads N; 0: the default, 1 */
 };
 
 int cli_exit_code(int status);

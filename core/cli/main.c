@@ -12,7 +12,7 @@
 
 static const char *usage_text =
     "usage: mergesplit run SCENE [-o DIR] [--frames N] [--threads N] [--scale S]\n"
-    "                      [--max-particles N]\n"
+    "                      [--max-particles N] [--blas-threads N]\n"
     "                      [--plugin-path DIR]... [--report FILE.json]\n"
     "                      [--resume CHECKPOINT] [--checkpoint-every N]\n"
     "                      [--method M] [--sync RULE] [--set KEY=VALUE]...\n"
@@ -63,6 +63,9 @@ static const char *help_text =
     "  -o, --output DIR      write frames to DIR (default: output.dir)\n"
     "  -n, --frames N        simulate N frames (default: duration * fps)\n"
     "  -j, --threads N       OpenMP threads (default: OMP_NUM_THREADS or all)\n"
+    "      --blas-threads N  OpenBLAS threads of the implicit solvers'\n"
+    "                        factorisations (default 1: results then do not\n"
+    "                        depend on the machine; run only)\n"
     "      --scale S         overrides scene.scale (about S times as many\n"
     "                        particles; also for compare)\n"
     "      --max-particles N the most particles the scene's shapes may hold\n"
@@ -125,11 +128,9 @@ static const char *help_text =
     "                        DIR/summary.csv, DIR/summary.md and DIR/plots\n"
     "                        (default: sweep)\n"
     "  -j, --threads N       N runs at once (default 1)\n"
-    "      --run-threads T   threads of each run, OpenMP and BLAS (default:\n"
-    "                        the cores shared by the runs at once); CHOLMOD's\n"
-    "                        last bits differ between 1 and more BLAS threads\n"
-    "                        (and mpirun binds a rank to one core): give\n"
-    "                        --run-threads 1 to compare sweeps run other ways\n"
+    "      --run-threads T   OpenMP threads of each run (default: the cores\n"
+    "                        shared by the runs at once); results do not\n"
+    "                        depend on T\n"
     "      --index I         run variant I only, no summary (a Slurm array\n"
     "                        task; a later sweep without --index summarises)\n"
     "      --list            print the variants and their number, run none\n"
@@ -219,7 +220,8 @@ enum { OPT_NO_OUTPUT = 256, OPT_SCALE, OPT_RESUME, OPT_FRAME, OPT_CAMERA, OPT_SI
        OPT_COLOR, OPT_RANGE, OPT_MOVIE, OPT_SCENE, OPT_SYSTEM, OPT_METHODS,
        OPT_METHOD, OPT_SYNC, OPT_MAX_PARTICLES, OPT_CHECKPOINT_EVERY,
        OPT_FIT, OPT_NO_FLOOR, OPT_FPS, OPT_SLOW, OPT_BESIDE, OPT_SET,
-       OPT_SEEDS, OPT_INDEX, OPT_LIST, OPT_METRIC, OPT_RUN_THREADS };
+       OPT_SEEDS, OPT_INDEX, OPT_LIST, OPT_METRIC, OPT_RUN_THREADS,
+       OPT_BLAS_THREADS };
 
 /* Options that belong to some commands only: the commands' letters
  * (r run/check, d render, l plot, k conformance, m compare); NULL: any
@@ -231,7 +233,8 @@ static const char *owner(int c) {
   case OPT_SEEDS: case OPT_INDEX: case OPT_LIST: case OPT_METRIC:
   case OPT_RUN_THREADS: return "w";
   case 'r': case OPT_RESUME: case OPT_NO_OUTPUT: case OPT_METHOD:
-  case OPT_SYNC: case OPT_CHECKPOINT_EVERY: return "r";
+  case OPT_SYNC: case OPT_CHECKPOINT_EVERY: case OPT_BLAS_THREADS:
+    return "r";
   case OPT_SIZE: return "dl";
   case OPT_FRAME: case OPT_CAMERA: case OPT_COLOR:
   case OPT_RANGE: case OPT_FIT: case OPT_NO_FLOOR: case OPT_BESIDE:
@@ -290,6 +293,12 @@ static int parse_one(int c, struct args *a) {
       return cli_usage_error("--run-threads needs a positive integer, not "
                              "'%s'", optarg);
     a->run_threads = (int)v;
+    break;
+  case OPT_BLAS_THREADS:
+    if (parse_count(optarg, 1, &v) || v > 4096)
+      return cli_usage_error("--blas-threads needs a positive integer, not "
+                             "'%s'", optarg);
+    a->blas_threads = (int)v;
     break;
   case OPT_METRIC: a->metric = optarg; break;
   case OPT_SEEDS:
@@ -406,6 +415,7 @@ static int parse_args(int argc, char **argv, char cmd, struct args *a) {
       {"list", no_argument, NULL, OPT_LIST},
       {"metric", required_argument, NULL, OPT_METRIC},
       {"run-threads", required_argument, NULL, OPT_RUN_THREADS},
+      {"blas-threads", required_argument, NULL, OPT_BLAS_THREADS},
       {NULL, 0, NULL, 0}};
   int c, idx;
   optind = 1;

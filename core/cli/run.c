@@ -156,6 +156,7 @@ int cli_run(struct args *a, int check_only) {
   ms_sim *sim;
   o.struct_size = sizeof o;
   o.threads = a->threads;
+  o.blas_threads = a->blas_threads;
   o.frames = a->frames;
   o.scale = a->scale;
   o.max_particles = a->max_particles;

@@ -133,23 +133,6 @@ static void free_list(char **o) {
   free(o);
 }
 
-/* environ with OPENBLAS_NUM_THREADS=t (replaced if present); NULL when
- * out of memory. */
-static char **with_blas_threads(char *buf, size_t len, int t) {
-  size_t n = 0;
-  while (environ[n]) n++;
-  char **env = calloc(n + 2, sizeof *env);
-  if (!env) return NULL;
-  size_t m = 0;
-  for (size_t i = 0; i < n; i++)
-    if (strncmp(environ[i], "OPENBLAS_NUM_THREADS=", 21) &&
-        strncmp(environ[i], "OMP_NUM_THREADS=", 16))
-      env[m++] = environ[i];
-  snprintf(buf, len, "OPENBLAS_NUM_THREADS=%d", t);
-  env[m++] = buf;
-  return env;
-}
-
 /* Start `mergesplit run` for variant i: stdout and stderr to its log.
  * -1 when it could not start, and why. */
 static pid_t spawn_run(const struct sweep *w, size_t i, char *why,
@@ -179,10 +162,6 @@ static pid_t spawn_run(const struct sweep *w, size_t i, char *why,
   }
   for (size_t k = 0; k < no; k++) argv[n++] = "--set", argv[n++] = o[k];
   for (int k = 0; w->paths[k]; k++) argv[n++] = "-P", argv[n++] = w->paths[k];
-  /* the BLAS (CHOLMOD's) gets the run's thread count too: its last bits
-   * differ between 1 and more threads, and mpirun's binding of a rank to
-   * one core would otherwise choose for it */
-  char blas[48], **env = with_blas_threads(blas, sizeof blas, w->threads);
   argv[n] = NULL;
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -193,9 +172,8 @@ static pid_t spawn_run(const struct sweep *w, size_t i, char *why,
                                    0);
   pid_t pid;
   int rc = posix_spawn(&pid, w->self, &fa, NULL, (char *const *)argv,
-                       env ? env : environ);
+                       environ);
   posix_spawn_file_actions_destroy(&fa);
-  free(env);
   free(argv);
   free_list(o);
   if (rc) { /* the log says why, for the summary */

@@ -71,7 +71,8 @@ static void header(FILE *f, const struct ms_sim *S) {
     fprintf(f, "%s", i ? ", " : "");
     str(f, sc->overrides[i] + 6); /* KEY=VALUE, without "--set " */
   }
-  fprintf(f, "],\n\"threads\": %d, \"seed\": %llu, \"fps\": ", S->threads,
+  fprintf(f, "],\n\"threads\": %d, \"blas_threads\": %d, \"seed\": %llu, "
+          "\"fps\": ", S->threads, S->blas_threads,
           (unsigned long long)sc->seed);
   num(f, sc->fps);
   fprintf(f, ",\n\"coupling\": {\"method\": \"%s\", \"alpha\": ",

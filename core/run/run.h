@@ -28,6 +28,7 @@ struct ms_sim {
   struct ms__system *sys;
   uint32_t nsys;
   int threads;
+  int blas_threads; /* ms_sim_options.blas_threads, or 1 */
   int64_t frame, frames_total;
   struct ms__stepper stepper; /* the step, its clock and workspace (step.h) */
   /* statistics */

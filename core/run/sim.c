@@ -156,8 +156,10 @@ static int open_all(ms_sim *S, const char *path, const char *text,
   for (size_t i = 0; i < ms_registry_refusal_count(S->reg); i++)
     ms__log(S, MS_SINK_WARN, "plugin refused: %s",
             ms_registry_refusal(S->reg, i));
-  if ((rc = ms__systems_create(S)) ||
-      (rc = ms__stepper_init(&S->stepper, &S->scene, S->sys, S->nsys,
+  if ((rc = ms__systems_create(S))) return rc;
+  S->blas_threads = S->opt.blas_threads > 0 ? S->opt.blas_threads : 1;
+  ms__blas_set_threads(S->blas_threads); /* the plugins loaded CHOLMOD */
+  if ((rc = ms__stepper_init(&S->stepper, &S->scene, S->sys, S->nsys,
                              &S->err, &S->metrics)))
     return rc;
   S->frames_total = S->opt.frames > 0 ? S->opt.frames : S->scene.frames;

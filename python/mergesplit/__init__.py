@@ -118,7 +118,7 @@ class Simulation:
 
     def __init__(self, path, overrides=None, threads=0, frames=0,
                  output_dir=None, report=None, resume=None, plugin_paths=(),
-                 text=None, base_dir=None, keep_report=True):
+                 text=None, base_dir=None, keep_report=True, blas_threads=0):
         try:
             self._sim = _core.Sim(str(path), _overrides(overrides), int(threads),
                                   int(frames),
@@ -128,7 +128,7 @@ class Simulation:
                                   [str(p) for p in plugin_paths] + _build_tree_plugins(),
                                   None if text is None else str(text),
                                   None if base_dir is None else str(base_dir),
-                                  bool(keep_report))
+                                  bool(keep_report), int(blas_threads))
         except _core.Error as e:
             raise Error(*e.args) from None
         self.systems = {n: System(self._sim, i, n, s)
@@ -141,7 +141,8 @@ class Simulation:
         output_dir (frames written there; none by default), report,
         resume, plugin_paths, keep_report (default True: sim.report
         holds every frame in memory, about 2 kB each; False for very
-        long runs)."""
+        long runs), blas_threads (OpenBLAS threads of the implicit
+        solvers, process-wide; 0: 1, as mergesplit run --blas-threads)."""
         return cls(path, overrides, **options)
 
     @classmethod

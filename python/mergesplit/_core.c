@@ -87,15 +87,16 @@ static const char **strings(PyObject *list, const char *what,
 static int Sim_init(SimObject *self, PyObject *args, PyObject *kw) {
   static char *names[] = {"path", "overrides", "threads", "frames",
                           "output_dir", "report", "resume", "plugin_paths",
-                          "text", "base_dir", "keep_report", NULL};
+                          "text", "base_dir", "keep_report", "blas_threads",
+                          NULL};
   const char *path, *out = NULL, *report = NULL, *resume = NULL;
   const char *text = NULL, *dir = NULL;
   PyObject *ov = Py_None, *pp = Py_None;
-  int threads = 0, keep = 1;
+  int threads = 0, keep = 1, blas = 0;
   long long frames = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "s|OiLzzzOzzp", names, &path,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "s|OiLzzzOzzpi", names, &path,
                                    &ov, &threads, &frames, &out, &report,
-                                   &resume, &pp, &text, &dir, &keep))
+                                   &resume, &pp, &text, &dir, &keep, &blas))
     return -1;
   if (self->sim || self->closed) {
     PyErr_SetString(PyExc_RuntimeError, "the simulation is already open");
@@ -110,7 +111,7 @@ static int Sim_init(SimObject *self, PyObject *args, PyObject *kw) {
                                .no_output = out == NULL, .report_path = report,
                                .resume_path = resume, .plugin_paths = p,
                                .overrides = o, .verbosity = MS_SINK_ERROR,
-                               .keep_report = keep};
+                               .keep_report = keep, .blas_threads = blas};
   char err[2048];
   int rc;
   Py_BEGIN_ALLOW_THREADS

@@ -291,6 +291,14 @@ with tempfile.TemporaryDirectory() as tmp:
               r3["timing"]["total_seconds"]) < 1e-9 and
           r3["totals"]["steps"] == r3["timing"]["steps"] > 0,
           "the report's timings: the phases add to the total")
+    # blas_threads is passed through (the CLI test shows the bits it keeps)
+    with mergesplit.Simulation.from_file(DEFAULT, frames=1,
+                                         blas_threads=2) as s:
+        b2 = s.report["blas_threads"]
+    with mergesplit.Simulation.from_file(DEFAULT, frames=1) as s:
+        b1 = s.report["blas_threads"]
+    check((b1, b2) == (1, 2),
+          "blas_threads: default 1, blas_threads=2 reaches the run", (b1, b2))
 
 # ---- no leak over 1000 open/close cycles ----------------------------------
 def rss():
@@ -308,6 +316,7 @@ def cycle():
 
 for _ in range(50):
     cycle()
+r0 = t0 = r1 = t1 = 0  # the module's globals do not grow while traced
 tracemalloc.start()
 r0, t0 = rss(), tracemalloc.get_traced_memory()[0]
 for _ in range(1000):

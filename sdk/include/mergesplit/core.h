@@ -154,6 +154,13 @@ struct ms_sim_options {
   /* 1: keep the report's frames in memory for ms_sim_report (with or
    * without report_path); 0: ms_sim_report is not supported. */
   int keep_report;
+  /* ---- appended in 0.4 (reproducible factorisations) ---- */
+  /* > 0: threads of the BLAS (OpenBLAS) under the implicit solvers'
+   * CHOLMOD factorisations; 0: 1.  Process-wide.  The factorisation's last
+   * bits depend on the count, so with the default a run's results depend
+   * on neither the machine's cores nor OPENBLAS_NUM_THREADS; more threads
+   * are faster for large cloths and give other (equally valid) bits. */
+  int blas_threads;
 };
 
 #define MS_DEFAULT_MAX_PARTICLES 50000000u

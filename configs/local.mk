@@ -50,3 +50,10 @@ dist_zerog_DATA = \
 	configs/zero_g/ball_into_cloth.cfg \
 	configs/zero_g/blob_into_block.cfg \
 	configs/zero_g/grains_cloth_ball.cfg
+
+# A run over MPI ranks (doc/distributed.md, section 5): scenes of the
+# `particles` solver whose frames are the same bits on any rank count.
+distributeddir = $(configsdir)/distributed
+dist_distributed_DATA = \
+	configs/distributed/dust_ball.cfg \
+	configs/distributed/grains.cfg

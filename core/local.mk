@@ -29,7 +29,7 @@ core_libmscore_la_SOURCES = \
 	core/coupling/baselines.c \
 	core/step/step.h core/step/system.c core/step/metrics.c \
 	core/step/step.c core/step/couple.c core/step/handover.c \
-	core/step/heat.c \
+	core/step/heat.c core/step/domain.c \
 	core/preview/preview.h core/preview/preview.c core/preview/render.c \
 	core/preview/render_dir.c core/preview/render_png.c \
 	core/preview/plot.c core/preview/plot_draw.c core/preview/study.c \

@@ -169,11 +169,23 @@ print-tests:
 	@echo $(TESTS)
 .PHONY: print-tests
 
+# ---- a run over MPI ranks (doc/distributed.md, section 5) -------------------
+if MS_WITH_MPI
+check_PROGRAMS += tests/dist/dist-run
+tests_dist_dist_run_SOURCES = tests/dist/dist_run.c
+tests_dist_dist_run_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CFLAGS)
+tests_dist_dist_run_LDADD = core/libmscore.la $(MPI_LIBS) $(LIBCONFIG_LIBS)
+tests_dist_dist_run_LDFLAGS = $(OPENMP_CFLAGS)
+endif
+EXTRA_DIST += tests/dist/dist_run.c
+
 # ---- command-line tests (TAP shell scripts) ----------------------------------
 TESTS += tests/cli.test tests/sdk.test tests/layers.test tests/sweep.test \
-	tests/python.test
+	tests/python.test tests/distributed.test
 EXTRA_DIST += tests/cli.test tests/sdk.test tests/layers.test tests/sweep.test \
-  tests/python.test tests/python/test_mergesplit.py \
+  tests/python.test tests/python/test_mergesplit.py tests/distributed.test \
+  tests/bench/distributed_model.py tests/bench/python_overhead.py \
+  tests/bench/gao2018_scenes.py tests/bench/resume_kill.py \
   tests/bench/paper_table.py \
   tests/bench/energy_scenes.py tests/bench/same_frames.py \
   tests/bench/rigid_scenes.py \

@@ -204,5 +204,7 @@ struct ms_field;
 const struct ms_field *ms__view_field(const struct ms_view *v,
                                       const char *name, uint32_t type,
                                       uint32_t comps);
+/* Bytes of one element of type t (enum ms_type); 0 for an unknown type. */
+size_t ms__type_size(uint32_t t);
 
 #endif

@@ -15,3 +15,15 @@ const struct ms_field *ms__view_field(const struct ms_view *v,
   }
   return NULL;
 }
+
+size_t ms__type_size(uint32_t t) {
+  switch (t) {
+  case MS_TYPE_F64:
+  case MS_TYPE_I64: return 8;
+  case MS_TYPE_F32:
+  case MS_TYPE_I32:
+  case MS_TYPE_U32: return 4;
+  case MS_TYPE_U8: return 1;
+  }
+  return 0;
+}

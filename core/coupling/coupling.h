@@ -71,6 +71,9 @@ static inline int ms__rule_separating(double vn, double tol) {
  * run divided over ranks needs (doc/distributed.md, section 2.1). */
 struct ms__groups {
   int per_group;    /* draws keyed by the starting particle */
+  const uint32_t *id; /* with per_group: the particles' ids in the draws'
+                         keys (a piece of the scene: their ids in the
+                         whole, domain.c); NULL: their indices */
   uint64_t key[3];  /* with per_group: seed, step, stage */
   uint32_t count;   /* groups */
   uint32_t merged;  /* [0, merged): >= 2 particles; the rest: one each */

@@ -100,7 +100,8 @@ static uint32_t draw_limit(const struct ms__groups *G, uint32_t p,
                            struct ms__rng *rng) {
   if (!G->per_group) return (uint32_t)ms__rng_range(rng, n_min, n_max);
   struct ms__rng own;
-  ms__rng_seed(&own, G->key[0], G->key[1], (G->key[2] << 32) | p);
+  ms__rng_seed(&own, G->key[0], G->key[1],
+               (G->key[2] << 32) | (G->id ? G->id[p] : p));
   return (uint32_t)ms__rng_range(&own, n_min, n_max);
 }
 

@@ -253,18 +253,6 @@ void ms__copy_field(char *dst, const struct ms_field *fd, size_t i0,
 #define MS__PAR_MIN_FILL 65536 /* particles: below, a file is filled by one thread */
 #define MS__PAR_ROWS 16384 /* rows per share of the work */
 
-static inline size_t ms__type_size(uint32_t t) {
-  switch (t) {
-  case MS_TYPE_F64:
-  case MS_TYPE_I64: return 8;
-  case MS_TYPE_F32:
-  case MS_TYPE_I32:
-  case MS_TYPE_U32: return 4;
-  case MS_TYPE_U8: return 1;
-  }
-  return 0;
-}
-
 static inline int ms__little_endian(void) {
   const uint16_t one = 1;
   return *(const uint8_t *)&one == 1;

@@ -97,6 +97,13 @@ static int record_metas(struct ms_sim *S) {
     }
     for (size_t i = 0; i < n; i++) y->meta_id[i] = -1;
   }
+  const struct ms__domain *D = S->stepper.dom;
+  if (D && D->meta_id) { /* a run over ranks: every rank's, numbered */
+    for (uint32_t s = 0; s < S->nsys; s++)
+      for (size_t i = 0; i < S->sys[s].view.count; i++)
+        S->sys[s].meta_id[i] = D->meta_id[S->sys[s].offset + i];
+    return MS_OK;
+  }
   const struct ms__metaset *M = &S->stepper.metas;
   for (uint32_t k = 0; k < M->merged; k++)
     for (uint32_t q = M->offset[k]; q < M->offset[k + 1]; q++) {

@@ -222,6 +222,10 @@ static int finish_frame(ms_sim *S, double t_end) {
     if (rc) return rc;
   }
   ms__counts_add(&S->run_counts, &S->stepper.frame_counts);
+  if (S->stepper.dom) { /* a run over ranks: rank 0 writes every particle */
+    int rc = ms__domain_frame(S->stepper.dom, &S->stepper);
+    if (rc) return rc;
+  }
   ms__log(S, MS_SINK_DEBUG,
           "frame %lld/%lld  t = %.4g s  steps %llu  stage-2 %llu  "
           "meta-particles %llu",

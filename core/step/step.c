@@ -37,8 +37,56 @@ static int reserve_particles(struct ms__particles *P, size_t n) {
   return MS_OK;
 }
 
+static int particle_ok(const double *x, double v2, double m, double r) {
+  return isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) && isfinite(v2) &&
+         m > 0.0 && isfinite(m) && r > 0.0 && isfinite(r);
+}
+
+static int bad_particle(struct ms__stepper *S, const struct ms__system *y,
+                        size_t bad) {
+  const double *x = ms__at(&y->x, bad), *v = ms__at(&y->v, bad);
+  return ms__errf(S->err, MS_ENUMERIC,
+                  "system '%s' (solver '%s'): particle %zu has position "
+                  "(%g, %g, %g), velocity (%g, %g, %g), mass %g, radius "
+                  "%g at t = %g s (step %llu): not finite or not "
+                  "positive", y->desc->name, y->plugin->desc.id, bad,
+                  x[0], x[1], x[2], v[0], v[1], v[2], *ms__at(&y->m, bad),
+                  *ms__at(&y->r, bad), S->time, (unsigned long long)S->step);
+}
+
+/* P = the particles of a piece of the scene (S->dom: ids in the whole,
+ * sorted, so P's order is the whole scene's). */
+static int gather_piece(struct ms__stepper *S, double *vmax, double *rmin) {
+  const struct ms__domain *D = S->dom;
+  ms__detect_forget(&S->det); /* index k names another particle now */
+  S->ntotal = D->n;
+  if (reserve_particles(&S->P, D->n))
+    return ms__errf(S->err, MS_ENOMEM, "out of memory");
+  double v2max = 0.0, rm = INFINITY;
+  uint32_t s = 0;
+  for (size_t k = 0; k < D->n; k++) {
+    uint32_t g = D->gid[k];
+    while (g >= S->sys[s].offset + S->sys[s].view.count) s++;
+    const struct ms__system *y = &S->sys[s];
+    size_t i = g - y->offset;
+    const double *x = ms__at(&y->x, i), *v = ms__at(&y->v, i);
+    double m = *ms__at(&y->m, i), r = *ms__at(&y->r, i), v2 = ms__norm2(v);
+    ms__copy3(S->P.x + 3 * k, x);
+    ms__copy3(S->P.v + 3 * k, v);
+    S->P.m[k] = m, S->P.r[k] = r, S->P.sys[k] = s;
+    S->P.local[k] = (uint32_t)i;
+    if (!particle_ok(x, v2, m, r)) return bad_particle(S, y, i);
+    v2max = fmax(v2max, v2);
+    rm = fmin(rm, r);
+  }
+  S->P.n = D->n;
+  *vmax = sqrt(v2max);
+  *rmin = rm;
+  return MS_OK;
+}
+
 /* Copy every system's state into P; check it; find max speed, min radius. */
-static int gather(struct ms__stepper *S, double *vmax, double *rmin) {
+int ms__gather(struct ms__stepper *S, double *vmax, double *rmin) {
   size_t total = 0;
   int moved = 0; /* offsets and total determine every system's count */
   for (uint32_t s = 0; s < S->nsys; s++) {
@@ -48,6 +96,7 @@ static int gather(struct ms__stepper *S, double *vmax, double *rmin) {
   }
   if (total >= UINT32_MAX)
     return ms__errf(S->err, MS_EINVAL, "too many particles (%zu)", total);
+  if (S->dom) return gather_piece(S, vmax, rmin);
   if (moved || total != S->ntotal) ms__detect_forget(&S->det);
   S->ntotal = total;
   if (reserve_particles(&S->P, total))
@@ -69,24 +118,11 @@ static int gather(struct ms__stepper *S, double *vmax, double *rmin) {
       S->P.sys[g] = s;
       S->P.local[g] = (uint32_t)i;
       double v2 = ms__norm2(v);
-      if (!(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) &&
-            isfinite(v2) && m > 0.0 && isfinite(m) && r > 0.0 &&
-            isfinite(r)))
-        bad = i < bad ? i : bad;
+      if (!particle_ok(x, v2, m, r)) bad = i < bad ? i : bad;
       v2max = fmax(v2max, v2);
       rm = fmin(rm, r);
     }
-    if (bad < n) {
-      const double *x = ms__at(&y->x, bad), *v = ms__at(&y->v, bad);
-      return ms__errf(S->err, MS_ENUMERIC,
-                      "system '%s' (solver '%s'): particle %zu has position "
-                      "(%g, %g, %g), velocity (%g, %g, %g), mass %g, radius "
-                      "%g at t = %g s (step %llu): not finite or not "
-                      "positive", y->desc->name, y->plugin->desc.id, bad,
-                      x[0], x[1], x[2], v[0], v[1], v[2], *ms__at(&y->m, bad),
-                      *ms__at(&y->r, bad), S->time,
-                      (unsigned long long)S->step);
-    }
+    if (bad < n) return bad_particle(S, y, bad);
   }
   S->P.n = total;
   *vmax = sqrt(v2max);
@@ -257,6 +293,7 @@ static int merge_pairs(struct ms__stepper *S, const struct ms_step *st) {
    * or one per group started (coupling.group_draws). */
   ms__rng_seed(&rng, sc->seed, S->step, st->stage);
   S->groups.per_group = sc->group_per_group;
+  S->groups.id = S->dom ? S->dom->gid : NULL;
   S->groups.key[0] = sc->seed;
   S->groups.key[1] = S->step;
   S->groups.key[2] = st->stage;
@@ -465,6 +502,10 @@ static int detect(struct ms__stepper *S, const struct method *m, double dt,
   if (ms__detect_pairs(&S->det, &in, &bad))
     return ms__errf(S->err, MS_ENOMEM, "collision detection: out of memory");
   ms__lap(c, MS__PH_DETECT);
+  if (S->dom) { /* the penetration metrics index the whole scene */
+    ms__domain_pairs(S->dom, &S->det);
+    return MS_OK;
+  }
   return ms__metrics_step(S, vmax, &S->frame_counts.pen);
 }
 
@@ -530,7 +571,9 @@ int ms__step(struct ms__stepper *S, double t_end) {
   ms__clock_start(&c, S->phase);
   S->spin_ready = 0;
   TRY(ms__handover(S));
-  TRY(gather(S, &vmax, &rmin));
+  if (S->dom) TRY(ms__domain_begin(S->dom, S));
+  TRY(ms__gather(S, &vmax, &rmin));
+  if (S->dom) TRY(ms__domain_reduce(S->dom, S, &vmax, &rmin));
   TRY(choose_dt(S, t_end, vmax, rmin, &dt));
   ms__lap(&c, MS__PH_OTHER);
   S->fext = NULL;
@@ -540,6 +583,7 @@ int ms__step(struct ms__stepper *S, double t_end) {
   TRY(ms__heat_exchange(S, dt));
   TRY(filter(S));
   TRY(classify(S, m));
+  if (S->dom) TRY(ms__domain_components(S->dom, S));
   if (m->act) TRY(m->act(S));
   TRY(user_forces(S));
   struct ms_step st = {.struct_size = sizeof st, .stage = 1,
@@ -561,6 +605,7 @@ int ms__step(struct ms__stepper *S, double t_end) {
   TRY(tell_systems(S, &st, 1));
   ms__lap(&c, MS__PH_OTHER);
   count_step(S);
+  if (S->dom) TRY(ms__domain_end(S->dom, S));
   S->step++;
   S->time = (dt == t_end - S->time) ? t_end : S->time + dt;
   return MS_OK;
@@ -568,8 +613,9 @@ int ms__step(struct ms__stepper *S, double t_end) {
 
 int ms__observe(struct ms__stepper *S) {
   double vmax = 0.0, rmin = INFINITY;
-  if (S->scene->method == MS__METHOD_NONE && S->nsys < 2) return MS_OK;
-  TRY(gather(S, &vmax, &rmin));
+  if ((S->scene->method == MS__METHOD_NONE && S->nsys < 2) || S->dom)
+    return MS_OK;
+  TRY(ms__gather(S, &vmax, &rmin));
   struct ms__detect_input in = {S->ntotal, S->P.x, S->P.r, S->P.sys, S->self,
                                 0.0, 0.0};
   size_t bad;

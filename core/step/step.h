@@ -236,6 +236,8 @@ struct ms__stepper {
   struct ms__metaset metas;
   struct ms__contacts contacts;
   struct ms__handover_ws hov;
+  struct ms__domain *dom;        /* NULL: the whole scene; else this
+                                    process's piece of it (domain.c) */
   /* counters */
   double phase[MS__PH_COUNT];
   struct ms__counts frame_counts;
@@ -249,10 +251,95 @@ int ms__stepper_init(struct ms__stepper *S, const struct ms__scene *scene,
                      struct ms__err *err, struct ms__metrics *metrics);
 /* Advance by one step, not beyond t_end. */
 int ms__step(struct ms__stepper *S, double t_end);
+/* P = the start-of-step state of every particle (S->dom: of the piece);
+ * the largest speed and the smallest radius among them. */
+int ms__gather(struct ms__stepper *S, double *vmax, double *rmin);
 /* Measure the metrics at the current state (end of a run). */
 int ms__observe(struct ms__stepper *S);
 /* Free the workspace (not what it borrows). */
 void ms__stepper_free(struct ms__stepper *S);
+
+/* ---- domain.c ------------------------------------------------------------*/
+/* One run spread over processes by domain decomposition, the proof of
+ * doc/distributed.md (section 5): space is cut into slabs along one axis,
+ * one per process (rank); a rank owns the particles in its slab, receives
+ * as ghosts the particles of others within `halo` of it, finds the pairs
+ * whose smaller id it owns, gathers the approaching-pair components that
+ * cross a face on the rank owning their smallest id, merges, integrates,
+ * synchronises and splits them there, and sends the members it does not
+ * own back.  Every rank holds every system whole (the plugins are not
+ * changed) but reads and writes only its piece; what crosses ranks goes
+ * through the transport and is counted.  For scenes whose solvers do not
+ * couple their own particles (`particles`), one stage, merge-split with
+ * coupling.group_draws = "per_group": the results are those of one
+ * process, bit for bit. */
+struct ms__transport {
+  void *opaque;
+  int rank, size;
+  /* Every rank sends scount[q] bytes at send[q] to rank q; *recv is one
+   * malloc'd buffer of what each rank q sent it (rcount[q] bytes), in rank
+   * order.  Collective. */
+  int (*alltoall)(void *opaque, void *const *send, const size_t *scount,
+                  void **recv, size_t *rcount);
+  /* v[0..n) = the largest over the ranks.  Collective. */
+  int (*max)(void *opaque, double *v, int n);
+};
+
+/* What a rank sent, by kind: bytes and records. */
+enum { MS__DOM_GHOST, MS__DOM_MIGRANT, MS__DOM_LINK, MS__DOM_COMPONENT,
+       MS__DOM_RESULT, MS__DOM_FRAME, MS__DOM_KINDS };
+struct ms__domain_traffic {
+  uint64_t bytes[MS__DOM_KINDS], records[MS__DOM_KINDS];
+};
+
+struct ms__domain {
+  struct ms__transport T;
+  int axis;          /* the slabs' normal */
+  double *cut;       /* size + 1: rank q owns [cut[q], cut[q + 1]) */
+  double halo;       /* ghosts within this distance of a slab */
+  uint32_t *gid;     /* the piece: owned, ghosts and the members of
+                        components gathered here, sorted by id */
+  size_t n, cap;
+  uint32_t *own;     /* the ids owned, sorted */
+  size_t nown, cap_own;
+  size_t nall;       /* particles of the whole scene */
+  uint8_t *role;     /* nall: 0 none, 1 owned, 2 ghost, 3 gathered */
+  uint8_t *edge;     /* nall: owned and a ghost of some other rank */
+  int32_t *from;     /* nall: the owner of a ghost or gathered particle */
+  int32_t *meta_id;  /* rank 0, nall: the last step's meta-particle of each
+                        particle as one process numbers them, or -1 */
+  struct ms__domain_traffic sent, recvd; /* over the run */
+  uint64_t steps;
+  uint64_t first_ghosts; /* ghosts the first step brought this rank */
+  uint64_t max_ghosts;   /* most ghosts one step brought this rank */
+  void *ws;          /* workspace (domain.c) */
+};
+
+/* Check that the scene can be split (one line naming what cannot), cut
+ * it into slabs by the particles' positions now and take this rank's
+ * piece.  Every rank must hold the same scene in the same state. */
+int ms__domain_open(struct ms__domain *D, struct ms__stepper *S,
+                    const struct ms__transport *T);
+void ms__domain_free(struct ms__domain *D);
+/* At the step's start: particles that left the slab go to their owner's
+ * rank, ghosts are exchanged, the piece is listed.  Collective. */
+int ms__domain_begin(struct ms__domain *D, struct ms__stepper *S);
+/* The candidate pairs whose smaller id this rank owns (each pair is then
+ * found by one rank). */
+void ms__domain_pairs(const struct ms__domain *D, struct ms__detect *det);
+/* The largest speed and smallest radius over every rank.  Collective. */
+int ms__domain_reduce(struct ms__domain *D, struct ms__stepper *S,
+                      double *vmax, double *rmin);
+/* The approaching pairs of components that touch a ghost, gathered; this
+ * rank keeps the components whose smallest id it owns, with every member
+ * in its piece (S->P gathered again).  Collective. */
+int ms__domain_components(struct ms__domain *D, struct ms__stepper *S);
+/* After the step: the members merged here but owned elsewhere go back to
+ * their owners.  Collective. */
+int ms__domain_end(struct ms__domain *D, struct ms__stepper *S);
+/* Rank 0's systems receive every particle (before it writes a frame).
+ * Collective. */
+int ms__domain_frame(struct ms__domain *D, struct ms__stepper *S);
 
 /* ---- couple.c ------------------------------------------------------------*/
 /* The systems' side of a coupled step: the collective inertia they state,

@@ -43,10 +43,10 @@ B_FORCE = 2 * 8
 B_MIGRATE = 12 * 8 + 8
 
 
-def one_system(name):
-    """The scene's text with system `name` alone (the other's braces cut)."""
-    text = open(SCENE).read()
-    head, rest = text.split("systems = (", 1)
+def system_blocks(path):
+    """A scene file's text before its systems list, and each system's
+    block (its braces), in order."""
+    head, rest = open(path).read().split("systems = (", 1)
     blocks, depth, start = [], 0, None
     for i, c in enumerate(rest):
         if c == "{":
@@ -57,6 +57,12 @@ def one_system(name):
             depth -= 1
             if depth == 0:
                 blocks.append(rest[start:i + 1])
+    return head, blocks
+
+
+def one_system(name):
+    """The scene's text with system `name` alone (the other's braces cut)."""
+    head, blocks = system_blocks(SCENE)
     keep = [b for b in blocks if 'name = "%s"' % name in b]
     return head + "systems = (\n" + keep[0] + "\n);\n"
 
@@ -131,7 +137,181 @@ def halo(x, p, width, lo=0.0, hi=0.6):
     return total, int(recv.max()), owned
 
 
+# The proof's records (core/step/domain.c): a ghost is x, v, m, r and two
+# 32-bit ids, the particle's and its system's (72 B: the core's indices are
+# 32-bit); a migrating grain of the `particles` solver is its view's ten
+# doubles and its id (84 B).
+B_GHOST_PROOF = 8 * 8 + 4 + 4
+B_MIGRATE_PROOF = 10 * 8 + 4
+F_MIGRATE = 0.01
+
+
+def slab_cut(x, ranks):
+    """The proof's cut (core/step/domain.c): slabs along the longest side
+    of the particles' box, holding equal counts of them."""
+    axis = int(np.argmax(x.max(axis=0) - x.min(axis=0)))
+    c = np.sort(x[:, axis])
+    return axis, [c[q * len(c) // ranks] for q in range(1, ranks)]
+
+
+def slab_ghosts(x, axis, cuts, width):
+    """Ghosts of each rank for particles at x: every particle within
+    `width` of another rank's slab is sent there (the rule of section 1)."""
+    c = x[:, axis]
+    edges = np.concatenate([[-np.inf], cuts, [np.inf]])
+    owner = np.searchsorted(np.asarray(cuts), c, side="right")
+    g = np.zeros(len(cuts) + 1)
+    for q in range(len(cuts) + 1):
+        d = np.maximum(np.maximum(edges[q] - c, c - edges[q + 1]), 0.0)
+        g[q] = np.count_nonzero((owner != q) & (d < width))
+    return g
+
+
+# The proof's other records (core/step/domain.c): a component's pair
+# (a tag and two ids), member (its ghost record, its owner, padding), a
+# member going back (id, x, v), and per open component its link (root,
+# smallest id, owner, count) with 4 B per boundary id.
+B_PAIR, B_MEMBER, B_RESULT, B_LINK, B_LINK_ID = 12, 80, 56, 16, 4
+
+
+def self_collides(scene):
+    """Per system of the scene, in order: whether its own particles
+    collide (self_collision, default yes: the `particles` solver's)."""
+    return ["self_collision = false" not in b for b in system_blocks(scene)[1]]
+
+
+def approaching_pairs(x, v, r, sid, selfc):
+    """Rules 1 and 2 on one state: pairs i < j in contact and approaching,
+    the pairs of a system without self-collision left out."""
+    ii, jj = [], []
+    for a in range(0, len(x), 512):
+        d = x[None, :, :] - x[a:a + 512, None, :]
+        near = (d * d).sum(-1) < (r[a:a + 512, None] + r[None, :]) ** 2
+        i, j = np.nonzero(near)
+        i = i + a
+        keep = (j > i) & ((sid[i] != sid[j]) | selfc[sid[i]])
+        ii.append(i[keep])
+        jj.append(j[keep])
+    i, j = np.concatenate(ii), np.concatenate(jj)
+    app = ((x[j] - x[i]) * (v[j] - v[i])).sum(1) < 0
+    return i[app], j[app]
+
+
+def components(n, i, j):
+    """Label of each particle: the smallest index of its component."""
+    lab = np.arange(n)
+    while True:
+        m = np.minimum(lab[i], lab[j])
+        new = lab.copy()
+        np.minimum.at(new, i, m)
+        np.minimum.at(new, j, m)
+        new = new[new]
+        if np.array_equal(new, lab):
+            return lab
+        lab = new
+
+
+def face_traffic(x, v, r, sid, selfc, axis, cuts, width):
+    """Bytes each rank receives in one step for the components that cross
+    a face (section 5.1): links, pairs and members to the rank owning the
+    component's smallest id, members merged there back to their owners."""
+    P = len(cuts) + 1
+    owner = np.searchsorted(np.asarray(cuts), x[:, axis], side="right")
+    edges = np.concatenate([[-np.inf], cuts, [np.inf]])
+    c = x[:, axis]
+    edge = np.zeros(len(x), bool)  # a ghost on some other rank
+    for q in range(P):
+        d = np.maximum(np.maximum(edges[q] - c, c - edges[q + 1]), 0.0)
+        edge |= (owner != q) & (d < width)
+    i, j = approaching_pairs(x, v, r, sid, selfc)
+    out = {k: np.zeros(P) for k in ("link", "component", "result")}
+    if len(i) == 0:
+        return out
+    lab = components(len(x), i, j)
+    taker = owner[lab]           # the owner of the component's smallest id
+    finder = owner[i]            # the rank that finds the pair
+    far = finder != taker[i]
+    np.add.at(out["component"], taker[i][far], B_PAIR)
+    for q in range(P):           # what rank q sends: its pairs' members
+        mine = finder == q
+        ids = np.unique(np.concatenate([i[mine], j[mine]]))
+        gone = taker[ids] != q
+        np.add.at(out["component"], taker[ids][gone], B_MEMBER)
+        # q's open components: those holding a ghost or an edge particle
+        local = components(len(x), i[mine], j[mine])[ids]
+        bnd = (owner[ids] != q) | edge[ids]
+        open_roots = np.unique(local[bnd])
+        nb = np.count_nonzero(np.isin(local, open_roots) & bnd)
+        link = B_LINK * len(open_roots) + B_LINK_ID * nb
+        for p in range(P):
+            if p != q:
+                out["link"][p] += link
+    ids = np.unique(np.concatenate([i, j]))
+    back = owner[ids] != taker[ids]
+    np.add.at(out["result"], owner[ids][back], B_RESULT)
+    return out
+
+
+def proof(scene, run_json):
+    """The model against a run over ranks (tests/dist/dist-run): the bytes
+    each rank receives per step, by kind, predicted from the one-process
+    run of the scene: at its start and at every frame, the rules of
+    section 5.1 (ghosts within the halo; Rules 1 and 2 and the components
+    of approaching pairs that cross a face), averaged over the frames,
+    with `f` of the ghosts migrating; measured: everything that crossed
+    ranks in the run but the frames."""
+    r = json.load(open(run_json))
+    selfc = np.array(self_collides(scene))
+    s = mergesplit.Simulation.from_file(scene)
+    systems = list(s.systems.values())
+    sid = np.concatenate([np.full(len(sy.fields["mass"]), k)
+                          for k, sy in enumerate(systems)])
+    rad = np.concatenate([sy.fields["radius"] for sy in systems])
+    width = 2.0 * float(rad.max())
+
+    def state(name):
+        return np.concatenate([sy.fields[name] for sy in systems])
+    axis, cuts = slab_cut(state("position"), r["ranks"])
+    kinds = ("ghost", "migrant", "link", "component", "result")
+    model = {k: np.zeros(r["ranks"]) for k in kinds}
+    g = np.zeros(r["ranks"])
+    for f in range(s.frames_total + 1):
+        if f:
+            s.frame()
+        x, v = state("position"), state("velocity")
+        g += slab_ghosts(x, axis, cuts, width)
+        for k, b in face_traffic(x, v, rad, sid, selfc, axis, cuts,
+                                 width).items():
+            model[k] += b
+    samples = s.frames_total + 1
+    s.close()
+    g /= samples
+    for k in ("link", "component", "result"):
+        model[k] /= samples
+    model["ghost"] = g * B_GHOST_PROOF
+    model["migrant"] = g * F_MIGRATE * B_MIGRATE_PROOF
+    steps = r["steps"]
+    print("rank  ghosts/step model measured | bytes/step model measured | "
+          "by kind, model/measured: " + " ".join(kinds))
+    tm, tx = [], []
+    for q, pr in enumerate(r["per_rank"]):
+        rb = pr["received_bytes"]
+        meas = {k: rb[k] / steps for k in kinds}
+        tm.append(sum(model[k][q] for k in kinds))
+        tx.append(sum(meas.values()))
+        print("%4d  %8.1f %8.1f | %8.0f %8.0f | %s" % (
+            q, g[q], pr["received_records"]["ghost"] / steps, tm[-1], tx[-1],
+            " ".join("%.0f/%.0f" % (model[k][q], meas[k]) for k in kinds)))
+    out = {"ranks": r["ranks"], "model_bytes_per_step": max(tm),
+           "measured_bytes_per_step": max(tx),
+           "ratio": max(tx) / max(tm) if max(tm) else None}
+    print(json.dumps(out))
+    return 0
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--proof":
+        return proof(sys.argv[2], sys.argv[3])
     ap = argparse.ArgumentParser()
     ap.add_argument("--mergesplit", default="core/cli/mergesplit")
     ap.add_argument("--scales", default="0.5,1,2,4")

@@ -175,6 +175,12 @@ static int cmp_u64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* qsort, which must not see a NULL array even when it is empty. */
+static void sort(void *base, size_t n, size_t size,
+                 int (*cmp)(const void *, const void *)) {
+  if (n > 1) qsort(base, n, size, cmp);
+}
+
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -230,7 +236,7 @@ static int cut_slabs(struct ms__domain *D, struct ms__stepper *S) {
   double *c = malloc((D->nall + 1) * sizeof *c);
   if (!c) return oom(S);
   for (uint32_t g = 0; g < D->nall; g++) c[g] = position(S, g)[D->axis];
-  qsort(c, D->nall, sizeof *c, cmp_double);
+  sort(c, D->nall, sizeof *c, cmp_double);
   D->cut[0] = -INFINITY;
   D->cut[D->T.size] = INFINITY;
   for (int q = 1; q < D->T.size; q++)
@@ -312,7 +318,7 @@ static int migrate(struct ms__domain *D, struct ms__stepper *S) {
     D->recvd.records[MS__DOM_MIGRANT]++;
   }
   free(in);
-  qsort(D->own, D->nown, sizeof *D->own, cmp_u32);
+  sort(D->own, D->nown, sizeof *D->own, cmp_u32);
   return MS_OK;
 }
 
@@ -351,7 +357,7 @@ static int send_ghosts(struct ms__domain *D, struct ms__stepper *S) {
   if (ghosts > D->max_ghosts) D->max_ghosts = ghosts;
   if (!D->steps) D->first_ghosts = ghosts;
   D->n = n;
-  qsort(D->gid, n, sizeof *D->gid, cmp_u32);
+  sort(D->gid, n, sizeof *D->gid, cmp_u32);
   return MS_OK;
 }
 
@@ -460,7 +466,7 @@ static int send_links(struct ms__domain *D, struct ms__stepper *S) {
   for (size_t k = 0; k < n; k++)
     if (W->flag[k] & 2)
       W->pairs[m++] = (uint64_t)find(W->uf, (uint32_t)k) << 32 | k;
-  qsort(W->pairs, m, sizeof *W->pairs, cmp_u64);
+  sort(W->pairs, m, sizeof *W->pairs, cmp_u64);
   for (size_t e = 0; e < m;) {
     uint32_t r = (uint32_t)(W->pairs[e] >> 32), g = D->gid[r];
     struct link L = {r, g, D->role[g] == 1 ? D->T.rank : D->from[g], 0};
@@ -513,7 +519,7 @@ static int read_links(struct ms__domain *D, struct ms__stepper *S,
     if (q == D->T.rank) mine1 = k;
   }
   if (!rc) {
-    qsort(W->pairs, m, sizeof *W->pairs, cmp_u64);
+    sort(W->pairs, m, sizeof *W->pairs, cmp_u64);
     for (size_t e = 1; e < m; e++)
       if (W->pairs[e] >> 32 == W->pairs[e - 1] >> 32)
         unite(uf, (uint32_t)W->pairs[e], (uint32_t)W->pairs[e - 1]);
@@ -575,9 +581,7 @@ static size_t index_of(const uint32_t *v, size_t n, uint32_t x) {
 static int read_open(struct ms__domain *D, struct ms__stepper *S,
                      const char *in, size_t *np, size_t *nm) {
   struct ws *W = D->ws;
-  size_t total = 0, m = 0;
-  for (int q = 0; q < D->T.size; q++) total += W->rcount[q];
-  size_t p = 0;
+  size_t m = 0, p = 0;
   for (int q = 0; q < D->T.size; q++)
     for (size_t e = p + W->rcount[q]; p < e;) {
       uint32_t tag;
@@ -600,8 +604,7 @@ static int read_open(struct ms__domain *D, struct ms__stepper *S,
       p += sizeof *W->mem;
       if (q != D->T.rank) D->recvd.records[MS__DOM_COMPONENT]++;
     }
-  (void)total;
-  qsort(W->mem, m, sizeof *W->mem, cmp_member);
+  sort(W->mem, m, sizeof *W->mem, cmp_member);
   size_t u = 0; /* a ghost's state is its owner's: duplicates are equal */
   for (size_t k = 0; k < m; k++)
     if (!u || W->mem[u - 1].p.gid != W->mem[k].p.gid) W->mem[u++] = W->mem[k];
@@ -663,7 +666,7 @@ int ms__domain_components(struct ms__domain *D, struct ms__stepper *S) {
     W->pairs[e] = (uint64_t)index_of(D->gid, D->n,
                                      (uint32_t)(W->pairs[e] >> 32)) << 32 |
                   index_of(D->gid, D->n, (uint32_t)W->pairs[e]);
-  qsort(W->pairs, np, sizeof *W->pairs, cmp_u64);
+  sort(W->pairs, np, sizeof *W->pairs, cmp_u64);
   if (np > S->cap_app) {
     if (ms__grow((void **)&S->appr, np, 2 * sizeof(uint32_t))) return oom(S);
     S->cap_app = np;
@@ -758,7 +761,7 @@ static int number_metas(struct ms__domain *D, struct ms__stepper *S,
       p += sizeof size + (size_t)size * sizeof(uint32_t);
     }
   }
-  qsort(W->pairs, nm, sizeof *W->pairs, cmp_u64);
+  sort(W->pairs, nm, sizeof *W->pairs, cmp_u64);
   for (size_t g = 0; g < D->nall; g++) D->meta_id[g] = -1;
   for (size_t k = 0; k < nm; k++) {
     const char *p = at[(uint32_t)W->pairs[k]];

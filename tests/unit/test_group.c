@@ -185,6 +185,51 @@ START_TEST(per_group_draws_group_components_alone) {
 }
 END_TEST
 
+/* A piece of the scene, indexed compactly, grouped with the whole scene's
+ * ids in the draws' keys (G->id, doc/distributed.md section 5): the groups
+ * of the whole, member for member; without the ids, other limits. */
+static int piece_as_whole(int with_ids, size_t *ngroups) {
+  size_t n = 3000;
+  double *x;
+  struct ms__detect da = make_pairs(n, 11, &x);
+  free(x);
+  size_t np = da.npairs;
+  uint32_t *spread = malloc(2 * np * sizeof *spread);
+  uint32_t *id = malloc(n * sizeof *id);
+  for (size_t k = 0; k < 2 * np; k++) spread[k] = 2 * da.pairs[k];
+  for (size_t k = 0; k < n; k++) id[k] = (uint32_t)(2 * k);
+  struct ms__groups W = {0}, P = {0};
+  struct ms__groups *g[2] = {&W, &P};
+  struct ms__rng r[2];
+  for (int i = 0; i < 2; i++) {
+    g[i]->per_group = 1;
+    g[i]->key[0] = 77, g[i]->key[1] = 5, g[i]->key[2] = 1;
+    ms__rng_seed(&r[i], 77, 5, 1);
+  }
+  P.id = with_ids ? id : NULL;
+  ck_assert_int_eq(ms__group(&W, 2 * n, spread, np, 8, 64, 0, &r[0]), 0);
+  ck_assert_int_eq(ms__group(&P, n, da.pairs, np, 8, 64, 0, &r[1]), 0);
+  *ngroups = W.count;
+  int same = W.count == P.count;
+  for (uint32_t q = 0; same && q < W.offset[W.count]; q++)
+    same = W.member[q] == 2 * P.member[q] && W.offset[W.mark[W.member[q]]] ==
+                                                P.offset[P.mark[P.member[q]]];
+  free(spread), free(id);
+  ms__groups_free(&W), ms__groups_free(&P);
+  ms__detect_free(&da);
+  return same;
+}
+
+START_TEST(per_group_draws_follow_the_ids) {
+  size_t ng;
+  ck_assert_msg(piece_as_whole(1, &ng), "a piece grouped with the whole's "
+                "ids differs from the whole");
+  ck_assert_uint_gt(ng, 100);
+  ck_assert_msg(!piece_as_whole(0, &ng), "without the ids the piece drew "
+                "the whole's limits (the test would not see the ids)");
+}
+END_TEST
+
 Suite *suite_group(void) {
   Suite *s = suite_create("group");
   TCase *tc = tcase_create("grouping");
@@ -193,6 +238,7 @@ Suite *suite_group(void) {
   tcase_add_test(tc, unlimited_groups_are_components);
   tcase_add_test(tc, deterministic_for_threads_and_seed);
   tcase_add_test(tc, per_group_draws_group_components_alone);
+  tcase_add_test(tc, per_group_draws_follow_the_ids);
   suite_add_tcase(s, tc);
   return s;
 }

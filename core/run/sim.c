@@ -158,7 +158,15 @@ static int open_all(ms_sim *S, const char *path, const char *text,
             ms_registry_refusal(S->reg, i));
   if ((rc = ms__systems_create(S))) return rc;
   S->blas_threads = S->opt.blas_threads > 0 ? S->opt.blas_threads : 1;
-  ms__blas_set_threads(S->blas_threads); /* the plugins loaded CHOLMOD */
+  /* the plugins loaded CHOLMOD; an OpenMP build of OpenBLAS would set
+   * OpenMP's count too */
+#ifdef _OPENMP
+  int omp_threads = omp_get_max_threads();
+  ms__blas_set_threads(S->blas_threads);
+  omp_set_num_threads(omp_threads);
+#else
+  ms__blas_set_threads(S->blas_threads);
+#endif
   if ((rc = ms__stepper_init(&S->stepper, &S->scene, S->sys, S->nsys,
                              &S->err, &S->metrics)))
     return rc;

@@ -74,10 +74,10 @@ static int exchange(struct ms__domain *D, struct ms__stepper *S, int kind,
     send[q] = W->out[q].p, W->scount[q] = W->out[q].n;
   void *in = NULL;
   int rc = D->T.alltoall(D->T.opaque, send, W->scount, &in, W->rcount);
+  for (int q = 0; q < D->T.size; q++) W->out[q].n = 0;
   if (rc)
     return ms__errf(S->err, rc, "domain decomposition: exchange failed");
   for (int q = 0; q < D->T.size; q++) {
-    W->out[q].n = 0;
     if (q == D->T.rank) continue;
     D->sent.bytes[kind] += W->scount[q];
     D->recvd.bytes[kind] += W->rcount[q];
@@ -206,6 +206,9 @@ static int check_scene(const struct ms__stepper *S) {
   else if (sc->conductance > 0.0)
     why = "coupling.conductance must be 0 (heat is not exchanged across "
           "ranks)";
+  else if (sc->nheat_src)
+    why = "scene.heat_sources must be empty (a rank would heat the copies "
+          "it does not own)";
   if (why)
     return ms__errf(S->err, MS_EINVAL, "%s: %s for a run over ranks",
                     sc->path, why);
@@ -235,12 +238,13 @@ static int cut_slabs(struct ms__domain *D, struct ms__stepper *S) {
     if (hi[a] - lo[a] > hi[D->axis] - lo[D->axis]) D->axis = a;
   double *c = malloc((D->nall + 1) * sizeof *c);
   if (!c) return oom(S);
+  c[0] = 0.0; /* an empty scene: every cut at 0 */
   for (uint32_t g = 0; g < D->nall; g++) c[g] = position(S, g)[D->axis];
   sort(c, D->nall, sizeof *c, cmp_double);
   D->cut[0] = -INFINITY;
   D->cut[D->T.size] = INFINITY;
   for (int q = 1; q < D->T.size; q++)
-    D->cut[q] = c[(size_t)q * D->nall / (size_t)D->T.size];
+    D->cut[q] = D->nall ? c[(size_t)q * D->nall / (size_t)D->T.size] : 0.0;
   free(c);
   D->halo = 2.0 * rmax;
   return MS_OK;
@@ -328,10 +332,10 @@ static int send_ghosts(struct ms__domain *D, struct ms__stepper *S) {
     uint32_t g = D->own[k];
     double c = position(S, g)[D->axis];
     D->edge[g] = 0;
+    struct ghost rec;
+    read_ghost(S, g, &rec);
     for (int q = 0; q < D->T.size; q++) {
       if (q == D->T.rank || !(to_slab(D, q, c) < D->halo)) continue;
-      struct ghost rec;
-      read_ghost(S, g, &rec);
       if (put(&W->out[q], &rec, sizeof rec)) return oom(S);
       D->edge[g] = 1;
       D->sent.records[MS__DOM_GHOST]++;
@@ -362,6 +366,12 @@ static int send_ghosts(struct ms__domain *D, struct ms__stepper *S) {
 }
 
 int ms__domain_begin(struct ms__domain *D, struct ms__stepper *S) {
+  size_t nall = 0;
+  for (uint32_t s = 0; s < S->nsys; s++) nall += S->sys[s].view.count;
+  if (nall != D->nall) /* the ids would name other particles */
+    return ms__errf(S->err, MS_ESTATE, "the scene holds %zu particles, %zu "
+                    "when it was cut into slabs: a run over ranks takes no "
+                    "hand-over", nall, D->nall);
   for (size_t k = 0; k < D->n; k++) /* last step's ghosts and gathered */
     if (D->role[D->gid[k]] != 1) D->role[D->gid[k]] = 0;
   TRY(migrate(D, S));
@@ -479,7 +489,7 @@ static int send_links(struct ms__domain *D, struct ms__stepper *S) {
       L.nb++;
     }
     memcpy(b->p + at, &L, sizeof L);
-    D->sent.records[MS__DOM_LINK]++;
+    D->sent.records[MS__DOM_LINK] += (uint64_t)D->T.size - 1;
   }
   for (int q = 0; q < D->T.size; q++)
     if (q != D->T.rank && put(&W->out[q], b->p, b->n)) return oom(S);

@@ -139,7 +139,9 @@ static int choose_dt(struct ms__stepper *S, double t_end, double vmax,
   const struct ms__scene *sc = S->scene;
   double g = sqrt(ms__norm2(sc->gravity)), c = sc->cfl * rmin;
   double h = sc->max_dt;
-  if (S->ntotal > 0 && isfinite(c)) {
+  /* over ranks, vmax and rmin are every rank's: so is the particle count */
+  size_t count = S->dom ? S->dom->nall : S->ntotal;
+  if (count > 0 && isfinite(c)) {
     double disc = vmax * vmax + 4.0 * g * c;
     double cfl_dt = (vmax > 0.0 || g > 0.0) ? 2.0 * c / (vmax + sqrt(disc))
                                              : INFINITY;
@@ -456,6 +458,9 @@ static int user_forces(struct ms__stepper *S) {
   int any = 0;
   for (uint32_t s = 0; s < S->nsys; s++) any |= S->sys[s].uforce_on;
   if (!any) return MS_OK;
+  if (S->dom) /* S->fext holds the piece's particles, not the systems' */
+    return ms__errf(S->err, MS_ESTATE, "forces added by the caller are not "
+                    "taken by a run over ranks");
   if (!S->fext) TRY(fext_zeroed(S));
   for (uint32_t s = 0; s < S->nsys; s++) {
     struct ms__system *y = &S->sys[s];

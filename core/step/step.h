@@ -317,7 +317,8 @@ struct ms__domain {
 
 /* Check that the scene can be split (one line naming what cannot), cut
  * it into slabs by the particles' positions now and take this rank's
- * piece.  Every rank must hold the same scene in the same state. */
+ * piece.  Every rank must hold the same scene in the same state.  After a
+ * failure too, ms__domain_free releases what was taken. */
 int ms__domain_open(struct ms__domain *D, struct ms__stepper *S,
                     const struct ms__transport *T);
 void ms__domain_free(struct ms__domain *D);

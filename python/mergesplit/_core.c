@@ -98,6 +98,10 @@ static int Sim_init(SimObject *self, PyObject *args, PyObject *kw) {
                                    &ov, &threads, &frames, &out, &report,
                                    &resume, &pp, &text, &dir, &keep, &blas))
     return -1;
+  if (blas < 0) {
+    PyErr_SetString(PyExc_ValueError, "blas_threads must be >= 0");
+    return -1;
+  }
   if (self->sim || self->closed) {
     PyErr_SetString(PyExc_RuntimeError, "the simulation is already open");
     return -1;

@@ -168,10 +168,11 @@ def slab_ghosts(x, axis, cuts, width):
 
 
 # The proof's other records (core/step/domain.c): a component's pair
-# (a tag and two ids), member (its ghost record, its owner, padding), a
-# member going back (id, x, v), and per open component its link (root,
-# smallest id, owner, count) with 4 B per boundary id.
-B_PAIR, B_MEMBER, B_RESULT, B_LINK, B_LINK_ID = 12, 80, 56, 16, 4
+# (a tag and two ids), member (a tag, its ghost record, its owner,
+# padding), a member going back (id, padding, x, v), and per open
+# component its link (root, smallest id, owner, count) with 4 B per
+# boundary id.
+B_PAIR, B_MEMBER, B_RESULT, B_LINK, B_LINK_ID = 12, 84, 56, 16, 4
 
 
 def self_collides(scene):

@@ -10,6 +10,7 @@
  * ranks per kind, in bytes and records, sent and received, for the busiest
  * rank and summed, with the ghosts of the first step (the model's G(P)
  * measured on the scene at rest). */
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,13 @@
 #include "../../core/run/run.h"
 #include "../../core/step/step.h"
 
+static void abort_all(const char *what) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  fprintf(stderr, "dist-run: rank %d: %s\n", rank, what);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
 static int mpi_alltoall(void *opaque, void *const *send, const size_t *scount,
                         void **recv, size_t *rcount) {
   (void)opaque;
@@ -27,21 +35,25 @@ static int mpi_alltoall(void *opaque, void *const *send, const size_t *scount,
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   unsigned long long *sc = malloc(2 * (size_t)size * sizeof *sc);
   int *si = malloc(4 * (size_t)size * sizeof *si);
-  if (!sc || !si) return free(sc), free(si), MS_ENOMEM;
+  /* a rank that cannot go on must not leave the others in a collective */
+  if (!sc || !si) abort_all("out of memory");
   unsigned long long *rc = sc + size;
   int *sd = si + size, *ri = si + 2 * size, *rd = si + 3 * size;
   for (int q = 0; q < size; q++) sc[q] = scount[q];
   MPI_Alltoall(sc, 1, MPI_UNSIGNED_LONG_LONG, rc, 1, MPI_UNSIGNED_LONG_LONG,
                MPI_COMM_WORLD);
   size_t so = 0, ro = 0;
+  for (int q = 0; q < size; q++)
+    if ((so += sc[q]) > INT_MAX || (ro += rc[q]) > INT_MAX)
+      abort_all("more than 2 GB in one exchange (MPI_Alltoallv counts)");
+  so = ro = 0;
   for (int q = 0; q < size; q++) {
     si[q] = (int)sc[q], sd[q] = (int)so, so += sc[q];
     ri[q] = (int)rc[q], rd[q] = (int)ro, ro += rc[q];
     rcount[q] = rc[q];
   }
   char *packed = malloc(so + 1), *in = malloc(ro + 1);
-  if (!packed || !in) return free(packed), free(in), free(sc), free(si),
-                             MS_ENOMEM;
+  if (!packed || !in) abort_all("out of memory");
   for (int q = 0; q < size; q++)
     if (sc[q]) memcpy(packed + sd[q], send[q], sc[q]);
   MPI_Alltoallv(packed, si, sd, MPI_BYTE, in, ri, rd, MPI_BYTE,
@@ -57,15 +69,16 @@ static int mpi_max(void *opaque, double *v, int n) {
   return MS_OK;
 }
 
-/* An error every rank meets alike (the scene) is printed once. */
-static void fail(int rank, int all_alike, const char *what) {
-  if (!all_alike) fprintf(stderr, "dist-run: rank %d: %s\n", rank, what);
-  else if (rank == 0) fprintf(stderr, "dist-run: %s\n", what);
-  if (all_alike) {
-    MPI_Finalize();
-    exit(3);
-  }
-  MPI_Abort(MPI_COMM_WORLD, 1);
+/* Opening: the ranks agree whether any failed (a bad scene fails on all
+ * alike, memory on one); the lowest failing rank prints its line, and
+ * all stop. */
+static void opened(int rank, int size, int rc, const char *what) {
+  int first = rc ? rank : size;
+  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == size) return;
+  if (rank == first) fprintf(stderr, "dist-run: %s\n", what);
+  MPI_Finalize();
+  exit(3);
 }
 
 static const char *const kinds[MS__DOM_KINDS] = {
@@ -129,15 +142,15 @@ int main(int argc, char **argv) {
                              .output_dir = argv[2], .no_output = rank != 0,
                              .verbosity = MS_SINK_ERROR};
   char err[1200];
-  ms_sim *S;
-  if (ms_sim_open(argv[1], &o, &S, err, sizeof err)) fail(rank, 1, err);
+  ms_sim *S = NULL;
+  opened(rank, size, ms_sim_open(argv[1], &o, &S, err, sizeof err), err);
   struct ms__transport T = {.rank = rank, .size = size,
                             .alltoall = mpi_alltoall, .max = mpi_max};
   struct ms__domain D;
-  if (ms__domain_open(&D, &S->stepper, &T)) fail(rank, 1, S->err.msg);
+  opened(rank, size, ms__domain_open(&D, &S->stepper, &T), S->err.msg);
   S->stepper.dom = &D;
   double t0 = MPI_Wtime();
-  if (ms_sim_run(S)) fail(rank, 0, ms_sim_error(S));
+  if (ms_sim_run(S)) abort_all(ms_sim_error(S));
   report(S, &D, rank, size, MPI_Wtime() - t0);
   S->stepper.dom = NULL;
   ms__domain_free(&D);

@@ -101,6 +101,20 @@ static inline void *ms__memmove(void *d, const void *s, size_t n) {
 static inline void *ms__memset(void *d, int c, size_t n) {
   return n ? memset(d, c, n) : d;
 }
+/* qsort, which must not see a NULL array even when it is empty. */
+static inline void ms__qsort(void *base, size_t n, size_t size,
+                             int (*cmp)(const void *, const void *)) {
+  if (n > 1) qsort(base, n, size, cmp);
+}
+/* Ascending order of uint32_t, of uint64_t (qsort comparators). */
+static inline int ms__cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+static inline int ms__cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
 
 static inline void ms__copy3(double *out, const double *a) {
   out[0] = a[0];
@@ -206,5 +220,7 @@ const struct ms_field *ms__view_field(const struct ms_view *v,
                                       uint32_t comps);
 /* Bytes of one element of type t (enum ms_type); 0 for an unknown type. */
 size_t ms__type_size(uint32_t t);
+/* Bytes one particle holds in field fd: its components' elements. */
+size_t ms__field_bytes(const struct ms_field *fd);
 
 #endif

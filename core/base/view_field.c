@@ -27,3 +27,7 @@ size_t ms__type_size(uint32_t t) {
   }
   return 0;
 }
+
+size_t ms__field_bytes(const struct ms_field *fd) {
+  return ms__type_size(fd->type) * fd->components;
+}

@@ -191,6 +191,18 @@ static int parse_count(const char *s, long long lo, long long *out) {
   return 0;
 }
 
+/* A thread count in [1, 4096] given to option opt ("--threads"). */
+static int parse_threads(const char *opt, const char *s, int *out) {
+  long long v;
+  if (parse_count(s, 1, &v) || v > 4096) {
+    char fmt[64];
+    snprintf(fmt, sizeof fmt, "%s needs a positive integer, not '%%s'", opt);
+    return cli_usage_error(fmt, s);
+  }
+  *out = (int)v;
+  return 0;
+}
+
 /* "WxH" */
 static int parse_size(const char *s, struct args *a) {
   char *end;
@@ -289,17 +301,9 @@ static int parse_one(int c, struct args *a) {
   case OPT_SYNC: a->sync = optarg; break;
   case OPT_LIST: a->list = 1; break;
   case OPT_RUN_THREADS:
-    if (parse_count(optarg, 1, &v) || v > 4096)
-      return cli_usage_error("--run-threads needs a positive integer, not "
-                             "'%s'", optarg);
-    a->run_threads = (int)v;
-    break;
+    return parse_threads("--run-threads", optarg, &a->run_threads);
   case OPT_BLAS_THREADS:
-    if (parse_count(optarg, 1, &v) || v > 4096)
-      return cli_usage_error("--blas-threads needs a positive integer, not "
-                             "'%s'", optarg);
-    a->blas_threads = (int)v;
-    break;
+    return parse_threads("--blas-threads", optarg, &a->blas_threads);
   case OPT_METRIC: a->metric = optarg; break;
   case OPT_SEEDS:
     if (parse_count(optarg, 1, &v) || v > 1000)
@@ -352,12 +356,7 @@ static int parse_one(int c, struct args *a) {
                              optarg);
     a->frame = v;
     break;
-  case 'j':
-    if (parse_count(optarg, 1, &v) || v > 4096)
-      return cli_usage_error("--threads needs a positive integer, not '%s'",
-                             optarg);
-    a->threads = (int)v;
-    break;
+  case 'j': return parse_threads("--threads", optarg, &a->threads);
   case OPT_SIZE:
     if (parse_size(optarg, a))
       return cli_usage_error("--size needs WxH, each in [16, 8192], not '%s'",

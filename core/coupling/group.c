@@ -19,14 +19,9 @@ void ms__groups_free(struct ms__groups *G) {
   ms__memset(G, 0, sizeof *G);
 }
 
-static int cmp_u32(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  return (x > y) - (x < y);
-}
-
 static void sort_row(uint32_t *r, uint32_t len) {
   if (len > 32) {
-    qsort(r, len, sizeof *r, cmp_u32);
+    qsort(r, len, sizeof *r, ms__cmp_u32);
     return;
   }
   for (uint32_t i = 1; i < len; i++) {

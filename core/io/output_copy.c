@@ -12,7 +12,7 @@
 
 void ms__copy_field(char *dst, const struct ms_field *fd, size_t i0,
                     size_t m, size_t dst_stride) {
-  size_t es = ms__type_size(fd->type) * fd->components;
+  size_t es = ms__field_bytes(fd);
   const char *src = (const char *)fd->data + i0 * fd->stride;
   if (!dst_stride) dst_stride = es;
   if (fd->stride == es && dst_stride == es) {

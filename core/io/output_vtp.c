@@ -68,7 +68,7 @@ static size_t blocks(const struct ms__layout *L, const struct ms_view *v,
 }
 
 static size_t blk_len(const struct blk *b, int wide) {
-  return b->fd ? ms__type_size(b->fd->type) * b->fd->components * b->count
+  return b->fd ? ms__field_bytes(b->fd) * b->count
                : (size_t)(wide ? 8 : 4) * b->count;
 }
 
@@ -178,7 +178,7 @@ int ms__vtp_layout(struct ms__layout *L, const struct ms_view *v,
 
 /* One field's block: its byte length, then its values. */
 static char *field_block(char *p, const struct ms_field *fd, size_t n) {
-  size_t es = ms__type_size(fd->type) * fd->components;
+  size_t es = ms__field_bytes(fd);
   uint64_t len = (uint64_t)es * n;
   ms__memcpy(p, &len, sizeof len);
   p += sizeof len;

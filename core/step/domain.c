@@ -123,7 +123,7 @@ static int put_whole(struct buf *b, struct ms__stepper *S, uint32_t gid) {
   for (uint32_t f = 0; f < y->view.field_count; f++) {
     const struct ms_field *fd = &y->view.fields[f];
     TRY(put(b, (const char *)fd->data + i * fd->stride,
-            fd->components * ms__type_size(fd->type)));
+            ms__field_bytes(fd)));
   }
   return MS_OK;
 }
@@ -136,7 +136,7 @@ static size_t take_whole(struct ms__stepper *S, const char *p, uint32_t *id) {
   const struct ms__system *y = locate(S, gid, &i);
   for (uint32_t f = 0; f < y->view.field_count; f++) {
     const struct ms_field *fd = &y->view.fields[f];
-    size_t len = fd->components * ms__type_size(fd->type);
+    size_t len = ms__field_bytes(fd);
     memcpy((char *)fd->data + i * fd->stride, p + n, len);
     n += len;
   }
@@ -163,22 +163,6 @@ static int owner_of(const struct ms__domain *D, double c) {
 static double to_slab(const struct ms__domain *D, int q, double c) {
   return c < D->cut[q] ? D->cut[q] - c
          : c >= D->cut[q + 1] ? c - D->cut[q + 1] : 0.0;
-}
-
-static int cmp_u32(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  return (x > y) - (x < y);
-}
-
-static int cmp_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* qsort, which must not see a NULL array even when it is empty. */
-static void sort(void *base, size_t n, size_t size,
-                 int (*cmp)(const void *, const void *)) {
-  if (n > 1) qsort(base, n, size, cmp);
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -240,7 +224,7 @@ static int cut_slabs(struct ms__domain *D, struct ms__stepper *S) {
   if (!c) return oom(S);
   c[0] = 0.0; /* an empty scene: every cut at 0 */
   for (uint32_t g = 0; g < D->nall; g++) c[g] = position(S, g)[D->axis];
-  sort(c, D->nall, sizeof *c, cmp_double);
+  ms__qsort(c, D->nall, sizeof *c, cmp_double);
   D->cut[0] = -INFINITY;
   D->cut[D->T.size] = INFINITY;
   for (int q = 1; q < D->T.size; q++)
@@ -322,7 +306,7 @@ static int migrate(struct ms__domain *D, struct ms__stepper *S) {
     D->recvd.records[MS__DOM_MIGRANT]++;
   }
   free(in);
-  sort(D->own, D->nown, sizeof *D->own, cmp_u32);
+  ms__qsort(D->own, D->nown, sizeof *D->own, ms__cmp_u32);
   return MS_OK;
 }
 
@@ -361,7 +345,7 @@ static int send_ghosts(struct ms__domain *D, struct ms__stepper *S) {
   if (ghosts > D->max_ghosts) D->max_ghosts = ghosts;
   if (!D->steps) D->first_ghosts = ghosts;
   D->n = n;
-  sort(D->gid, n, sizeof *D->gid, cmp_u32);
+  ms__qsort(D->gid, n, sizeof *D->gid, ms__cmp_u32);
   return MS_OK;
 }
 
@@ -476,7 +460,7 @@ static int send_links(struct ms__domain *D, struct ms__stepper *S) {
   for (size_t k = 0; k < n; k++)
     if (W->flag[k] & 2)
       W->pairs[m++] = (uint64_t)find(W->uf, (uint32_t)k) << 32 | k;
-  sort(W->pairs, m, sizeof *W->pairs, cmp_u64);
+  ms__qsort(W->pairs, m, sizeof *W->pairs, ms__cmp_u64);
   for (size_t e = 0; e < m;) {
     uint32_t r = (uint32_t)(W->pairs[e] >> 32), g = D->gid[r];
     struct link L = {r, g, D->role[g] == 1 ? D->T.rank : D->from[g], 0};
@@ -529,7 +513,7 @@ static int read_links(struct ms__domain *D, struct ms__stepper *S,
     if (q == D->T.rank) mine1 = k;
   }
   if (!rc) {
-    sort(W->pairs, m, sizeof *W->pairs, cmp_u64);
+    ms__qsort(W->pairs, m, sizeof *W->pairs, ms__cmp_u64);
     for (size_t e = 1; e < m; e++)
       if (W->pairs[e] >> 32 == W->pairs[e - 1] >> 32)
         unite(uf, (uint32_t)W->pairs[e], (uint32_t)W->pairs[e - 1]);
@@ -614,7 +598,7 @@ static int read_open(struct ms__domain *D, struct ms__stepper *S,
       p += sizeof *W->mem;
       if (q != D->T.rank) D->recvd.records[MS__DOM_COMPONENT]++;
     }
-  sort(W->mem, m, sizeof *W->mem, cmp_member);
+  ms__qsort(W->mem, m, sizeof *W->mem, cmp_member);
   size_t u = 0; /* a ghost's state is its owner's: duplicates are equal */
   for (size_t k = 0; k < m; k++)
     if (!u || W->mem[u - 1].p.gid != W->mem[k].p.gid) W->mem[u++] = W->mem[k];
@@ -676,7 +660,7 @@ int ms__domain_components(struct ms__domain *D, struct ms__stepper *S) {
     W->pairs[e] = (uint64_t)index_of(D->gid, D->n,
                                      (uint32_t)(W->pairs[e] >> 32)) << 32 |
                   index_of(D->gid, D->n, (uint32_t)W->pairs[e]);
-  sort(W->pairs, np, sizeof *W->pairs, cmp_u64);
+  ms__qsort(W->pairs, np, sizeof *W->pairs, ms__cmp_u64);
   if (np > S->cap_app) {
     if (ms__grow((void **)&S->appr, np, 2 * sizeof(uint32_t))) return oom(S);
     S->cap_app = np;
@@ -771,7 +755,7 @@ static int number_metas(struct ms__domain *D, struct ms__stepper *S,
       p += sizeof size + (size_t)size * sizeof(uint32_t);
     }
   }
-  sort(W->pairs, nm, sizeof *W->pairs, cmp_u64);
+  ms__qsort(W->pairs, nm, sizeof *W->pairs, ms__cmp_u64);
   for (size_t g = 0; g < D->nall; g++) D->meta_id[g] = -1;
   for (size_t k = 0; k < nm; k++) {
     const char *p = at[(uint32_t)W->pairs[k]];

@@ -79,14 +79,14 @@ static int pack(struct ms__stepper *S, uint32_t s, const struct ms_handover *h,
   size_t n = 0, row = 0;
   for (uint32_t q = 0; q < h->count; q++) n += W->to[q] == t;
   for (uint32_t f = 0; f < v->field_count; f++)
-    row += ms__type_size(v->fields[f].type) * v->fields[f].components;
+    row += ms__field_bytes(&v->fields[f]);
   if (ms__grow((void **)&W->buf, n * row + 1, 1) ||
       ms__grow((void **)&W->fields, v->field_count + 1, sizeof *W->fields))
     return oom(S);
   unsigned char *at = W->buf;
   for (uint32_t f = 0; f < v->field_count; f++) {
     const struct ms_field *src = &v->fields[f];
-    size_t e = ms__type_size(src->type) * src->components;
+    size_t e = ms__field_bytes(src);
     W->fields[f] = *src;
     W->fields[f].stride = e;
     W->fields[f].data = at;

@@ -155,16 +155,17 @@ def slab_cut(x, ranks):
 
 
 def slab_ghosts(x, axis, cuts, width):
-    """Ghosts of each rank for particles at x: every particle within
-    `width` of another rank's slab is sent there (the rule of section 1)."""
+    """Each particle's owner, and near[q]: the particles rank q receives
+    as ghosts, those within `width` of its slab that it does not own (the
+    rule of section 1)."""
     c = x[:, axis]
     edges = np.concatenate([[-np.inf], cuts, [np.inf]])
     owner = np.searchsorted(np.asarray(cuts), c, side="right")
-    g = np.zeros(len(cuts) + 1)
+    near = np.zeros((len(cuts) + 1, len(c)), bool)
     for q in range(len(cuts) + 1):
         d = np.maximum(np.maximum(edges[q] - c, c - edges[q + 1]), 0.0)
-        g[q] = np.count_nonzero((owner != q) & (d < width))
-    return g
+        near[q] = (owner != q) & (d < width)
+    return owner, near
 
 
 # The proof's other records (core/step/domain.c): a component's pair
@@ -212,18 +213,13 @@ def components(n, i, j):
         lab = new
 
 
-def face_traffic(x, v, r, sid, selfc, axis, cuts, width):
+def face_traffic(x, v, r, sid, selfc, owner, near):
     """Bytes each rank receives in one step for the components that cross
     a face (section 5.1): links, pairs and members to the rank owning the
-    component's smallest id, members merged there back to their owners."""
-    P = len(cuts) + 1
-    owner = np.searchsorted(np.asarray(cuts), x[:, axis], side="right")
-    edges = np.concatenate([[-np.inf], cuts, [np.inf]])
-    c = x[:, axis]
-    edge = np.zeros(len(x), bool)  # a ghost on some other rank
-    for q in range(P):
-        d = np.maximum(np.maximum(edges[q] - c, c - edges[q + 1]), 0.0)
-        edge |= (owner != q) & (d < width)
+    component's smallest id, members merged there back to their owners;
+    owner and near as slab_ghosts gives them."""
+    P = len(near)
+    edge = near.any(axis=0)  # a ghost on some other rank
     i, j = approaching_pairs(x, v, r, sid, selfc)
     out = {k: np.zeros(P) for k in ("link", "component", "result")}
     if len(i) == 0:
@@ -280,9 +276,10 @@ def proof(scene, run_json):
         if f:
             s.frame()
         x, v = state("position"), state("velocity")
-        g += slab_ghosts(x, axis, cuts, width)
-        for k, b in face_traffic(x, v, rad, sid, selfc, axis, cuts,
-                                 width).items():
+        owner, near = slab_ghosts(x, axis, cuts, width)
+        g += near.sum(axis=1)
+        for k, b in face_traffic(x, v, rad, sid, selfc, owner,
+                                 near).items():
             model[k] += b
     samples = s.frames_total + 1
     s.close()

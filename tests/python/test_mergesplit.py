@@ -299,6 +299,11 @@ with tempfile.TemporaryDirectory() as tmp:
         b1 = s.report["blas_threads"]
     check((b1, b2) == (1, 2),
           "blas_threads: default 1, blas_threads=2 reaches the run", (b1, b2))
+    e = raises(lambda: mergesplit.Simulation.from_file(DEFAULT,
+                                                       blas_threads=-1),
+               ValueError)
+    check(e is not None and "blas_threads must be >= 0" in str(e),
+          "blas_threads=-1 raises ValueError, naming it", e)
 
 # ---- no leak over 1000 open/close cycles ----------------------------------
 def rss():

@@ -130,6 +130,14 @@ START_TEST(deterministic_for_threads_and_seed) {
 }
 END_TEST
 
+/* Grouping with the draws of seed 77, step 5, stage 1: per group or in
+ * sequence. */
+static void draws_77(struct ms__groups *g, struct ms__rng *r, int per_group) {
+  g->per_group = per_group;
+  g->key[0] = 77, g->key[1] = 5, g->key[2] = 1;
+  ms__rng_seed(r, 77, 5, 1);
+}
+
 /* Graphs a (even ids) and b (odd ids) interleaved into one: grouped
  * together, and each alone, with draws of the given kind; 1 when every
  * group of the whole is, member for member, a group of a or of b alone. */
@@ -147,12 +155,8 @@ static int components_alone(int per_group, size_t *ngroups) {
   for (size_t k = 0; k < 2 * nb; k++) pb[k] = 2 * db.pairs[k] + 1;
   struct ms__groups W = {0}, A = {0}, B = {0};
   struct ms__groups *g[3] = {&W, &A, &B};
-  for (int i = 0; i < 3; i++) {
-    g[i]->per_group = per_group;
-    g[i]->key[0] = 77, g[i]->key[1] = 5, g[i]->key[2] = 1;
-  }
   struct ms__rng r[3];
-  for (int i = 0; i < 3; i++) ms__rng_seed(&r[i], 77, 5, 1);
+  for (int i = 0; i < 3; i++) draws_77(g[i], &r[i], per_group);
   ck_assert_int_eq(ms__group(&W, 2 * n, all, na + nb, 8, 64, 0, &r[0]), 0);
   ck_assert_int_eq(ms__group(&A, 2 * n, pa, na, 8, 64, 0, &r[1]), 0);
   ck_assert_int_eq(ms__group(&B, 2 * n, pb, nb, 8, 64, 0, &r[2]), 0);
@@ -199,13 +203,9 @@ static int piece_as_whole(int with_ids, size_t *ngroups) {
   for (size_t k = 0; k < 2 * np; k++) spread[k] = 2 * da.pairs[k];
   for (size_t k = 0; k < n; k++) id[k] = (uint32_t)(2 * k);
   struct ms__groups W = {0}, P = {0};
-  struct ms__groups *g[2] = {&W, &P};
   struct ms__rng r[2];
-  for (int i = 0; i < 2; i++) {
-    g[i]->per_group = 1;
-    g[i]->key[0] = 77, g[i]->key[1] = 5, g[i]->key[2] = 1;
-    ms__rng_seed(&r[i], 77, 5, 1);
-  }
+  draws_77(&W, &r[0], 1);
+  draws_77(&P, &r[1], 1);
   P.id = with_ids ? id : NULL;
   ck_assert_int_eq(ms__group(&W, 2 * n, spread, np, 8, 64, 0, &r[0]), 0);
   ck_assert_int_eq(ms__group(&P, n, da.pairs, np, 8, 64, 0, &r[1]), 0);

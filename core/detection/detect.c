@@ -18,6 +18,9 @@
 #define PLAN_KEYS 64
 /* Drivers per block of work. */
 #define BLOCK 32
+/* Drivers per round: a round's pairs (some 13 a driver in a dense packing,
+ * 3 MiB) wait in the threads' buffers, in cache, before the copy. */
+#define ROUND_DRIVERS 32768
 /* Bulk points outside the drivers' box grown by this many cells are left
  * out (a rounding allowance on top of the one cell that matters). */
 #define BOX_CELLS 1.000001
@@ -28,11 +31,23 @@ void ms__detect_free(struct ms__detect *d) {
   ms__grid_free(&d->grid);
   ms__grid_free(&d->bgrid);
   for (int t = 0; t < d->nthreads; t++) free(d->tbuf[t].p);
-  void *arrays[] = {d->tbuf, d->blk_tid, d->blk_off, d->blk_cnt, d->pairs,
-                    d->drivers, d->bidx, d->cand, d->row};
+  void *arrays[] = {d->tbuf,  d->blk_tid, d->blk_off, d->blk_cnt,
+                    d->blk_dst, d->pairs, d->drivers, d->bidx,
+                    d->cand,  d->row};
   ms__reuse_free(d->reuse);
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) free(arrays[i]);
   ms__memset(d, 0, sizeof *d);
+}
+
+size_t ms__detect_bytes(const struct ms__detect *d) {
+  size_t b = ms__grid_bytes(&d->grid) + ms__grid_bytes(&d->bgrid) +
+             (d->cap_pairs + d->cap_cand) * 2 * sizeof(uint32_t) +
+             (d->cap_row + 2 * d->cap_idx) * sizeof(uint32_t) +
+             d->nblocks_cap * (sizeof(uint32_t) + 3 * sizeof(size_t)) +
+             (size_t)d->nthreads * sizeof *d->tbuf + ms__reuse_bytes(d->reuse);
+  for (int t = 0; t < d->nthreads; t++)
+    b += d->tbuf[t].cap * 2 * sizeof(uint32_t);
+  return b;
 }
 
 /* Neighbouring cells as contiguous slot ranges: cells are numbered
@@ -153,7 +168,8 @@ static int ensure_threads(struct ms__detect *d, int nt, size_t nblocks) {
   if (nblocks > d->nblocks_cap) {
     if (ms__grow((void **)&d->blk_tid, nblocks, sizeof(uint32_t)) ||
         ms__grow((void **)&d->blk_off, nblocks, sizeof(size_t)) ||
-        ms__grow((void **)&d->blk_cnt, nblocks, sizeof(size_t)))
+        ms__grow((void **)&d->blk_cnt, nblocks, sizeof(size_t)) ||
+        ms__grow((void **)&d->blk_dst, nblocks, sizeof(size_t)))
       return MS_ENOMEM;
     d->nblocks_cap = nblocks;
   }
@@ -169,14 +185,17 @@ static int ensure_threads(struct ms__detect *d, int nt, size_t nblocks) {
 static int plan(struct ms__detect *d, const struct ms__detect_input *in,
                 double *w, size_t *bad) {
   double kmax[PLAN_KEYS] = {0.0}, rmax = 0.0;
-  size_t count[PLAN_KEYS] = {0}, most = 0;
+  size_t count[PLAN_KEYS] = {0}, most = 0, first_bad = in->n;
   int many = 0;
+#pragma omp parallel for schedule(static) reduction(max : kmax[:PLAN_KEYS], \
+    rmax) reduction(+ : count[:PLAN_KEYS]) reduction(min : first_bad) \
+    reduction(| : many) if (in->n > MS__PAR_MIN_STREAM)
   for (size_t i = 0; i < in->n; i++) {
     double r = in->r[i];
     uint32_t k = in->sys ? in->sys[i] : 0;
     if (!(r > 0.0) || !isfinite(r)) {
-      *bad = i;
-      return -1;
+      first_bad = i < first_bad ? i : first_bad;
+      continue;
     }
     rmax = r > rmax ? r : rmax;
     if (k >= PLAN_KEYS) {
@@ -185,6 +204,10 @@ static int plan(struct ms__detect *d, const struct ms__detect_input *in,
     }
     kmax[k] = r > kmax[k] ? r : kmax[k];
     count[k]++;
+  }
+  if (first_bad < in->n) {
+    *bad = first_bad;
+    return -1;
   }
   d->bulk = NO_BULK;
   w[0] = many ? 2.0 * rmax : 0.0, w[1] = 0.0;
@@ -210,6 +233,10 @@ static size_t split_points(struct ms__detect *d,
                            const struct ms__detect_input *in, double *lo,
                            double *hi) {
   size_t nd = 0, nb = 0, bad = in->n;
+  if (d->bulk == NO_BULK) { /* every point drives: no index lists */
+    d->ndrivers = in->n, d->nbulk = 0;
+    return ms__grid_bounds(in->x, 3 * sizeof(double), in->n, lo, hi);
+  }
   for (int a = 0; a < 3; a++) lo[a] = INFINITY, hi[a] = -INFINITY;
   for (size_t i = 0; i < in->n; i++) {
     const double *p = in->x + 3 * i;
@@ -252,8 +279,8 @@ static int prepare_grids(struct ms__detect *d,
                          size_t *bad) {
   double w[2], lo[3], hi[3];
   if (plan(d, in, w, bad)) return MS_EINVAL;
-  if (in->n > d->cap_idx) {
-    size_t cap = in->n + in->n / 4 + 64;
+  if (d->bulk != NO_BULK && in->n > d->cap_idx) {
+    size_t cap = in->n + in->n / 16 + 64;
     if (ms__grow((void **)&d->drivers, cap, sizeof(uint32_t)) ||
         ms__grow((void **)&d->bidx, cap, sizeof(uint32_t)))
       return MS_ENOMEM;
@@ -271,7 +298,7 @@ static int prepare_grids(struct ms__detect *d,
   g->skin = bg->skin = reach;
   if (ms__grid_cells(g, lo, hi, cell, d->ndrivers) ||
       ms__grid_fill(g, in->x, 3 * sizeof(double), in->r, in->sys, in->self,
-                    d->drivers, d->ndrivers))
+                    d->bulk == NO_BULK ? NULL : d->drivers, d->ndrivers))
     return MS_ENOMEM;
   if (d->nbulk == 0) return MS_OK;
   near_bulk(d, in, BOX_CELLS * (w[1] + reach), lo, hi);
@@ -282,21 +309,24 @@ static int prepare_grids(struct ms__detect *d,
   return MS_OK;
 }
 
-int ms__detect_search(struct ms__detect *d, const struct ms__detect_input *in,
-                      double reach, int canonical, size_t *bad) {
-  d->ncand = d->npairs = 0;
-  int rc = prepare_grids(d, in, reach, bad);
-  if (rc || d->ndrivers == 0) return rc;
-  size_t nd = d->ndrivers, nblocks = (nd + BLOCK - 1) / BLOCK;
-  int nt = 1;
-#ifdef _OPENMP
-  nt = nd > MS__PAR_MIN_DRIVERS ? omp_get_max_threads() : 1;
-#endif
-  if (ensure_threads(d, nt, nblocks)) return MS_ENOMEM;
-  for (int t = 0; t < nt; t++) d->tbuf[t].n = 0;
+/* The nb blocks of a round done: where each block's pairs go in d->pairs
+ * (block order), room made; one thread.  Returns MS_ENOMEM. */
+static int round_offsets(struct ms__detect *d, size_t nb) {
+  size_t at = d->npairs;
+  for (size_t b = 0; b < nb; b++) d->blk_dst[b] = at, at += d->blk_cnt[b];
+  if (ms__pairs_reserve(d, at)) return MS_ENOMEM;
+  d->npairs = at;
+  return MS_OK;
+}
+
+/* The blocks of drivers, in rounds of rb blocks: found by the threads into
+ * their buffers (blocks handed out dynamically), then copied to d->pairs in
+ * block order -- the same list for any thread count.  Every thread meets
+ * the same barriers, failed or not. */
+static int search_rounds(struct ms__detect *d, int nt, size_t nblocks,
+                         size_t rb) {
+  size_t nd = d->ndrivers;
   int failed = 0;
-  /* Blocks handed out dynamically: the canonical sort makes the result
-   * independent of who found what. */
 #pragma omp parallel num_threads(nt)
   {
     int tid = 0;
@@ -304,21 +334,62 @@ int ms__detect_search(struct ms__detect *d, const struct ms__detect_input *in,
     tid = omp_get_thread_num();
 #endif
     struct ms__pairbuf *buf = &d->tbuf[tid];
+    for (size_t b0 = 0; b0 < nblocks; b0 += rb) {
+      size_t nb = b0 + rb < nblocks ? rb : nblocks - b0;
+      buf->n = 0;
 #pragma omp for schedule(dynamic, 1)
-    for (size_t b = 0; b < nblocks; b++) {
-      size_t off = buf->n, s1 = BLOCK * b + BLOCK < nd ? BLOCK * b + BLOCK : nd;
-      if (block_pairs(d, (uint32_t)(BLOCK * b), (uint32_t)s1, buf)) {
+      for (size_t k = 0; k < nb; k++) {
+        size_t s0 = BLOCK * (b0 + k), s1 = s0 + BLOCK < nd ? s0 + BLOCK : nd;
+        size_t off = buf->n;
+        if (block_pairs(d, (uint32_t)s0, (uint32_t)s1, buf)) {
 #pragma omp atomic write
-        failed = 1;
+          failed = 1;
+          buf->n = off;
+        }
+        d->blk_tid[k] = (uint32_t)tid;
+        d->blk_off[k] = off;
+        d->blk_cnt[k] = buf->n - off;
       }
-      d->blk_tid[b] = (uint32_t)tid;
-      d->blk_off[b] = off;
-      d->blk_cnt[b] = buf->n - off;
+#pragma omp single
+      if (round_offsets(d, nb)) failed = 1;
+      int stop;
+#pragma omp atomic read
+      stop = failed;
+      if (stop) break; /* every thread reads it here, between barriers */
+#pragma omp for schedule(static)
+      for (size_t k = 0; k < nb; k++)
+        if (d->blk_cnt[k]) /* an empty block's buffer may be NULL */
+          ms__memcpy(d->pairs + 2 * d->blk_dst[k],
+                     d->tbuf[d->blk_tid[k]].p + 2 * d->blk_off[k],
+                     d->blk_cnt[k] * 2 * sizeof(uint32_t));
     }
   }
-  if (failed) return MS_ENOMEM;
-  size_t total = 0;
-  for (size_t b = 0; b < nblocks; b++) total += d->blk_cnt[b];
-  return canonical ? ms__pairs_canonical(d, in->n, nblocks, total)
-                   : ms__pairs_concat(d, nblocks, total);
+  return failed ? MS_ENOMEM : MS_OK;
+}
+
+int ms__detect_search(struct ms__detect *d, const struct ms__detect_input *in,
+                      double reach, int canonical, size_t *bad) {
+  double t0 = ms__now();
+  d->ncand = d->npairs = 0;
+  d->time_scan = d->time_order = 0.0;
+  int rc = prepare_grids(d, in, reach, bad);
+  double t1 = ms__now();
+  d->time_grid = t1 - t0;
+  if (rc || d->ndrivers == 0) return rc;
+  size_t nd = d->ndrivers, nblocks = (nd + BLOCK - 1) / BLOCK;
+  size_t rd = d->round_drivers ? d->round_drivers : ROUND_DRIVERS;
+  size_t rb = rd > BLOCK ? rd / BLOCK : 1;
+  rb = rb < nblocks ? rb : nblocks;
+  int nt = 1;
+#ifdef _OPENMP
+  nt = nd > MS__PAR_MIN_DRIVERS ? omp_get_max_threads() : 1;
+#endif
+  if (ensure_threads(d, nt, rb)) return MS_ENOMEM;
+  rc = search_rounds(d, nt, nblocks, rb);
+  double t2 = ms__now();
+  d->time_scan = t2 - t1;
+  if (rc || !canonical) return rc;
+  rc = ms__pairs_canonical(d, in->n);
+  d->time_order = ms__now() - t2;
+  return rc;
 }

@@ -21,7 +21,9 @@
  * points in all 27 cells around it, in a second grid holding only the bulk
  * near the drivers.  The bulk's own pairs are never tested.  O(N),
  * OpenMP-parallel over fixed blocks of drivers (detect.c), concatenated in
- * block order: the list is identical for any thread count.
+ * block order: the list is identical for any thread count.  Workspace at a
+ * million points of one system: the grid (40 B a point), the pair list
+ * (8 B a pair) and one round's scratch. 
  *
  * With a reuse margin (pairlist.c), the grid search also lists the pairs
  * up to `reuse` farther apart as candidates, in canonical order (by first
@@ -48,11 +50,12 @@ struct ms__grid {
   double cell, inv_cell, lo[3], skin;
   uint32_t dim[3];
   size_t ncells, cap_cells;
-  uint32_t *cell_start; /* ncells + 1 */
-  uint32_t *cell_of;    /* n: cell of each input point */
+  uint32_t *cell_start; /* ncells + 2 */
   uint32_t *order;      /* n: sorted slot -> input index */
   double *sx, *sy, *sz, *sr; /* n: sorted positions and radii */
   uint32_t *skey;       /* n: sorted system key (bit 31: self-collision) */
+  uint32_t *hist;       /* threads x ncells: the parallel sort's counts */
+  size_t cap_hist;
 };
 
 struct ms__pairbuf {
@@ -63,11 +66,17 @@ struct ms__pairbuf {
 struct ms__detect {
   struct ms__grid grid;  /* the drivers (below) */
   struct ms__grid bgrid; /* the bulk near the drivers */
+  /* The search runs in rounds of drivers: a round's pairs are found into
+   * one buffer per thread, then copied to `pairs` in block order, so the
+   * scratch holds one round's pairs, not the whole list. */
   struct ms__pairbuf *tbuf; /* one per thread */
   int nthreads;
-  uint32_t *blk_tid;  /* per block: thread that produced it */
-  size_t *blk_off, *blk_cnt;
+  uint32_t *blk_tid;  /* per block of the round: thread that produced it */
+  size_t *blk_off, *blk_cnt, *blk_dst; /* its pairs in that buffer, and
+                                          where they go in `pairs` */
   size_t nblocks_cap;
+  size_t round_drivers; /* drivers per round; 0: the default (tests set
+                           it small to cross many rounds) */
   uint32_t *pairs;    /* 2 * npairs: (i, j), i < j, input indices */
   size_t npairs, cap_pairs;
   /* The bulk: the system blind to its own pairs with the most points (a
@@ -87,11 +96,16 @@ struct ms__detect {
   size_t cap_row;
   struct ms__reuse *reuse;
   uint64_t searches, reuses; /* statistics: grid searches, reused calls */
+  /* The last search's phases [s]: planning and the grids; the rounds
+   * (scan and copy); the canonical order (0 without a margin). */
+  double time_grid, time_scan, time_order;
 };
 #define MS__SELF_BIT 0x80000000u
 
 void ms__detect_init(struct ms__detect *d);
 void ms__detect_free(struct ms__detect *d);
+/* Bytes the detector holds (every work array, at its capacity). */
+size_t ms__detect_bytes(const struct ms__detect *d);
 /* Returns MS_OK, MS_ENOMEM, or MS_EINVAL (non-finite input / radius <= 0;
  * *bad is set to the offending index). */
 int ms__detect_pairs(struct ms__detect *d, const struct ms__detect_input *in,
@@ -103,6 +117,11 @@ int ms__grid_build(struct ms__grid *g, const double *x, size_t stride,
                    size_t n, const double *r, double min_cell,
                    const uint32_t *key, const uint8_t *self, size_t *bad);
 void ms__grid_free(struct ms__grid *g);
+size_t ms__grid_bytes(const struct ms__grid *g);
+/* Bounding box of the points (stride bytes apart); returns the first
+ * non-finite index, or n. */
+size_t ms__grid_bounds(const double *x, size_t stride, size_t n, double *lo,
+                       double *hi);
 /* The two halves of ms__grid_build, for a subset of the points in a box of
  * the caller's choosing (grid.c). */
 int ms__grid_cells(struct ms__grid *g, const double *lo, const double *hi,
@@ -131,10 +150,11 @@ static inline uint32_t ms__grid_cell(const struct ms__grid *g,
  * block order (pairlist.c gathers them). */
 int ms__detect_search(struct ms__detect *d, const struct ms__detect_input *in,
                       double reach, int canonical, size_t *bad);
-int ms__pairs_canonical(struct ms__detect *d, size_t n, size_t nblocks,
-                        size_t total);
-int ms__pairs_concat(struct ms__detect *d, size_t nblocks, size_t total);
+int ms__pairs_canonical(struct ms__detect *d, size_t n);
+/* Room in d->pairs for `total` pairs (contents kept); MS_ENOMEM. */
+int ms__pairs_reserve(struct ms__detect *d, size_t total);
 void ms__reuse_free(struct ms__reuse *R);
+size_t ms__reuse_bytes(const struct ms__reuse *R);
 /* Forget the kept candidates: the particles moved to other global indices
  * (a system's count changed). */
 void ms__detect_forget(struct ms__detect *d);

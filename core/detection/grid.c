@@ -11,6 +11,10 @@
 
 #include <mergesplit/status.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 
 /* Cells are made this much larger than the contact distance so that a pair
  * closer than the distance can never land two cells apart through rounding. */
@@ -18,7 +22,7 @@
 
 void ms__grid_free(struct ms__grid *g) {
   free(g->cell_start);
-  free(g->cell_of);
+  free(g->hist);
   free(g->order);
   free(g->sx);
   free(g->sy);
@@ -30,9 +34,10 @@ void ms__grid_free(struct ms__grid *g) {
 
 static int grid_reserve(struct ms__grid *g, size_t n) {
   if (n <= g->cap) return MS_OK;
-  size_t cap = n + n / 4 + 64;
-  if (ms__grow((void **)&g->cell_of, cap, sizeof(uint32_t)) ||
-      ms__grow((void **)&g->order, cap, sizeof(uint32_t)) ||
+  /* a little room for a count that grows (hand-over), no more: at a
+   * million points each 1/16 is 2.5 MiB */
+  size_t cap = n + n / 16 + 64;
+  if (ms__grow((void **)&g->order, cap, sizeof(uint32_t)) ||
       ms__grow((void **)&g->sx, cap, sizeof(double)) ||
       ms__grow((void **)&g->sy, cap, sizeof(double)) ||
       ms__grow((void **)&g->sz, cap, sizeof(double)) ||
@@ -43,9 +48,8 @@ static int grid_reserve(struct ms__grid *g, size_t n) {
   return MS_OK;
 }
 
-/* Bounding box of the points; returns the first non-finite index or n. */
-static size_t bounds(const double *x, size_t stride, size_t n, double *lo,
-                     double *hi) {
+size_t ms__grid_bounds(const double *x, size_t stride, size_t n, double *lo,
+                       double *hi) {
   double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY;
   double h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
   size_t bad = n;
@@ -101,6 +105,64 @@ int ms__grid_cells(struct ms__grid *g, const double *lo, const double *hi,
   return MS_OK;
 }
 
+/* Stable counting sort of the points by cell: slot s of the grid holds
+ * point order[s], points of one cell in input order.  The cells are in
+ * g->skey[k] (input order k), scratch until the gather.  In parallel, each
+ * of T chunks of the input counts its cells, cell c's slots go to the
+ * chunks in turn, and each chunk scatters its points in input order: the
+ * one stable order, whatever T.  Serial where the cells outnumber the
+ * points (T histograms would cost more than the sort). */
+static int sort_by_cell(struct ms__grid *g, const uint32_t *idx, size_t m) {
+  const uint32_t *cell = g->skey;
+  uint32_t *start = g->cell_start;
+  size_t nc = g->ncells;
+  int T = 1;
+#ifdef _OPENMP
+  if (m > MS__PAR_MIN_STREAM && nc <= m) T = omp_get_max_threads();
+#endif
+  if (T == 1) {
+    ms__memset(start, 0, (nc + 2) * sizeof *start);
+    for (size_t k = 0; k < m; k++) start[cell[k] + 2]++;
+    for (size_t c = 2; c < nc + 2; c++) start[c] += start[c - 1];
+    for (size_t k = 0; k < m; k++)
+      g->order[start[cell[k] + 1]++] = idx ? idx[k] : (uint32_t)k;
+    return MS_OK;
+  }
+  if ((size_t)T * nc > g->cap_hist) {
+    if (ms__grow((void **)&g->hist, (size_t)T * nc, sizeof(uint32_t)))
+      return MS_ENOMEM;
+    g->cap_hist = (size_t)T * nc;
+  }
+#pragma omp parallel num_threads(T)
+  {
+    int t = 0;
+#ifdef _OPENMP
+    t = omp_get_thread_num();
+#endif
+    size_t a = m * (size_t)t / (size_t)T, e = m * (size_t)(t + 1) / (size_t)T;
+    uint32_t *h = g->hist + (size_t)t * nc;
+    ms__memset(h, 0, nc * sizeof *h);
+    for (size_t k = a; k < e; k++) h[cell[k]]++;
+#pragma omp barrier
+#pragma omp single
+    {
+      uint32_t at = 0;
+      for (size_t c = 0; c < nc; c++) {
+        start[c] = at;
+        for (int u = 0; u < T; u++) {
+          uint32_t v = g->hist[(size_t)u * nc + c];
+          g->hist[(size_t)u * nc + c] = at;
+          at += v;
+        }
+      }
+      start[nc] = start[nc + 1] = at;
+    }
+    for (size_t k = a; k < e; k++)
+      g->order[h[cell[k]]++] = idx ? idx[k] : (uint32_t)k;
+  }
+  return MS_OK;
+}
+
 /* Sort the points idx[0..m) (all n points if idx is NULL) of x into the
  * cells chosen by ms__grid_cells; they must lie in its box.  Slot s then
  * holds point order[s] (an index into x). */
@@ -113,15 +175,9 @@ int ms__grid_fill(struct ms__grid *g, const double *x, size_t stride,
 #pragma omp parallel for schedule(static) if (m > MS__PAR_MIN)
   for (size_t k = 0; k < m; k++) {
     const double *p = (const double *)(base + (idx ? idx[k] : k) * stride);
-    g->cell_of[k] = ms__grid_cell(g, p);
+    g->skey[k] = ms__grid_cell(g, p);
   }
-  /* Stable counting sort: within a cell, points keep their input order. */
-  uint32_t *start = g->cell_start;
-  ms__memset(start, 0, (g->ncells + 2) * sizeof *start);
-  for (size_t k = 0; k < m; k++) start[g->cell_of[k] + 2]++;
-  for (size_t c = 2; c < g->ncells + 2; c++) start[c] += start[c - 1];
-  for (size_t k = 0; k < m; k++)
-    g->order[start[g->cell_of[k] + 1]++] = idx ? idx[k] : (uint32_t)k;
+  if (sort_by_cell(g, idx, m)) return MS_ENOMEM;
   /* Gather in slot order: random reads overlap well across threads, where
    * scattering six arrays would mean six random writes per point. */
 #pragma omp parallel for schedule(static) if (m > MS__PAR_MIN)
@@ -139,6 +195,11 @@ int ms__grid_fill(struct ms__grid *g, const double *x, size_t stride,
   return MS_OK;
 }
 
+size_t ms__grid_bytes(const struct ms__grid *g) {
+  return g->cap * (4 * sizeof(double) + 2 * sizeof(uint32_t)) +
+         (g->cap_cells + g->cap_hist) * sizeof(uint32_t);
+}
+
 int ms__grid_build(struct ms__grid *g, const double *x, size_t stride,
                    size_t n, const double *r, double min_cell,
                    const uint32_t *key, const uint8_t *self, size_t *bad) {
@@ -149,7 +210,7 @@ int ms__grid_build(struct ms__grid *g, const double *x, size_t stride,
     g->ncells = 0;
     return MS_OK;
   }
-  size_t b = bounds(x, stride, n, lo, hi);
+  size_t b = ms__grid_bounds(x, stride, n, lo, hi);
   if (b < n) {
     *bad = b;
     return MS_EINVAL;

@@ -31,6 +31,16 @@
 
 /* ---- canonical order ---------------------------------------------------- */
 
+int ms__pairs_reserve(struct ms__detect *d, size_t total) {
+  if (total <= d->cap_pairs) return MS_OK;
+  /* little slack: at a million particles the list is 100 MiB */
+  size_t cap = total + total / 16 + 4096;
+  if (ms__grow((void **)&d->pairs, cap, 2 * sizeof(uint32_t)))
+    return MS_ENOMEM;
+  d->cap_pairs = cap;
+  return MS_OK;
+}
+
 static void sort_second(uint32_t *p, size_t len) {
   for (size_t a = 1; a < len; a++) {
     uint32_t v = p[2 * a + 1];
@@ -48,63 +58,57 @@ static int cmp_second(const void *a, const void *b) {
 /* Row counts, then the rows filled: serially, or with atomic counters where
  * a list is long enough to share (where in its row a pair lands first does
  * not matter: pairs are distinct and the row sort fixes the order). */
-static void count_rows(struct ms__detect *d, size_t nblocks, uint32_t *row,
+static void count_rows(const uint32_t *p, size_t total, uint32_t *row,
                        int par) {
-#pragma omp parallel for schedule(dynamic, 16) if (par)
-  for (size_t b = 0; b < nblocks; b++) {
-    const uint32_t *p = d->tbuf[d->blk_tid[b]].p + 2 * d->blk_off[b];
-    if (!par)
-      for (size_t k = 0; k < d->blk_cnt[b]; k++) row[p[2 * k] + 2]++;
-    else
-      for (size_t k = 0; k < d->blk_cnt[b]; k++) {
+  if (!par) {
+    for (size_t k = 0; k < total; k++) row[p[2 * k] + 2]++;
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (size_t k = 0; k < total; k++) {
 #pragma omp atomic update
-        row[p[2 * k] + 2]++;
-      }
+    row[p[2 * k] + 2]++;
   }
 }
 
-static void fill_rows(struct ms__detect *d, size_t nblocks, uint32_t *row,
-                      int par) {
-  uint32_t *cand = d->cand;
-#pragma omp parallel for schedule(dynamic, 16) if (par)
-  for (size_t b = 0; b < nblocks; b++) {
-    const uint32_t *p = d->tbuf[d->blk_tid[b]].p + 2 * d->blk_off[b];
-    for (size_t k = 0; k < d->blk_cnt[b]; k++) {
-      uint32_t q;
-      if (!par) {
-        q = row[p[2 * k] + 1]++;
-      } else {
+static void fill_rows(const uint32_t *p, size_t total, uint32_t *row,
+                      uint32_t *cand, int par) {
+#pragma omp parallel for schedule(static) if (par)
+  for (size_t k = 0; k < total; k++) {
+    uint32_t q;
+    if (!par) {
+      q = row[p[2 * k] + 1]++;
+    } else {
 #pragma omp atomic capture
-        q = row[p[2 * k] + 1]++;
-      }
-      cand[2 * q] = p[2 * k];
-      cand[2 * q + 1] = p[2 * k + 1];
+      q = row[p[2 * k] + 1]++;
     }
+    cand[2 * q] = p[2 * k];
+    cand[2 * q + 1] = p[2 * k + 1];
   }
 }
 
-/* Gather the per-block pair lists of the grid search into d->cand sorted by
+/* The grid search's pairs (d->pairs, block order) into d->cand sorted by
  * first, then second index: a counting sort by the first index (the rows),
  * then each short row sorted by the second. */
-int ms__pairs_canonical(struct ms__detect *d, size_t n, size_t nblocks,
-                        size_t total) {
+int ms__pairs_canonical(struct ms__detect *d, size_t n) {
+  size_t total = d->npairs;
   if (total > d->cap_cand) {
-    size_t cap = total + total / 4 + 1024;
+    size_t cap = total + total / 16 + 4096;
     if (ms__grow((void **)&d->cand, cap, 2 * sizeof(uint32_t)))
       return MS_ENOMEM;
     d->cap_cand = cap;
   }
   if (n + 2 > d->cap_row) {
-    size_t cap = n + n / 4 + 2;
+    size_t cap = n + n / 16 + 2;
     if (ms__grow((void **)&d->row, cap, sizeof(uint32_t))) return MS_ENOMEM;
     d->cap_row = cap;
   }
   uint32_t *row = d->row, *cand = d->cand;
   const int par = total > MS__PAR_MIN_PAIRS;
   ms__memset(row, 0, (n + 2) * sizeof *row);
-  count_rows(d, nblocks, row, par);
+  count_rows(d->pairs, total, row, par);
   for (size_t i = 2; i < n + 2; i++) row[i] += row[i - 1];
-  fill_rows(d, nblocks, row, par);
+  fill_rows(d->pairs, total, row, cand, par);
   /* row[i] is now the first candidate of particle i */
 #pragma omp parallel for schedule(dynamic, 4096) if (par)
   for (size_t i = 0; i < n; i++) {
@@ -115,34 +119,7 @@ int ms__pairs_canonical(struct ms__detect *d, size_t n, size_t nblocks,
       sort_second(cand + 2 * (size_t)row[i], len);
   }
   d->ncand = total;
-  return MS_OK;
-}
-
-/* Without a margin: the blocks' pairs in block order, straight into
- * d->pairs (the grid's order; blocks are fixed, so it is the same for any
- * thread count). */
-int ms__pairs_concat(struct ms__detect *d, size_t nblocks, size_t total) {
-  if (total > d->cap_pairs) {
-    size_t cap = total + total / 4 + 1024;
-    if (ms__grow((void **)&d->pairs, cap, 2 * sizeof(uint32_t)))
-      return MS_ENOMEM;
-    d->cap_pairs = cap;
-  }
-  size_t at = 0;
-  for (size_t b = 0; b < nblocks; b++) {
-    size_t cnt = d->blk_cnt[b];
-    d->blk_cnt[b] = at; /* reuse as destination offset */
-    at += cnt;
-  }
-#pragma omp parallel for schedule(dynamic, 16) if (total > MS__PAR_MIN_PAIRS)
-  for (size_t b = 0; b < nblocks; b++) {
-    size_t dst = d->blk_cnt[b];
-    size_t cnt = (b + 1 < nblocks ? d->blk_cnt[b + 1] : total) - dst;
-    if (cnt) /* an empty block's buffer may be NULL */
-      ms__memcpy(d->pairs + 2 * dst, d->tbuf[d->blk_tid[b]].p + 2 * d->blk_off[b],
-           cnt * 2 * sizeof(uint32_t));
-  }
-  d->npairs = total;
+  d->npairs = 0; /* the filter makes the pairs of the candidates */
   return MS_OK;
 }
 
@@ -179,6 +156,12 @@ struct ms__reuse {
   size_t n;
   int have;          /* the candidates may be reused */
 };
+
+size_t ms__reuse_bytes(const struct ms__reuse *R) {
+  return R ? sizeof *R + R->cap * 4 * sizeof(double) +
+                 R->cap_pieces * sizeof *R->piece
+           : 0;
+}
 
 void ms__reuse_free(struct ms__reuse *R) {
   if (!R) return;
@@ -227,7 +210,7 @@ static int snapshot(struct ms__detect *d, const struct ms__detect_input *in,
   if (!R && !(R = d->reuse = calloc(1, sizeof *R))) return MS_ENOMEM;
   R->have = 0;
   if (n > R->cap) {
-    size_t cap = n + n / 4 + 64;
+    size_t cap = n + n / 16 + 64;
     if (ms__grow((void **)&R->x0, cap, 3 * sizeof(double)) ||
         ms__grow((void **)&R->r0, cap, sizeof(double)))
       return MS_ENOMEM;
@@ -361,12 +344,7 @@ static size_t filter_range(const uint32_t *c, size_t a, size_t b,
 
 static int filter(struct ms__detect *d, const struct ms__detect_input *in) {
   size_t nc = d->ncand;
-  if (nc > d->cap_pairs) {
-    size_t cap = nc + nc / 4 + 1024;
-    if (ms__grow((void **)&d->pairs, cap, 2 * sizeof(uint32_t)))
-      return MS_ENOMEM;
-    d->cap_pairs = cap;
-  }
+  if (ms__pairs_reserve(d, nc)) return MS_ENOMEM;
   if (nc <= MS__PAR_MIN_PAIRS) {
     d->npairs = filter_range(d->cand, 0, nc, in->x, in->r, in->skin, d->pairs);
     return MS_OK;

@@ -1,10 +1,15 @@
 /* Collision detection benchmark: an n^3 lattice with spacing 0.5 and radius
- * 0.5 (contact distance 1.0, strict <), in lattice and shuffled order, on 1
- * and 2 threads.  Prints the pair count, the first (cold) detection and the
- * median of the following ones (warm: the workspace is reused, as in a
- * simulation), the workspace size and the peak resident memory.
+ * 0.5 (contact distance 1.0, strict <), in lattice and shuffled order, on
+ * each thread count asked for.  Prints the pair count, the first (cold)
+ * detection and the median of the following ones (warm: the workspace is
+ * reused, as in a simulation; the counts take turns), the warm medians of the two phases (grid:
+ * planning and the sorted grid; scan: the rounds of the pair search and the
+ * copy into the list), the detector's workspace (every work array at its
+ * capacity) and the peak resident memory; then the speed-up of each thread
+ * count over the first, and what the phases' fit T(p) = serial + parallel/p
+ * predicts for more cores.
  *
- *   bench-detect [n] [repeats]          (default 100, 7) */
+ *   bench-detect [n [repeats [threads...]]]   (default 100, 7, 1 .. cores) */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,52 +19,113 @@
 #include "../../core/detection/detection.h"
 #include "../../core/base/base.h"
 
+#define MAX_COUNTS 16
+
+struct figures {
+  double cold, warm, best, grid, scan;
+  size_t pairs, bytes;
+};
+
 static int cmp_d(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
 
-static size_t workspace_bytes(const struct ms__detect *d) {
-  const struct ms__grid *g = &d->grid;
-  size_t b = g->cap * (4 * sizeof(double) + 3 * sizeof(uint32_t)) +
-             g->cap_cells * sizeof(uint32_t) +
-             d->cap_pairs * 2 * sizeof(uint32_t);
-  for (int t = 0; t < d->nthreads; t++) b += d->tbuf[t].cap * 2 * sizeof(uint32_t);
-  return b;
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_d);
+  return v[n / 2];
 }
 
-static void run(const char *label, size_t N, const double *x, const double *r,
-                int threads, int reps) {
-  struct ms__detect d;
+/* One detector per thread count, each called once cold, then warm in
+ * turns (count after count, repeat after repeat), so that a machine whose
+ * speed drifts slows every count alike. */
+static void run(size_t N, const double *x, const double *r, const int *counts,
+                int nc, int reps, struct figures *f) {
+  struct ms__detect d[MAX_COUNTS];
   struct ms__detect_input in = {N, x, r, NULL, NULL, 0.0, 0.0};
-  double *t = malloc((size_t)reps * sizeof *t);
+  double *t = malloc(3 * (size_t)reps * nc * sizeof *t);
   size_t bad;
-  omp_set_num_threads(threads);
-  ms__detect_init(&d);
-  for (int k = 0; k < reps; k++) {
-    double t0 = ms__now();
-    if (ms__detect_pairs(&d, &in, &bad)) {
-      fprintf(stderr, "detection failed\n");
-      exit(1);
+  for (int c = 0; c < nc; c++) ms__detect_init(&d[c]);
+  for (int k = 0; k < reps; k++)
+    for (int c = 0; c < nc; c++) {
+      omp_set_num_threads(counts[c]);
+      double t0 = ms__now();
+      if (ms__detect_pairs(&d[c], &in, &bad)) {
+        fprintf(stderr, "bench-detect: detection failed\n");
+        exit(1);
+      }
+      double *tc = t + 3 * (size_t)reps * c;
+      tc[k] = ms__now() - t0;
+      tc[reps + k] = d[c].time_grid, tc[2 * reps + k] = d[c].time_scan;
     }
-    t[k] = ms__now() - t0;
+  for (int c = 0; c < nc; c++) {
+    double *tc = t + 3 * (size_t)reps * c;
+    double warm = median(tc + 1, reps - 1); /* sorts them */
+    f[c] = (struct figures){tc[0], warm, tc[1],
+                            median(tc + reps + 1, reps - 1),
+                            median(tc + 2 * reps + 1, reps - 1), d[c].npairs,
+                            ms__detect_bytes(&d[c])};
+    ms__detect_free(&d[c]);
   }
-  double cold = t[0];
-  qsort(t + 1, (size_t)reps - 1, sizeof *t, cmp_d);
-  printf("%-9s threads=%d  pairs=%zu  cold %7.1f ms  warm median %7.1f ms  "
-         "(min %.1f)  workspace %.1f MiB\n",
-         label, threads, d.npairs, 1e3 * cold, 1e3 * t[reps / 2],
-         1e3 * t[1], workspace_bytes(&d) / 1048576.0);
-  ms__detect_free(&d);
   free(t);
+}
+
+/* Speed-ups over the first count, and the model fitted on the first and the
+ * last count: a phase takes s + w/p on p threads (w: its parallel work on
+ * one thread). */
+static void summary(const char *label, const int *counts, int nc,
+                    const struct figures *f) {
+  printf("%-9s speed-up:", label);
+  for (int k = 0; k < nc; k++)
+    printf("  %d threads %.2fx", counts[k], f[0].warm / f[k].warm);
+  printf("\n");
+  if (nc < 2 || counts[nc - 1] == counts[0]) return;
+  double p0 = counts[0], p1 = counts[nc - 1], s = 0.0, w = 0.0;
+  const double phase[2][2] = {{f[0].grid, f[nc - 1].grid},
+                              {f[0].scan, f[nc - 1].scan}};
+  printf("%-9s model:   ", label);
+  for (int q = 0; q < 2; q++) { /* t0 = s + w/p0, t1 = s + w/p1 */
+    double wq = (phase[q][0] - phase[q][1]) / (1.0 / p0 - 1.0 / p1);
+    double sq = phase[q][0] - wq / p0;
+    if (sq < 0.0) sq = 0.0, wq = phase[q][0] * p0; /* better than linear */
+    printf("  %s %.1f ms serial + %.1f ms / p", q ? "scan" : "grid", 1e3 * sq,
+           1e3 * wq);
+    s += sq, w += wq;
+  }
+  printf("\n%-9s predicts:", label);
+  for (int p = 4; p <= 16; p *= 2)
+    printf("  %d threads %.1fx", p, (s + w) / (s + w / p));
+  printf("  (grid + scan over 1 thread; serial share %.1f %%)\n",
+         100.0 * s / (s + w));
+}
+
+static void bench(const char *label, size_t N, const double *x,
+                  const double *r, const int *counts, int nc, int reps) {
+  struct figures f[MAX_COUNTS];
+  run(N, x, r, counts, nc, reps, f);
+  for (int k = 0; k < nc; k++) {
+    printf("%-9s threads=%d  pairs=%zu  cold %7.1f ms  warm median %7.1f ms"
+           "  (min %.1f; grid %.1f, scan %.1f)  workspace %.1f MiB\n",
+           label, counts[k], f[k].pairs, 1e3 * f[k].cold, 1e3 * f[k].warm,
+           1e3 * f[k].best, 1e3 * f[k].grid, 1e3 * f[k].scan,
+           f[k].bytes / 1048576.0);
+  }
+  summary(label, counts, nc, f);
 }
 
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 100, reps = argc > 2 ? atoi(argv[2]) : 7;
-  if (n < 2 || reps < 2) {
-    fprintf(stderr, "usage: bench-detect [n >= 2] [repeats >= 2]\n");
+  int counts[MAX_COUNTS], nc = 0;
+  for (int k = 3; k < argc && nc < MAX_COUNTS; k++)
+    if ((counts[nc++] = atoi(argv[k])) < 1) nc = -MAX_COUNTS;
+  if (n < 2 || reps < 2 || nc < 0 || argc > 3 + MAX_COUNTS) {
+    fprintf(stderr, "usage: bench-detect [n >= 2 [repeats >= 2 "
+                    "[threads >= 1 ...]]] (at most %d counts)\n", MAX_COUNTS);
     return 2;
   }
+  for (int p = 1; nc == 0 && p <= omp_get_num_procs(); p++) counts[p - 1] = p;
+  if (nc == 0) nc = omp_get_num_procs() < MAX_COUNTS ? omp_get_num_procs()
+                                                     : MAX_COUNTS;
   size_t N = (size_t)n * n * n;
   double *x = malloc(3 * N * sizeof *x), *r = malloc(N * sizeof *r);
   size_t k = 0;
@@ -71,8 +137,7 @@ int main(int argc, char **argv) {
       }
   printf("detection on a %d^3 lattice (%zu particles), spacing 0.5, radius "
          "0.5, contact distance 1.0 (strict <)\n", n, N);
-  run("lattice", N, x, r, 1, reps);
-  run("lattice", N, x, r, 2, reps);
+  bench("lattice", N, x, r, counts, nc, reps);
   struct ms__rng g;
   ms__rng_seed(&g, 12345, 0, 0);
   for (size_t i = N - 1; i > 0; i--) { /* Fisher-Yates */
@@ -83,8 +148,7 @@ int main(int argc, char **argv) {
       x[3 * j + a] = tmp;
     }
   }
-  run("shuffled", N, x, r, 1, reps);
-  run("shuffled", N, x, r, 2, reps);
+  bench("shuffled", N, x, r, counts, nc, reps);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   printf("input %.1f MiB, peak resident %.1f MiB\n",

@@ -72,21 +72,25 @@ static void check_against_brute(uint64_t seed, double skin, const uint8_t *self,
     c.r[i] = 0.01 + 0.001 * (double)(i % 7);
     c.sys[i] = c.x[3 * i] < 0.18 ? (i % 97 ? 1u : 0u) : (uint32_t)(i % 2) * 2u;
   }
-  struct ms__detect d;
-  ms__detect_init(&d);
-  struct ms__detect_input in = {c.n, c.x, c.r, c.sys, self, skin, 0.0};
-  size_t bad;
-  ck_assert_int_eq(ms__detect_pairs(&d, &in, &bad), 0);
   uint32_t *ref;
   size_t nref = brute(&c, skin, self, &ref);
   ck_assert_uint_gt(nref, 100);
-  ck_assert_uint_eq(d.npairs, nref);
-  qsort(d.pairs, d.npairs, 2 * sizeof(uint32_t), cmp_pair);
-  ck_assert(memcmp(d.pairs, ref, 2 * nref * sizeof(uint32_t)) == 0);
-  /* the fluid's points did not drive a scan: the skipping was tried */
-  ck_assert(!layered || (d.bulk == 1u && d.ndrivers + 1000 < c.n));
+  /* one round of the search, and rounds of 64 drivers (two blocks) */
+  for (size_t round = 0; round <= 64; round += 64) {
+    struct ms__detect d;
+    ms__detect_init(&d);
+    d.round_drivers = round;
+    struct ms__detect_input in = {c.n, c.x, c.r, c.sys, self, skin, 0.0};
+    size_t bad;
+    ck_assert_int_eq(ms__detect_pairs(&d, &in, &bad), 0);
+    ck_assert_uint_eq(d.npairs, nref);
+    qsort(d.pairs, d.npairs, 2 * sizeof(uint32_t), cmp_pair);
+    ck_assert(memcmp(d.pairs, ref, 2 * nref * sizeof(uint32_t)) == 0);
+    /* the fluid's points did not drive a scan: the skipping was tried */
+    ck_assert(!layered || (d.bulk == 1u && d.ndrivers + 1000 < c.n));
+    ms__detect_free(&d);
+  }
   free(ref);
-  ms__detect_free(&d);
   free_cloud(&c);
 }
 
@@ -111,11 +115,14 @@ START_TEST(fluid_bulk_keeps_its_border_pairs) {
 }
 END_TEST
 
+/* 1 thread: one round, the serial counting sort; 2 threads: rounds of 1000
+ * drivers and the parallel sort (over 32768 points): the same list. */
 START_TEST(same_order_for_any_thread_count) {
-  struct cloud c = make_cloud(21, 20000, 2.0);
+  struct cloud c = make_cloud(21, 40000, 3.0);
   struct ms__detect d1, d2;
   ms__detect_init(&d1);
   ms__detect_init(&d2);
+  d2.round_drivers = 1000;
   struct ms__detect_input in = {c.n, c.x, c.r, c.sys, NULL, 0.0, 0.0};
   size_t bad;
   int saved = omp_get_max_threads();
@@ -127,6 +134,7 @@ START_TEST(same_order_for_any_thread_count) {
   ck_assert_uint_gt(d1.npairs, 1000);
   ck_assert_uint_eq(d1.npairs, d2.npairs);
   ck_assert(memcmp(d1.pairs, d2.pairs, 2 * d1.npairs * sizeof(uint32_t)) == 0);
+  ck_assert(memcmp(d1.grid.order, d2.grid.order, c.n * sizeof(uint32_t)) == 0);
   ms__detect_free(&d1);
   ms__detect_free(&d2);
   free_cloud(&c);

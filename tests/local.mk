@@ -188,12 +188,14 @@ EXTRA_DIST += tests/cli.test tests/sdk.test tests/layers.test tests/sweep.test \
   tests/bench/gao2018_scenes.py tests/bench/resume_kill.py \
   tests/bench/paper_table.py \
   tests/bench/energy_scenes.py tests/bench/same_frames.py \
-  tests/bench/rigid_scenes.py \
+  tests/bench/rigid_scenes.py tests/bench/detect_vs.py \
   tests/bench/dam_break_frames.cfg
 
 # ---- core benchmarks ------------------------------------------------------------
-EXTRA_PROGRAMS += tests/bench/bench-detect tests/bench/bench-mergesplit
-MS_BENCHES += tests/bench/bench-detect tests/bench/bench-mergesplit
+EXTRA_PROGRAMS += tests/bench/bench-detect tests/bench/bench-mergesplit \
+	tests/bench/bench-step
+MS_BENCHES += tests/bench/bench-detect tests/bench/bench-mergesplit \
+	tests/bench/bench-step
 CLEANFILES += $(MS_BENCHES)
 tests_bench_bench_detect_SOURCES = tests/bench/bench_detect.c
 tests_bench_bench_detect_LDADD = core/libmscore.la $(LIBCONFIG_LIBS)
@@ -201,6 +203,9 @@ tests_bench_bench_detect_LDFLAGS = $(OPENMP_CFLAGS)
 tests_bench_bench_mergesplit_SOURCES = tests/bench/bench_mergesplit.c
 tests_bench_bench_mergesplit_LDADD = core/libmscore.la $(LIBCONFIG_LIBS)
 tests_bench_bench_mergesplit_LDFLAGS = $(OPENMP_CFLAGS)
+tests_bench_bench_step_SOURCES = tests/bench/bench_step.c
+tests_bench_bench_step_LDADD = core/libmscore.la $(LIBCONFIG_LIBS)
+tests_bench_bench_step_LDFLAGS = $(OPENMP_CFLAGS)
 
 # ---- Rule 2 swapped in one place (core/coupling/coupling.h): every user follows
 check_PROGRAMS += tests/rules/run-rule-swap

@@ -519,12 +519,14 @@ static int tell_systems(struct ms__stepper *S, const struct ms_step *st,
                         int end) {
   for (uint32_t s = 0; s < S->nsys; s++) {
     struct ms__system *y = &S->sys[s];
+    double t0 = ms__now();
     int rc = end ? MS__CALL(y, end_step, y->inst, st)
                  : MS__CALL(y, begin_step, y->inst, st);
     if (rc)
       return ms__system_fail(y, S->err, rc,
                              end ? "end_step() failed" : "begin_step() failed");
     if (end) TRY(ms__system_view(y, S->err));
+    *(end ? &y->time_end : &y->time_begin) += ms__now() - t0;
   }
   return MS_OK;
 }

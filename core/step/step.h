@@ -88,6 +88,9 @@ struct ms__system {
   size_t uforce_n, cap_uforce;
   int uforce_on;
   int handed; /* gave or received particles at this step's start */
+  /* Seconds in its begin_step, and in its end_step with the new view,
+   * since the stepper began: the solver's share of the phase "other". */
+  double time_begin, time_end;
 };
 
 /* Attach a plugin's error to err: "WHAT: MESSAGE (system 'N', solver

@@ -151,7 +151,8 @@ int main(int argc, char **argv) {
   bench("shuffled", N, x, r, counts, nc, reps);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  printf("input %.1f MiB, peak resident %.1f MiB\n",
+  printf("input %.1f MiB, peak resident %.1f MiB (the input and one "
+         "detector per thread count)\n",
          (double)N * 32 / 1048576.0, ru.ru_maxrss / 1024.0);
   free(x);
   free(r);

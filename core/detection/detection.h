@@ -146,10 +146,12 @@ static inline uint32_t ms__grid_cell(const struct ms__grid *g,
 }
 
 /* The grid search behind ms__detect_pairs: every pair closer than
- * r_i + r_j + reach, into d->cand in canonical order, or into d->pairs in
- * block order (pairlist.c gathers them). */
+ * r_i + r_j + reach, into d->pairs in block order (detect.c), and with
+ * `canonical` then sorted into d->cand (pairlist.c). */
 int ms__detect_search(struct ms__detect *d, const struct ms__detect_input *in,
                       double reach, int canonical, size_t *bad);
+/* d->pairs (block order, n points) into d->cand, sorted by first then
+ * second index; d->npairs becomes 0 (the filter makes the pairs). */
 int ms__pairs_canonical(struct ms__detect *d, size_t n);
 /* Room in d->pairs for `total` pairs (contents kept); MS_ENOMEM. */
 int ms__pairs_reserve(struct ms__detect *d, size_t total);

@@ -135,11 +135,12 @@ static int sort_by_cell(struct ms__grid *g, const uint32_t *idx, size_t m) {
   }
 #pragma omp parallel num_threads(T)
   {
-    int t = 0;
+    int t = 0, team = 1; /* the team may be smaller than T (nested) */
 #ifdef _OPENMP
-    t = omp_get_thread_num();
+    t = omp_get_thread_num(), team = omp_get_num_threads();
 #endif
-    size_t a = m * (size_t)t / (size_t)T, e = m * (size_t)(t + 1) / (size_t)T;
+    size_t a = m * (size_t)t / (size_t)team;
+    size_t e = m * (size_t)(t + 1) / (size_t)team;
     uint32_t *h = g->hist + (size_t)t * nc;
     ms__memset(h, 0, nc * sizeof *h);
     for (size_t k = a; k < e; k++) h[cell[k]]++;
@@ -149,7 +150,7 @@ static int sort_by_cell(struct ms__grid *g, const uint32_t *idx, size_t m) {
       uint32_t at = 0;
       for (size_t c = 0; c < nc; c++) {
         start[c] = at;
-        for (int u = 0; u < T; u++) {
+        for (int u = 0; u < team; u++) {
           uint32_t v = g->hist[(size_t)u * nc + c];
           g->hist[(size_t)u * nc + c] = at;
           at += v;

@@ -141,6 +141,38 @@ START_TEST(same_order_for_any_thread_count) {
 }
 END_TEST
 
+/* Called from inside a parallel region (a plugin's, say) where nesting is
+ * off: the parallel sort gets a team of one, not the threads it asked
+ * for, and must still sort every point. */
+START_TEST(nested_call_gives_the_same_list) {
+  struct cloud c = make_cloud(22, 40000, 3.0);
+  struct ms__detect d1, d2;
+  ms__detect_init(&d1);
+  ms__detect_init(&d2);
+  struct ms__detect_input in = {c.n, c.x, c.r, c.sys, NULL, 0.0, 0.0};
+  size_t bad;
+  int saved = omp_get_max_threads(), levels = omp_get_max_active_levels();
+  omp_set_num_threads(2);
+  ck_assert_int_eq(ms__detect_pairs(&d1, &in, &bad), 0);
+  omp_set_max_active_levels(1);
+  int rc = -1;
+#pragma omp parallel num_threads(2)
+  {
+#pragma omp single
+    rc = ms__detect_pairs(&d2, &in, &bad);
+  }
+  omp_set_max_active_levels(levels);
+  omp_set_num_threads(saved);
+  ck_assert_int_eq(rc, 0);
+  ck_assert_uint_gt(d1.npairs, 1000);
+  ck_assert_uint_eq(d1.npairs, d2.npairs);
+  ck_assert(memcmp(d1.pairs, d2.pairs, 2 * d1.npairs * sizeof(uint32_t)) == 0);
+  ms__detect_free(&d1);
+  ms__detect_free(&d2);
+  free_cloud(&c);
+}
+END_TEST
+
 START_TEST(non_finite_input_refused) {
   struct cloud c = make_cloud(31, 100, 1.0);
   c.x[3 * 57 + 1] = NAN;
@@ -324,6 +356,7 @@ Suite *suite_detect(void) {
   tcase_add_test(tc, self_collision_filter);
   tcase_add_test(tc, fluid_bulk_keeps_its_border_pairs);
   tcase_add_test(tc, same_order_for_any_thread_count);
+  tcase_add_test(tc, nested_call_gives_the_same_list);
   tcase_add_test(tc, non_finite_input_refused);
   tcase_add_test(tc, extreme_coordinates_give_the_exact_pairs);
   tcase_add_test(tc, neighbor_lists_match_brute_force);

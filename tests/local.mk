@@ -40,7 +40,7 @@ MS_FIXTURES = good:GOOD bad_major:MAJOR bad_minor:MINOR bad_size:SIZE \
 	loose:LOOSE ownmass:OWNMASS lax:LAX chatty:CHATTY zerodt:ZERODT \
 	nolicense:NOLICENSE badenergy:BADENERGY badsurface:BADSURFACE now1:NOW1 now2:NOW2 \
 	no_release:NORELEASE heat:HEAT heatless:HEATLESS heatreset:HEATRESET \
-	push:PUSH pushnan:PUSHNAN crash:CRASH exits:EXITS slow:SLOW hang:HANG
+	push:PUSH pushnan:PUSHNAN lazy:LAZY lazyfail:LAZYFAIL crash:CRASH exits:EXITS slow:SLOW hang:HANG
 # Files that crash, exit or hang while they load live in a directory of
 # their own: a probe of each takes up to its time-out (10 s for a hang),
 # and only the loader's test scans them.
@@ -148,7 +148,7 @@ tests_scenes_run_scenes_SOURCES = tests/runner.c tests/scenes/suites.h \
 	tests/scenes/test_metrics.c tests/scenes/test_scale.c \
 	tests/scenes/test_sync_scenes.c tests/scenes/test_handover.c \
 	tests/scenes/test_heat.c tests/scenes/test_push.c \
-	tests/scenes/test_frame_shape.c
+	tests/scenes/test_frame_shape.c tests/scenes/test_refresh.c
 tests_scenes_run_scenes_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE -I$(srcdir)/tests/scenes \
 	$(CHECK_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_scenes_run_scenes_LDADD = tests/scenes/libsimtest.la core/libmscore.la \

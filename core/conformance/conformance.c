@@ -70,7 +70,9 @@ int ms__kit_save_state(struct ms__kit *K, ms_instance *inst,
                        struct ms__blob *b) {
   struct ms_stream s = {b, ms__kit_blob_write, ms__kit_blob_read};
   b->n = b->pos = 0;
-  return K->y->plugin->desc.save(inst, &s);
+  const struct ms_plugin *d = &K->y->plugin->desc;
+  int rc = d->refresh ? d->refresh(inst) : MS_OK; /* as the core does */
+  return rc ? rc : d->save(inst, &s);
 }
 
 /* The view of an instance and its position and velocity fields; -1 when

@@ -222,6 +222,7 @@ static int write_system(struct io *io, struct ms_sim *S, uint32_t i,
   struct ms_stream st = {io, io_write, io_read};
   uint64_t before = io->bytes;
   ms__err_clear(&y->ctx.err);
+  if ((rc = ms__system_refresh(y, err))) return rc;
   if ((rc = MS__CALL(y, save, y->inst, &st)))
     return io->io_errno ? rc : plugin_fail(S, i, rc, "save() failed", err);
   uint64_t len = io->bytes - before;

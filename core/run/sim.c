@@ -50,7 +50,8 @@ void ms__counts_add(struct ms__counts *a, const struct ms__counts *b) {
 }
 
 static int write_frame(ms_sim *S) {
-  int rc = ms__energy_measure(S);
+  int rc = ms__systems_refresh(&S->stepper);
+  if (rc == MS_OK) rc = ms__energy_measure(S);
   if (rc) return rc;
   rc = ms__outputs_frame(S);
   int bad = rc == MS_OK && S->rep ? ms__report_frame(S->rep, S) : MS_OK;

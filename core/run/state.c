@@ -21,10 +21,21 @@ int ms_sim_system_index(const ms_sim *S, const char *name, uint32_t *s) {
   return MS_ENOENT;
 }
 
+/* A caller may read any field: derived ones are brought up to date
+ * first (refresh(), ABI 1.8).  That fills a cache and leaves the run as
+ * it was, so the run stays const to the caller; a failure fails the run,
+ * as any plugin's does. */
+static int refresh(const ms_sim *S, uint32_t s) {
+  if (S->err.status) return MS_OK; /* a failed run shows what it has */
+  return ms__system_refresh(&S->sys[s], (struct ms__err *)&S->err);
+}
+
 /* The view the core holds is the plugin's since its last end_step (or
  * creation, or load): what the next step starts from. */
 int ms_sim_view(const ms_sim *S, uint32_t s, struct ms_view *out) {
   if (s >= S->nsys) return MS_ERANGE;
+  int rc = refresh(S, s);
+  if (rc) return rc;
   *out = S->sys[s].view;
   return MS_OK;
 }
@@ -32,6 +43,8 @@ int ms_sim_view(const ms_sim *S, uint32_t s, struct ms_view *out) {
 int ms_sim_field(const ms_sim *S, uint32_t s, const char *name,
                  struct ms_field *out, size_t *count) {
   if (s >= S->nsys) return MS_ERANGE;
+  int rc = refresh(S, s);
+  if (rc) return rc;
   const struct ms_view *v = &S->sys[s].view;
   const struct ms_field *f = ms__view_field(v, name, 0, 0);
   if (!f) return MS_ENOENT;

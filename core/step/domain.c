@@ -281,6 +281,7 @@ void ms__domain_free(struct ms__domain *D) {
 
 static int migrate(struct ms__domain *D, struct ms__stepper *S) {
   struct ws *W = D->ws;
+  TRY(ms__systems_refresh(S)); /* whole particles leave */
   size_t keep = 0;
   for (size_t k = 0; k < D->nown; k++) {
     uint32_t g = D->own[k];
@@ -772,6 +773,7 @@ static int number_metas(struct ms__domain *D, struct ms__stepper *S,
 
 int ms__domain_frame(struct ms__domain *D, struct ms__stepper *S) {
   struct ws *W = D->ws;
+  TRY(ms__systems_refresh(S));
   struct buf *b = &W->out[0];
   uint64_t head = 0;
   TRY(put(b, &head, sizeof head) ? oom(S) : MS_OK);

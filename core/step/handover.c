@@ -134,7 +134,8 @@ static int give(struct ms__stepper *S, uint32_t s) {
   int rc = MS__CALL(y, hand_over, y->inst, &h);
   if (rc) return ms__system_fail(y, S->err, rc, "hand_over() failed");
   if (h.count == 0) return MS_OK;
-  if ((rc = resolve(S, s, &h))) return rc;
+  if ((rc = resolve(S, s, &h)) || (rc = ms__system_refresh(y, S->err)))
+    return rc;
   y->handed = 1;
   size_t left = y->view.count - h.count;
   for (uint32_t t = 0; t < S->nsys; t++) {

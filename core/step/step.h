@@ -99,6 +99,12 @@ int ms__system_fail(const struct ms__system *y, struct ms__err *err,
                     int status, const char *what);
 /* Ask the system for its view again and resolve the required fields. */
 int ms__system_view(struct ms__system *y, struct ms__err *err);
+/* Bring the view's derived fields up to date before they are read (the
+ * plugin's refresh(), ABI 1.8; nothing without one). */
+int ms__system_refresh(struct ms__system *y, struct ms__err *err);
+/* The same for every system of the stepper. */
+struct ms__stepper;
+int ms__systems_refresh(struct ms__stepper *S);
 /* Add forces on the system's n particles for the next step (copied). */
 int ms__system_add_force(struct ms__system *y, const double *f, size_t n);
 

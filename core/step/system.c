@@ -31,6 +31,20 @@ static int view_error(const struct ms__system *y, struct ms__err *err,
                   y->plugin->path);
 }
 
+int ms__system_refresh(struct ms__system *y, struct ms__err *err) {
+  if (!y->plugin->desc.refresh) return MS_OK;
+  int rc = MS__CALL(y, refresh, y->inst);
+  return rc ? ms__system_fail(y, err, rc, "refresh() failed") : MS_OK;
+}
+
+int ms__systems_refresh(struct ms__stepper *S) {
+  for (uint32_t s = 0; s < S->nsys; s++) {
+    int rc = ms__system_refresh(&S->sys[s], S->err);
+    if (rc) return rc;
+  }
+  return MS_OK;
+}
+
 int ms__system_view(struct ms__system *y, struct ms__err *err) {
   struct ms_view v;
   ms__memset(&v, 0, sizeof v);

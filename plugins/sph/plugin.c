@@ -233,13 +233,22 @@ static void report(struct sph_plugin *pl) {
 
 /* Kinetic, gravitational (the scene's gravity, whatever the ramp) and the
  * compression energy of the equation of state at the current densities
- * (computed at the end of every step for the next one). */
+ * (made now if no one has yet: the core calls refresh() first). */
 static int energy(ms_instance *inst, struct ms_energy *out) {
   struct sph_plugin *pl = PL(inst);
   struct sph_solver *S = &pl->S;
-  int rc = sph_prepare(S); /* a no-op between steps: the densities match */
+  int rc = sph_prepare(S);
   if (rc) return pl->host->set_error(pl->ctx, rc, "neighbour search failed");
   sph_energy(S, &out->kinetic, &out->potential, &out->internal);
+  return MS_OK;
+}
+
+/* Density and pressure at the current positions (DERIVED FIELDS in
+ * plugin.h); nothing when they are current. */
+static int refresh(ms_instance *inst) {
+  struct sph_plugin *pl = PL(inst);
+  int rc = sph_prepare(&pl->S);
+  if (rc) return pl->host->set_error(pl->ctx, rc, "neighbour search failed");
   return MS_OK;
 }
 
@@ -256,9 +265,13 @@ static int end_step(ms_instance *inst, const struct ms_step *st) {
       sph_sort(S))
     return pl->host->set_error(pl->ctx, MS_ENOMEM, "out of memory "
                                "reordering %zu particles", S->n);
-  /* density and pressure at the new positions: what the frame shows and
-   * what the next step starts from */
-  int rc = sph_prepare(S);
+  /* Density and pressure at the new positions: what the frame shows and
+   * what the next step starts from.  A core that calls refresh() (ABI
+   * 1.8) has them made when they are read or by the next integrate, so
+   * the pass runs once per step, inside it; the energy limit needs them
+   * now. */
+  int rc = MS_OK;
+  if (S->alone || pl->host->abi_minor < 8) rc = sph_prepare(S);
   if (rc == MS_OK && S->alone) {
     double removed = sph_limit_energy(S, S->e_start);
     if (removed > 0.0) pl->host->report(pl->ctx, "energy_limited", removed);
@@ -342,6 +355,7 @@ static const struct ms_plugin sph = {
                    "symplectic Euler, wall and obstacle boundaries",
     .max_dt = max_dt,
     .energy = energy,
+    .refresh = refresh,
 };
 
 MS_PLUGIN_EXPORT_ONE(sph)

@@ -4,7 +4,7 @@
 
 #define MS_SUITES(X) \
   X(core_scenes) X(baselines) X(metrics) X(scale) X(sync_scenes) X(handover) \
-  X(heat) X(push) X(frame_shape)
+  X(heat) X(push) X(frame_shape) X(refresh)
 /* The paper's experiments: a program of their own (tests/scenes/run-paper,
  * MS_RUN_SUITES=MS_PAPER_SUITES), so that they run beside the others under
  * make -j. */

@@ -41,6 +41,8 @@
  *        per-particle values they carry (host->shape_field).
  *   1.7  surfaces in the output: the triangles that join a system's
  *        particles into a sheet or a body's skin (surface()).
+ *   1.8  derived fields brought up to date only when they are read
+ *        (refresh()).
  *
  * LIFECYCLE AND THE STEP PROTOCOL
  *   create -> { max_dt -> filter_pairs -> begin_step -> integrate(stage 1)
@@ -280,6 +282,32 @@
  *   no surface between frames.  A core older than 1.7 never calls it;
  *   the output then holds the particles alone.
  *
+ * DERIVED FIELDS (ABI 1.8)
+ *   Some fields of a view are derived from the state rather than part of
+ *   it: a fluid's density and pressure are sums over neighbours at the
+ *   current positions.  Computing them in end_step costs a pass per step
+ *   even on steps whose view nobody reads but the core, which reads only
+ *   position, velocity, mass, radius (and temperature and specific_heat
+ *   under HEAT) between steps.  A plugin with refresh() MAY leave its other
+ *   fields stale after end_step and bring them up to date in refresh(),
+ *   or in the next integrate() if that comes first, so the pass is made
+ *   once per step, inside the step.  The core calls refresh() before it
+ *   reads any other field of the view or hands the view to anyone who may:
+ *   before every frame's energy() and output, before ms_sim_view() and
+ *   ms_sim_field() return, before it packs the view for a hand-over or a
+ *   transfer between ranks, and before save().  The plugin:
+ *     MUST leave after refresh() every field as end_step would have left
+ *          it had it computed them there, bitwise;
+ *     MUST NOT change anything integrate() reads, nor the position,
+ *          velocity, mass, radius, temperature or specific_heat fields:
+ *          a run with refresh() called after every step and one with it
+ *          called only at frames are the same run, bitwise;
+ *     MUST keep the view's count and field pointers (view() is not asked
+ *          again);
+ *     SHOULD make a refresh() on fields already current cost nothing.
+ *   A core older than 1.8 never calls it: such a plugin SHOULD then keep
+ *   its fields current at end_step (read host->abi_minor).
+ *
  * THREADING
  *   The core calls one instance from one thread at a time; different
  *   instances MAY be called concurrently.  A plugin MAY use OpenMP (or its
@@ -314,7 +342,7 @@ extern "C" {
 #endif
 
 #define MS_ABI_MAJOR 1
-#define MS_ABI_MINOR 7
+#define MS_ABI_MINOR 8
 
 /* Name of the exported entry function. */
 #define MS_PLUGIN_ENTRY_SYMBOL "mergesplit_plugin"
@@ -588,6 +616,13 @@ struct ms_plugin {
   /* The triangles joining the particles of the current view (SURFACES
    * above).  The core sets out->struct_size.  MUST NOT change the state. */
   int (*surface)(ms_instance *inst, struct ms_surface *out);
+
+  /* ---- ABI 1.8 (optional; NULL or absent past struct_size) --------- */
+
+  /* Bring the view's derived fields up to date (DERIVED FIELDS above).
+   * Called between steps only, any number of times.  NULL: every field
+   * is current after end_step. */
+  int (*refresh)(ms_instance *inst);
 };
 
 /* Initialiser for the header of a descriptor compiled against this file
@@ -630,7 +665,9 @@ _Static_assert(offsetof(struct ms_plugin, push) == 192,
                "ms_plugin v1.5 layout");
 _Static_assert(offsetof(struct ms_plugin, surface) == 200,
                "ms_plugin v1.7 layout");
-_Static_assert(sizeof(struct ms_plugin) == 208, "ms_plugin v1.7 size");
+_Static_assert(offsetof(struct ms_plugin, refresh) == 208,
+               "ms_plugin v1.8 layout");
+_Static_assert(sizeof(struct ms_plugin) == 216, "ms_plugin v1.8 size");
 _Static_assert(sizeof(struct ms_surface) == 24, "ms_surface v1.7 size");
 _Static_assert(sizeof(struct ms_handover) == 24, "ms_handover v1.1 size");
 _Static_assert(sizeof(struct ms_step) == 40, "ms_step v1 size");

@@ -7,7 +7,7 @@ plugins_sph_libsphsolver_la_SOURCES = plugins/sph/kernel.c \
 	plugins/sph/solver.c plugins/sph/sph.h \
 	plugins/sph/density.c plugins/sph/forces.c plugins/sph/advance.c \
 	plugins/sph/boundary.c plugins/sph/reorder.c plugins/sph/wsum.c \
-	plugins/sph/heat.c plugins/sph/energy.c
+	plugins/sph/heat.c plugins/sph/energy.c plugins/sph/others.c
 plugins_sph_libsphsolver_la_CPPFLAGS = $(MS_PLUGIN_CPPFLAGS)
 # sqrt without errno: the pair loops stay free of branches
 plugins_sph_libsphsolver_la_CFLAGS = $(MS_PLUGIN_CFLAGS) -fno-math-errno

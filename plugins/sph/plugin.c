@@ -42,7 +42,6 @@ static void destroy(ms_instance *inst) {
   if (!pl) return;
   pl->host->neighbors_release(pl->ctx, &pl->S.nbl);
   sph_free(&pl->S);
-  pl->host->neighbors_release(pl->ctx, &pl->ob_nb);
   free(pl->ob_x), free(pl->ob_vol);
   free(pl);
 }
@@ -115,41 +114,37 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
 /* With others_as_boundary: every particle of the scene's other systems
  * within the kernel's support of a fluid particle adds rho0 V W to its
  * density, V = (2 r)^3 its volume (Akinci et al. 2012's boundary
- * particles), at the positions of the step's start.  A solid in the water
- * then has water's density around it: without it the particles beside a
- * floating box see a free surface, press too little, and the box rides
- * too deep.  The fluid's pressure reaches the solid, as every force
- * does, through the meta-particles of their contact. */
+ * particles), at the positions of the step's start (others.c).  A solid
+ * in the water then has water's density around it: without it the
+ * particles beside a floating box see a free surface, press too little,
+ * and the box rides too deep.  The fluid's pressure reaches the solid, as
+ * every force does, through the meta-particles of their contact. */
 static int others_density(struct sph_plugin *pl) {
   struct sph_solver *S = &pl->S;
   const struct ms_host *h = pl->host;
   const struct ms_scene_info *info = h->scene(pl->ctx);
-  size_t total = S->n;
+  size_t m = 0;
   for (uint32_t y = 0; y < info->system_count; y++) {
     const double *xyz, *r;
     size_t cnt;
     if (y == info->system_index) continue;
     int rc = h->system_particles(pl->ctx, y, &xyz, &r, &cnt);
     if (rc) return rc;
-    total += cnt;
+    m += cnt;
   }
   if (!S->rho_others && !(S->rho_others = calloc(S->n ? S->n : 1,
                                                  sizeof(double))))
     return h->set_error(pl->ctx, MS_ENOMEM, "out of memory");
-  memset(S->rho_others, 0, S->n * sizeof(double));
-  if (total == S->n) return MS_OK;
-  if (total > pl->ob_cap) {
-    double *nx = realloc(pl->ob_x, 3 * total * sizeof *nx);
+  if (m > pl->ob_cap) {
+    double *nx = realloc(pl->ob_x, 3 * m * sizeof *nx);
     if (nx) pl->ob_x = nx;
-    double *nv = realloc(pl->ob_vol, total * sizeof *nv);
+    double *nv = realloc(pl->ob_vol, m * sizeof *nv);
     if (nv) pl->ob_vol = nv;
     if (!nx || !nv) return h->set_error(pl->ctx, MS_ENOMEM, "out of memory");
-    pl->ob_cap = total;
+    pl->ob_cap = m;
   }
   double *x = pl->ob_x, *vol = pl->ob_vol;
-  for (size_t i = 0; i < S->n; i++)
-    memcpy(x + 3 * i, S->x + SPH_XS * i, 3 * sizeof *x);
-  size_t at = S->n;
+  size_t at = 0;
   for (uint32_t y = 0; y < info->system_count; y++) {
     const double *xyz, *r;
     size_t cnt;
@@ -159,24 +154,16 @@ static int others_density(struct sph_plugin *pl) {
     for (size_t j = 0; j < cnt; j++) vol[at + j] = 8.0 * r[j] * r[j] * r[j];
     at += cnt;
   }
-  struct ms_neighbors *nbp = &pl->ob_nb, nb;
-  const struct sph_kernel *k = &S->kw;
-  int rc = h->neighbors(pl->ctx, x, 3 * sizeof *x, total, k->R, nbp);
-  nb = *nbp;
-  for (size_t i = 0; !rc && i < S->n; i++) {
-    double sum = 0.0;
-    for (uint32_t q = nb.offset[i]; q < nb.offset[i + 1]; q++) {
-      uint32_t j = nb.index[q];
-      if (j < S->n) continue;
-      double d[3] = {x[3 * j] - x[3 * i], x[3 * j + 1] - x[3 * i + 1],
-                     x[3 * j + 2] - x[3 * i + 2]};
-      double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-      if (r2 < k->R2) sum += vol[j] * sph_w_in(k, k->kind, r2);
-    }
-    S->rho_others[i] = S->P.rho0 * sum;
-  }
-  S->fresh = 0; /* the density is taken again with these */
-  return rc;
+  /* the density is taken again with these, unless there are none now and
+   * were none before */
+  if (m || pl->ob_last) S->fresh = 0;
+  pl->ob_last = m;
+  int rc = sph_others_density(S, x, vol, m);
+  if (rc == MS_ENUMERIC)
+    return h->set_error(pl->ctx, rc, "another system's particle is not at "
+                        "a finite position");
+  if (rc) return h->set_error(pl->ctx, rc, "out of memory");
+  return MS_OK;
 }
 
 static int view(ms_instance *inst, struct ms_view *out) {

@@ -59,6 +59,7 @@ void sph_free(struct sph_solver *S) {
   free(S->x), free(S->v), free(S->a), free(S->m), free(S->r);
   free(S->rho), free(S->p), free(S->pr), free(S->x0), free(S->v0);
   free(S->rho_others);
+  sph_others_free(&S->others);
   free(S->walled), free(S->id), free(S->meta), free(S->box);
   free(S->T), free(S->c), free(S->T0), free(S->dT);
   free(S->xref), free(S->cstart), free(S->cend), free(S->cidx);

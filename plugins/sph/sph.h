@@ -175,6 +175,16 @@ typedef int (*sph_neighbors_fn)(void *opaque, const double *xyz,
                                 size_t stride, size_t count, double radius,
                                 struct ms_neighbors *nb);
 
+/* others.c's grid over the other systems' particles. */
+struct sph_others {
+  double lo[3], inv;    /* corner, 1 / cell size */
+  size_t d[3];          /* cells per axis */
+  uint32_t *start;      /* cells + 1: the others of cell k are */
+  uint32_t *order;      /* order[start[k] .. start[k + 1]) */
+  uint32_t *cell;       /* each other's cell (scratch) */
+  size_t cap_cells, cap_m, cap_cell;
+};
+
 struct sph_solver {
   struct sph_params P;
   struct sph_kernel kw, kg; /* density and gradient kernels */
@@ -185,6 +195,7 @@ struct sph_solver {
   double *rho, *p, *pr;     /* n: density, pressure, p / rho^2 */
   double *rho_others;       /* n or NULL: what other systems' particles
                                add to the density this step */
+  struct sph_others others; /* ... found through this grid */
   uint8_t *walled;          /* n: a wall or obstacle is within reach */
   double *x0, *v0;          /* 3n: state at the start of the step */
   uint32_t *id;             /* n: particle identity (sampling order) */
@@ -285,6 +296,13 @@ double sph_energy_total(const struct sph_solver *S);
  * so that it holds e0.  Returns the energy removed [J]. */
 double sph_limit_energy(struct sph_solver *S, double e0);
 
+/* others.c: rho_others (n, allocated) from the m other particles at ox
+ * (3m) of volumes ovol (m).  MS_ENUMERIC for a position that is not
+ * finite, MS_ENOMEM. */
+int sph_others_density(struct sph_solver *S, const double *ox,
+                       const double *ovol, size_t m);
+void sph_others_free(struct sph_others *G);
+
 /* forces.c: accelerations of every fluid particle (pressure, viscosity,
  * walls, obstacles; no gravity) into S->a.  Needs sph_prepare. */
 void sph_forces(struct sph_solver *S);
@@ -348,11 +366,10 @@ struct sph_plugin {
   const struct ms_host *host;
   ms_ctx *ctx;
   struct sph_solver S;
-  /* others_as_boundary: this fluid's and the other systems' positions,
-   * and the others' volumes, kept from step to step */
+  /* others_as_boundary: the other systems' positions and volumes, kept
+   * from step to step */
   double *ob_x, *ob_vol;
-  size_t ob_cap;
-  struct ms_neighbors ob_nb;
+  size_t ob_cap, ob_last; /* ..., and how many there were last step */
   struct ms_field fields[SPH_NFIELDS];
   double reported[SPH_T_COUNT]; /* timers already reported */
   uint64_t reported_clamps;

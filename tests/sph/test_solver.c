@@ -342,6 +342,75 @@ START_TEST(internal_energy_integrates_pressure) {
 }
 END_TEST
 
+/* others_as_boundary's grid (others.c) against the plain sum over every
+ * other particle: a compact cluster inside the fluid, and a sparse
+ * scatter over a box 100 times the fluid's (the grid coarsens); fluid
+ * particles beyond a support of every other get exactly 0; 1 and 2
+ * threads agree bitwise. */
+static double brute(const struct sph_solver *S, size_t i, const double *ox,
+                    const double *ov, size_t m) {
+  const struct sph_kernel *k = &S->kw;
+  const double *x = S->x + SPH_XS * i;
+  double sum = 0.0;
+  for (size_t j = 0; j < m; j++) {
+    double d0 = ox[3 * j] - x[0], d1 = ox[3 * j + 1] - x[1],
+           d2 = ox[3 * j + 2] - x[2], r2 = d0 * d0 + d1 * d1 + d2 * d2;
+    if (r2 < k->R2) sum += ov[j] * sph_w_in(k, k->kind, r2);
+  }
+  return S->P.rho0 * sum;
+}
+
+START_TEST(others_grid_matches_the_plain_sum) {
+  const double lo[3] = {-INFINITY, -INFINITY, -INFINITY},
+               hi[3] = {INFINITY, INFINITY, INFINITY}, s = 0.01;
+  struct sph_solver S;
+  make(&S, 42, 42, 42, s, lo, hi, NULL); /* 74088 > SPH_FLAT_MIN */
+  S.rho_others = calloc(S.n, sizeof *S.rho_others);
+  double *one = calloc(S.n, sizeof *one);
+  enum { M = 600 };
+  static double ox[3 * M], ov[M];
+  uint64_t r = 12345;
+  for (int pass = 0; pass < 2; pass++) {
+    /* pass 0: 600 others in [0.1, 0.2]^3; pass 1: 60 over [-20, 20]^3,
+     * five of them in the fluid */
+    size_t m = pass ? 60 : M;
+    double a = pass ? -20.0 : 0.1, w = pass ? 40.0 : 0.1;
+    for (size_t j = 0; j < 3 * m; j++) {
+      r = r * 6364136223846793005ull + 1442695040888963407ull;
+      ox[j] = a + w * (double)(r >> 11) / 9007199254740992.0;
+    }
+    if (pass) /* five of the scatter inside the fluid */
+      for (size_t j = 0; j < 15; j++) ox[j] = 0.1 + 0.005 * (j * 7 % 40);
+    for (size_t j = 0; j < m; j++) ov[j] = s * s * s * (0.5 + 0.001 * j);
+    S.threads = 1;
+    ck_assert_int_eq(sph_others_density(&S, ox, ov, m), MS_OK);
+    memcpy(one, S.rho_others, S.n * sizeof *one);
+    S.threads = 2;
+    ck_assert_int_eq(sph_others_density(&S, ox, ov, m), MS_OK);
+    ck_assert(!memcmp(one, S.rho_others, S.n * sizeof *one));
+    size_t touched = 0;
+    for (size_t i = 0; i < S.n; i++) {
+      double b = brute(&S, i, ox, ov, m);
+      if (b == 0.0) {
+        ck_assert_msg(one[i] == 0.0, "pass %d, particle %zu: %g, none near",
+                      pass, i, one[i]);
+        continue;
+      }
+      touched++;
+      ck_assert_msg(fabs(one[i] - b) <= 1e-12 * b, "pass %d, particle %zu: "
+                    "%.17g against %.17g", pass, i, one[i], b);
+    }
+    size_t want = pass ? 100 : 1500; /* 2086 of the lattice near the cluster */
+    ck_assert_uint_ge(touched, want);
+  }
+  /* a position that is not finite is refused */
+  ox[4] = NAN;
+  ck_assert_int_eq(sph_others_density(&S, ox, ov, 10), MS_ENUMERIC);
+  free(one);
+  drop(&S);
+}
+END_TEST
+
 Suite *suite_sph_solver(void) {
   Suite *s = suite_create("sph_solver");
   TCase *t = tcase_create("solver");
@@ -352,6 +421,7 @@ Suite *suite_sph_solver(void) {
   tcase_add_test(t, wall_tables_match_lattice_sums);
   tcase_add_test(t, kernel_sums_agree_across_instruction_sets);
   tcase_add_test(t, internal_energy_integrates_pressure);
+  tcase_add_test(t, others_grid_matches_the_plain_sum);
   suite_add_tcase(s, t);
   return s;
 }

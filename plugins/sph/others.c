@@ -28,7 +28,7 @@ static int grow(void **p, size_t *cap, size_t n, size_t size) {
   return MS_OK;
 }
 
-/* Cell index along one axis (may lie outside [0, d) for a fluid point). */
+/* An other particle's cell index along one axis (finite, in the box). */
 static inline long cell_of(double x, double lo, double inv) {
   return (long)floor((x - lo) * inv);
 }
@@ -85,10 +85,13 @@ static double sum_at(const struct sph_others *G, const struct sph_kernel *k,
                      const double *x, const double *ox, const double *ovol) {
   long q0[3], q1[3];
   for (int a = 0; a < 3; a++) {
-    long q = cell_of(x[a], G->lo[a], G->inv), top = (long)G->d[a] - 1;
+    double f = floor((x[a] - G->lo[a]) * G->inv);
+    /* beyond the others' box by more than a cell (or not a number):
+     * nothing near, and no cast of a value out of range */
+    if (!(f > -2.0 && f < (double)G->d[a] + 1.0)) return 0.0;
+    long q = (long)f, top = (long)G->d[a] - 1;
     q0[a] = q - 1 < 0 ? 0 : q - 1;
     q1[a] = q + 1 > top ? top : q + 1;
-    if (q0[a] > q1[a]) return 0.0; /* beyond the others' box */
   }
   double sum = 0.0;
   for (long z = q0[2]; z <= q1[2]; z++)

@@ -165,6 +165,13 @@ int sph_integrate(struct sph_solver *S, double t, double dt,
                   const double *ext, const struct ms_metas *metas,
                   struct ms_meta_result *res) {
   uint32_t cnt = metas ? metas->count : 0;
+  int plain = !cnt && !ext;
+  S->plain = 0;
+  if (sph_replay(S, t, dt, plain)) {
+    sph_gravity(&S->P, t, S->g_now);
+    S->plain = 1, S->plain_t = t, S->plain_dt = dt;
+    return MS_OK; /* alone, the same stage again: where it ended */
+  }
   /* Members move with the merged velocity from the start of the step (the
    * viscosity sees it too). */
   for (uint32_t k = 0; k < cnt; k++)
@@ -185,6 +192,7 @@ int sph_integrate(struct sph_solver *S, double t, double dt,
     sph_forces(S);
     sph_advance(S, t, dt, ext, metas, res);
     S->fresh = 0; /* the particles moved */
+    S->plain = plain, S->plain_t = t, S->plain_dt = dt;
   }
   for (uint32_t k = 0; k < cnt; k++)
     for (uint32_t q = metas->member_offset[k]; q < metas->member_offset[k + 1];

@@ -65,6 +65,8 @@ void sph_free(struct sph_solver *S) {
   free(S->xref), free(S->cstart), free(S->cend), free(S->cidx);
   free(S->wtab);
   S->wtab = NULL;
+  free(S->replay.x), free(S->replay.v), free(S->replay.T);
+  memset(&S->replay, 0, sizeof S->replay);
   S->xref = NULL, S->cstart = S->cend = S->cidx = NULL, S->ccap = 0;
   S->x = S->v = S->a = S->m = S->r = S->rho = S->p = S->pr = NULL;
   S->x0 = S->v0 = NULL;
@@ -127,6 +129,7 @@ double sph_max_dt(const struct sph_solver *S) {
 
 void sph_begin(struct sph_solver *S) {
   size_t n = S->n;
+  S->replay.ok = 0;
   S->amax0 = S->amax;
   S->clamps0 = S->clamps;
   S->fresh0 = S->fresh;
@@ -140,8 +143,45 @@ void sph_begin(struct sph_solver *S) {
     }
 }
 
+/* Keep the end of a stage on the fluid alone before rewinding it. */
+static void keep_end(struct sph_solver *S) {
+  struct sph_replay *R = &S->replay;
+  size_t n = S->n;
+  R->ok = 0;
+  if (!S->plain) return;
+  if (n > R->cap) { /* without the memory, stage 2 integrates again */
+    double *x = realloc(R->x, SPH_XS * n * sizeof *x);
+    if (x) R->x = x;
+    double *v = realloc(R->v, 3 * n * sizeof *v);
+    if (v) R->v = v;
+    double *T = realloc(R->T, n * sizeof *T);
+    if (T) R->T = T;
+    if (!x || !v || !T) return;
+    R->cap = n;
+  }
+  memcpy(R->x, S->x, SPH_XS * n * sizeof *R->x);
+  memcpy(R->v, S->v, 3 * n * sizeof *R->v);
+  memcpy(R->T, S->T, n * sizeof *R->T);
+  R->amax = S->amax, R->clamps = S->clamps;
+  R->t = S->plain_t, R->dt = S->plain_dt;
+  R->ok = 1;
+}
+
+int sph_replay(struct sph_solver *S, double t, double dt, int plain) {
+  struct sph_replay *R = &S->replay;
+  if (!R->ok || !plain || t != R->t || dt != R->dt) return 0;
+  size_t n = S->n;
+  memcpy(S->x, R->x, SPH_XS * n * sizeof *S->x);
+  memcpy(S->v, R->v, 3 * n * sizeof *S->v);
+  memcpy(S->T, R->T, n * sizeof *S->T);
+  S->amax = R->amax, S->clamps = R->clamps;
+  S->fresh = 0; /* the particles moved */
+  return 1;
+}
+
 void sph_rewind(struct sph_solver *S) {
   size_t n = S->n;
+  keep_end(S);
 #pragma omp parallel for schedule(static) \
     num_threads(sph_team(S, n, SPH_FLAT_MIN))
   for (size_t i = 0; i < n; i++)

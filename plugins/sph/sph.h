@@ -185,6 +185,17 @@ struct sph_others {
   size_t cap_cells, cap_m, cap_cell;
 };
 
+/* The end of a stage on the fluid alone (no meta-particle, no external
+ * force), kept by rewind: a stage integrated again with the same inputs
+ * ends there, bitwise, so integrate puts it back instead (solver.c). */
+struct sph_replay {
+  double *x, *v, *T;    /* SPH_XS n, 3n, n */
+  double amax, t, dt;
+  uint64_t clamps;
+  size_t cap;
+  int ok;               /* holds this step's end */
+};
+
 struct sph_solver {
   struct sph_params P;
   struct sph_kernel kw, kg; /* density and gradient kernels */
@@ -229,6 +240,9 @@ struct sph_solver {
   uint64_t clamps;          /* hard guard corrections, cumulative */
   int alone;                /* this step: no meta-particles, no external
                                force (the energy limit applies) */
+  int plain;                /* the last integrate: alone, succeeded, at */
+  double plain_t, plain_dt; /* ... this time and step */
+  struct sph_replay replay;
   double e_start;           /* ... and the energy it began with [J] */
   double time[SPH_T_COUNT]; /* seconds per pass, cumulative */
   /* sph_sort's workspace, allocated for the sort only */
@@ -268,6 +282,9 @@ double sph_max_dt(const struct sph_solver *S);
  * leaves them as they are. */
 void sph_begin(struct sph_solver *S);
 void sph_rewind(struct sph_solver *S);
+/* Put back the end rewind kept if integrate(t, dt) has the inputs of the
+ * stage that made it (no meta-particle, no external force): 1 if done. */
+int sph_replay(struct sph_solver *S, double t, double dt, int plain);
 
 /* density.c: neighbour lists, density and pressure at the current
  * positions (no-op when already fresh).  Returns the neighbour search's

@@ -411,6 +411,61 @@ START_TEST(others_grid_matches_the_plain_sum) {
 }
 END_TEST
 
+/* A stage integrated again after rewind with the inputs of the last (no
+ * meta-particle, no external force, the same t and dt) is put back where
+ * that one ended, bitwise, without integrating again; other inputs, or a
+ * new step, integrate anew, as a second solver that never rewinds does. */
+START_TEST(stage_two_alone_replays_stage_one) {
+  const double s = 0.01, lo[3] = {-INFINITY, -INFINITY, -INFINITY},
+               hi[3] = {INFINITY, INFINITY, INFINITY}, g[3] = {0.0, -9.81, 0.0};
+  struct sph_solver S, R;
+  make(&S, 6, 6, 6, s, lo, hi, g);
+  make(&R, 6, 6, 6, s, lo, hi, g);
+  S.P.mass = R.P.mass = 1.1 * S.P.mass; /* compressed: pressure acts */
+  for (size_t i = 0; i < S.n; i++)
+    for (int a = 0; a < 3; a++)
+      S.v[3 * i + a] = R.v[3 * i + a] = 0.1 * sin(1.0 + i + 7.0 * a);
+  const size_t nx = SPH_XS * S.n * sizeof(double), nv = 3 * S.n * sizeof(double);
+  const double dt = 1e-4;
+  for (int step = 0; step < 3; step++) {
+    double t = step * dt;
+    sph_begin(&S), sph_begin(&R);
+    ck_assert_int_eq(sph_integrate(&S, t, dt, NULL, NULL, NULL), MS_OK);
+    ck_assert_int_eq(sph_integrate(&R, t, dt, NULL, NULL, NULL), MS_OK);
+    double spent = S.time[SPH_T_FORCES];
+    sph_rewind(&S);
+    ck_assert_int_eq(sph_integrate(&S, t, dt, NULL, NULL, NULL), MS_OK);
+    ck_assert(S.time[SPH_T_FORCES] == spent); /* put back, not integrated */
+    ck_assert(!memcmp(S.x, R.x, nx) && !memcmp(S.v, R.v, nv));
+    ck_assert(S.amax == R.amax && S.clamps == R.clamps);
+    /* another dt integrates anew, and is the step a fresh solver makes */
+    sph_rewind(&S);
+    ck_assert_int_eq(sph_integrate(&S, t, 0.5 * dt, NULL, NULL, NULL), MS_OK);
+    ck_assert(S.time[SPH_T_FORCES] > spent);
+    ck_assert(memcmp(S.x, R.x, nx) != 0);
+    /* back to dt: the kept end is the 0.5 dt stage's now, not dt's */
+    sph_rewind(&S);
+    spent = S.time[SPH_T_FORCES];
+    ck_assert_int_eq(sph_integrate(&S, t, dt, NULL, NULL, NULL), MS_OK);
+    ck_assert(S.time[SPH_T_FORCES] > spent);
+    ck_assert(!memcmp(S.x, R.x, nx) && !memcmp(S.v, R.v, nv));
+    ck_assert(sph_prepare(&S) == MS_OK && sph_prepare(&R) == MS_OK);
+  }
+  /* an external force is no replay: the force acts */
+  double *f = calloc(3 * S.n, sizeof *f);
+  for (size_t i = 0; i < S.n; i++) f[3 * i] = 1.0;
+  sph_begin(&S);
+  ck_assert_int_eq(sph_integrate(&S, 3 * dt, dt, NULL, NULL, NULL), MS_OK);
+  double vx = S.v[0];
+  sph_rewind(&S);
+  ck_assert_int_eq(sph_integrate(&S, 3 * dt, dt, f, NULL, NULL), MS_OK);
+  ck_assert_double_eq_tol(S.v[0] - vx, dt * 1.0 / S.P.mass, 1e-12);
+  free(f);
+  drop(&S);
+  drop(&R);
+}
+END_TEST
+
 Suite *suite_sph_solver(void) {
   Suite *s = suite_create("sph_solver");
   TCase *t = tcase_create("solver");
@@ -422,6 +477,7 @@ Suite *suite_sph_solver(void) {
   tcase_add_test(t, kernel_sums_agree_across_instruction_sets);
   tcase_add_test(t, internal_energy_integrates_pressure);
   tcase_add_test(t, others_grid_matches_the_plain_sum);
+  tcase_add_test(t, stage_two_alone_replays_stage_one);
   suite_add_tcase(s, t);
   return s;
 }

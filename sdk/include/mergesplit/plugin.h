@@ -298,10 +298,11 @@
  *   transfer between ranks, and before save().  The plugin:
  *     MUST leave after refresh() every field as end_step would have left
  *          it had it computed them there, bitwise;
- *     MUST NOT change anything integrate() reads, nor the position,
- *          velocity, mass, radius, temperature or specific_heat fields:
- *          a run with refresh() called after every step and one with it
- *          called only at frames are the same run, bitwise;
+ *     MUST NOT change the position, velocity, mass, radius, temperature
+ *          or specific_heat fields, nor what the next integrate() will
+ *          compute (it may fill what integrate() would otherwise fill
+ *          itself): a run with refresh() called after every step and one
+ *          with it called only at frames are the same run, bitwise;
  *     MUST keep the view's count and field pointers (view() is not asked
  *          again);
  *     SHOULD make a refresh() on fields already current cost nothing.

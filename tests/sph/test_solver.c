@@ -115,16 +115,24 @@ END_TEST
 
 /* Meta-particles: rigid members, summed forces, whole mass, gravity on
  * all of it; results written back exactly. */
-START_TEST(meta_particles_move_as_one) {
-  const double s = 0.01, lo[3] = {-INFINITY, -INFINITY, -INFINITY},
-               hi[3] = {INFINITY, INFINITY, INFINITY}, g[3] = {0.0, -9.81, 0.0};
-  struct sph_solver S, R;
-  make(&S, 5, 5, 5, s, lo, hi, g);
-  make(&R, 5, 5, 5, s, lo, hi, g);
-  S.P.mass = R.P.mass = 1.1 * S.P.mass; /* compressed: pressure acts */
-  for (size_t i = 0; i < S.n; i++)
+/* A free n^3 block at spacing 0.01 under gravity g, compressed (pressure
+ * acts) and stirred: the same in S and in its reference R. */
+static void stirred_pair(struct sph_solver *S, struct sph_solver *R, int n,
+                         const double *g) {
+  const double lo[3] = {-INFINITY, -INFINITY, -INFINITY},
+               hi[3] = {INFINITY, INFINITY, INFINITY};
+  make(S, n, n, n, 0.01, lo, hi, g);
+  make(R, n, n, n, 0.01, lo, hi, g);
+  S->P.mass = R->P.mass = 1.1 * S->P.mass;
+  for (size_t i = 0; i < S->n; i++)
     for (int a = 0; a < 3; a++)
-      S.v[3 * i + a] = R.v[3 * i + a] = 0.1 * sin(1.0 + i + 7.0 * a);
+      S->v[3 * i + a] = R->v[3 * i + a] = 0.1 * sin(1.0 + i + 7.0 * a);
+}
+
+START_TEST(meta_particles_move_as_one) {
+  const double g[3] = {0.0, -9.81, 0.0};
+  struct sph_solver S, R;
+  stirred_pair(&S, &R, 5, g);
   /* meta 0: members 0, 1, 6 and 2.5 kg of another system; meta 1: 62 */
   const uint32_t off[3] = {0, 3, 4}, mem[4] = {0, 1, 6, 62};
   const double mass[2] = {3 * S.P.mass + 2.5, S.P.mass + 0.75};
@@ -416,15 +424,9 @@ END_TEST
  * that one ended, bitwise, without integrating again; other inputs, or a
  * new step, integrate anew, as a second solver that never rewinds does. */
 START_TEST(stage_two_alone_replays_stage_one) {
-  const double s = 0.01, lo[3] = {-INFINITY, -INFINITY, -INFINITY},
-               hi[3] = {INFINITY, INFINITY, INFINITY}, g[3] = {0.0, -9.81, 0.0};
+  const double g[3] = {0.0, -9.81, 0.0};
   struct sph_solver S, R;
-  make(&S, 6, 6, 6, s, lo, hi, g);
-  make(&R, 6, 6, 6, s, lo, hi, g);
-  S.P.mass = R.P.mass = 1.1 * S.P.mass; /* compressed: pressure acts */
-  for (size_t i = 0; i < S.n; i++)
-    for (int a = 0; a < 3; a++)
-      S.v[3 * i + a] = R.v[3 * i + a] = 0.1 * sin(1.0 + i + 7.0 * a);
+  stirred_pair(&S, &R, 6, g);
   const size_t nx = SPH_XS * S.n * sizeof(double), nv = 3 * S.n * sizeof(double);
   const double dt = 1e-4;
   for (int step = 0; step < 3; step++) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cholmod_serial.h"
 #include "grow.h"
 #include "solver_impl.h"
 
@@ -297,8 +298,10 @@ int msi_cholmod_solve(struct msi_solver *S, const struct msi_options *opt,
   if (saved && (rc = analyse_saved(S, opt))) return rc;
   double t2 = msi_now();
   S->stats.t_analysis += t2 - t1;
-  if (!cholmod_l_factorize(S->A, S->L, &S->cc) ||
-      S->cc.status != CHOLMOD_OK) {
+  int levels = msi_cholmod_serial_begin();
+  int factored = cholmod_l_factorize(S->A, S->L, &S->cc);
+  msi_cholmod_serial_end(levels);
+  if (!factored || S->cc.status != CHOLMOD_OK) {
     if (S->cc.status == CHOLMOD_NOT_POSDEF)
       return msi_fail(S, MS_ENUMERIC, "the implicit system is not positive "
                       "definite (node %ld): check masses and stiffness",

@@ -7,6 +7,7 @@ plugins_common_libmsimplicit_la_SOURCES = \
 	plugins/common/implicit.h \
 	plugins/common/grow.h \
 	plugins/common/solver_impl.h \
+	plugins/common/cholmod_serial.h \
 	plugins/common/nodes.c \
 	plugins/common/topology.c \
 	plugins/common/solver.c \

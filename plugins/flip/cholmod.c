@@ -6,6 +6,7 @@
 
 #include <suitesparse/cholmod.h>
 
+#include "../common/cholmod_serial.h"
 #include "flip.h"
 
 struct chol {
@@ -118,9 +119,10 @@ int flip_cholmod_solve(struct flip_poisson *p, const struct flip_grid *g,
   L = cholmod_l_analyze(A, cm);
   if (!L) goto out;
   rc = -2;
-  if (!cholmod_l_factorize(A, L, cm) || cm->status != CHOLMOD_OK ||
-      L->minor < L->n)
-    goto out;
+  int levels = msi_cholmod_serial_begin();
+  int factored = cholmod_l_factorize(A, L, cm);
+  msi_cholmod_serial_end(levels);
+  if (!factored || cm->status != CHOLMOD_OK || L->minor < L->n) goto out;
   x = cholmod_l_solve(CHOLMOD_A, L, b, cm);
   if (!x) goto out;
   const double *xx = x->x;

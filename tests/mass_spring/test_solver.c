@@ -7,6 +7,7 @@
 
 #include <suitesparse/cholmod.h>
 
+#include "../../plugins/common/cholmod_serial.h"
 #include "../../plugins/mass_spring/mass_spring.h"
 #include "mstest.h"
 #include "suites.h"
@@ -382,6 +383,34 @@ START_TEST(output_fields) {
 }
 END_TEST
 
+/* CHOLMOD opens its teams with a fixed num_threads(4) clause; between
+ * msi_cholmod_serial_begin and _end such a team has one thread, and after
+ * it the caller's teams and level are as before. */
+START_TEST(cholmod_teams_have_one_thread) {
+#ifndef _OPENMP
+  ck_abort_msg("the tests are built without OpenMP");
+#else
+  int before = omp_get_max_active_levels(), inside = -1, after = -1;
+  int levels = msi_cholmod_serial_begin();
+#pragma omp parallel num_threads(4)
+  {
+#pragma omp master
+    inside = omp_get_num_threads();
+  }
+  msi_cholmod_serial_end(levels);
+#pragma omp parallel num_threads(2)
+  {
+#pragma omp master
+    after = omp_get_num_threads();
+  }
+  ck_assert_int_eq(levels, before);
+  ck_assert_int_eq(inside, 1);
+  ck_assert_int_eq(after, 2);
+  ck_assert_int_eq(omp_get_max_active_levels(), before);
+#endif
+}
+END_TEST
+
 Suite *suite_solver(void) {
   Suite *s = suite_create("solver");
   TCase *tc = tcase_create("machinery");
@@ -394,6 +423,7 @@ Suite *suite_solver(void) {
   tcase_add_loop_test(tc, solver_state_resumes_bitwise, 0, 2);
   tcase_add_loop_test(tc, rewind_restores_solver_state, 0, 2);
   tcase_add_test(tc, output_fields);
+  tcase_add_test(tc, cholmod_teams_have_one_thread);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -125,16 +125,18 @@ static int collect_pushed(struct ms__stepper *S, const struct ms_step *st) {
   return MS_OK;
 }
 
-int ms__integrate_all(struct ms__stepper *S, struct ms_step *st) {
+int ms__integrate_all(struct ms__stepper *S, struct ms_step *st,
+                      const uint8_t *kept) {
   int pushers = 0;
   for (uint32_t s = 0; s < S->nsys; s++)
     if (S->sys[s].plugin->desc.push) {
       pushers = 1;
-      TRY(integrate_one(S, st, s));
+      if (!(kept && kept[s])) TRY(integrate_one(S, st, s));
     }
   if (pushers) TRY(collect_pushed(S, st));
   for (uint32_t s = 0; s < S->nsys; s++)
-    if (!S->sys[s].plugin->desc.push) TRY(integrate_one(S, st, s));
+    if (!S->sys[s].plugin->desc.push && !(kept && kept[s]))
+      TRY(integrate_one(S, st, s));
   return MS_OK;
 }
 

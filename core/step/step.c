@@ -288,7 +288,7 @@ static int unmerged_impulses(const struct ms__scene *sc) {
 }
 
 /* Group the approaching pairs, merge, and prepare each system's piece. */
-static int merge_pairs(struct ms__stepper *S, const struct ms_step *st) {
+static int group_pairs(struct ms__stepper *S, const struct ms_step *st) {
   const struct ms__scene *sc = S->scene;
   struct ms__rng rng;
   /* One stream per (seed, step, stage): reproducible, checkpoint-free;
@@ -306,6 +306,13 @@ static int merge_pairs(struct ms__stepper *S, const struct ms_step *st) {
   for (uint32_t s = 0; s < S->nsys; s++)
     if (ms__sysmetas_build(&S->sys[s].sm, &S->metas, &S->P, s))
       return ms__errf(S->err, MS_ENOMEM, "out of memory");
+  return MS_OK;
+}
+
+/* The stage's meta-particles, from the core's state alone; then the
+ * systems' collective inertia. */
+static int merge_pairs(struct ms__stepper *S, const struct ms_step *st) {
+  TRY(group_pairs(S, st));
   return ms__collective_inertia(S, st);
 }
 
@@ -368,22 +375,45 @@ static int stage_two_pairs(struct ms__stepper *S, size_t *added) {
   return MS_OK;
 }
 
+/* Which systems stage 2 leaves as the last stage left them: those with
+ * no meta-particle in it nor in the last stage integrate with the same
+ * inputs again (the same forces too: none pushed by another system), and
+ * rewind's contract makes the result the same.  Call before the stage's
+ * grouping (after 0) and after it (1). */
+static void mark_kept(struct ms__stepper *S, int after) {
+  int pushers = 0;
+  for (uint32_t s = 0; s < S->nsys; s++)
+    pushers |= S->sys[s].plugin->desc.push != NULL;
+  for (uint32_t s = 0; s < S->nsys; s++) {
+    const struct ms__system *y = &S->sys[s];
+    int alone = y->sm.count == 0 && (!pushers || y->plugin->desc.push);
+    S->kept[s] = after ? S->kept[s] && alone : alone;
+  }
+}
+
 /* *ran: whether stage 2 merged anything and integrated again. */
 static int stage_two(struct ms__stepper *S, struct ms_step *st, int *ran) {
   size_t added = 0;
   *ran = 0;
   TRY(stage_two_pairs(S, &added));
   if (added == 0) return MS_OK;
+  mark_kept(S, 0);
+  st->stage = 2;
+  TRY(group_pairs(S, st));
+  mark_kept(S, 1);
   for (uint32_t s = 0; s < S->nsys; s++) {
     struct ms__system *y = &S->sys[s];
+    if (S->kept[s]) {
+      y->stage2_kept++;
+      continue;
+    }
     int rc = MS__CALL(y, rewind, y->inst);
     if (rc) return ms__system_fail(y, S->err, rc, "rewind() failed");
   }
-  st->stage = 2;
-  TRY(merge_pairs(S, st));
+  TRY(ms__collective_inertia(S, st));
   S->frame_counts.stage2_steps++;
   *ran = 1;
-  return ms__integrate_all(S, st);
+  return ms__integrate_all(S, st, S->kept);
 }
 
 /* Write W1: final positions and velocities of every meta-particle member. */
@@ -601,7 +631,7 @@ int ms__step(struct ms__stepper *S, double t_end) {
   ms__lap(&c, MS__PH_OTHER);
   TRY(merge_pairs(S, &st));
   ms__lap(&c, MS__PH_MERGE);
-  TRY(ms__integrate_all(S, &st));
+  TRY(ms__integrate_all(S, &st, NULL));
   ms__lap(&c, MS__PH_STAGE1);
   TRY(later_stages(S, &st));
   ms__lap(&c, MS__PH_STAGE2);
@@ -641,7 +671,9 @@ int ms__stepper_init(struct ms__stepper *S, const struct ms__scene *scene,
   S->metrics = metrics;
   S->self = calloc(nsys, 1);
   S->touched = calloc(nsys, 1);
-  if (!S->self || !S->touched) return ms__errf(err, MS_ENOMEM, "out of memory");
+  S->kept = calloc(nsys, 1);
+  if (!S->self || !S->touched || !S->kept)
+    return ms__errf(err, MS_ENOMEM, "out of memory");
   S->ntotal = 0;
   for (uint32_t i = 0; i < nsys; i++) {
     S->ntotal += sys[i].view.count;
@@ -663,6 +695,7 @@ void ms__stepper_free(struct ms__stepper *S) {
       free(P->local);
   free(S->self);
   free(S->touched);
+  free(S->kept);
   ms__iqn_free(&S->iqn);
   free(S->appr);
   free(S->marked);

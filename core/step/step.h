@@ -91,6 +91,9 @@ struct ms__system {
   /* Seconds in its begin_step, and in its end_step with the new view,
    * since the stepper began: the solver's share of the phase "other". */
   double time_begin, time_end;
+  /* Stage-2 integrations not run because they would repeat stage 1's
+   * (no meta-particle in either stage, the same forces; step.c). */
+  uint64_t stage2_kept;
 };
 
 /* Attach a plugin's error to err: "WHAT: MESSAGE (system 'N', solver
@@ -228,6 +231,7 @@ struct ms__stepper {
   uint8_t *no_self;              /* per system: 0 (no intra-system pairs) */
   uint8_t *self;                 /* per system */
   uint8_t *touched;              /* per system: coupling iterations */
+  uint8_t *kept;                 /* per system: stage 1's result stands */
   struct ms__iqn iqn;            /* coupling iterations (iterate.h) */
   uint32_t *appr, *marked;       /* pair lists, 2 ids per pair */
   size_t napp, nmarked, cap_app, cap_marked;
@@ -364,8 +368,10 @@ struct ms__stepper;
 int ms__collective_inertia(struct ms__stepper *S, const struct ms_step *st);
 
 /* Every system integrates its piece of the step: those with push() (ABI
- * 1.5) first, then the others with the forces those state added. */
-int ms__integrate_all(struct ms__stepper *S, struct ms_step *st);
+ * 1.5) first, then the others with the forces those state added.  kept:
+ * NULL, or per system 1 to leave it as the last integrate left it. */
+int ms__integrate_all(struct ms__stepper *S, struct ms_step *st,
+                      const uint8_t *kept);
 
 /* Synchronise the meta-particles (sync.c), let the systems that lead some
  * answer, and with coupling.iterations > 1 integrate again until the

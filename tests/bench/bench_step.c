@@ -29,11 +29,14 @@ static int usage(void) {
  * begin (systems beyond MAX_SYS are not itemised). */
 #define MAX_SYS 256
 static double begin0[MAX_SYS], end0[MAX_SYS];
+static uint64_t kept0[MAX_SYS], stage2_0;
 
 static void snapshot(const ms_sim *S) {
   for (uint32_t s = 0; s < S->stepper.nsys && s < MAX_SYS; s++)
     begin0[s] = S->stepper.sys[s].time_begin,
-    end0[s] = S->stepper.sys[s].time_end;
+    end0[s] = S->stepper.sys[s].time_end,
+    kept0[s] = S->stepper.sys[s].stage2_kept;
+  stage2_0 = S->run_counts.stage2_steps + S->stepper.frame_counts.stage2_steps;
 }
 
 static double solvers_since(const ms_sim *S) {
@@ -117,10 +120,15 @@ int main(int argc, char **argv) {
          1e3 * solvers / (double)steps, 100.0 * solvers / total);
   for (uint32_t s = 0; s < S->stepper.nsys && s < MAX_SYS; s++) {
     const struct ms__system *y = &S->stepper.sys[s];
-    printf("  system '%s' (%s): begin_step %.2f, end_step %.2f ms/step\n",
+    printf("  system '%s' (%s): begin_step %.2f, end_step %.2f ms/step; "
+           "stage 2 kept stage 1's result in %llu of %llu steps\n",
            y->desc->name, y->plugin->desc.id,
            1e3 * (y->time_begin - begin0[s]) / (double)steps,
-           1e3 * (y->time_end - end0[s]) / (double)steps);
+           1e3 * (y->time_end - end0[s]) / (double)steps,
+           (unsigned long long)(y->stage2_kept - kept0[s]),
+           (unsigned long long)(S->run_counts.stage2_steps +
+                                S->stepper.frame_counts.stage2_steps -
+                                stage2_0));
   }
   printf("stage2/stage1 %.3f  other %.2f %%  %.3g particle-steps/s\n",
          ph[MS__PH_STAGE1] > 0 ? ph[MS__PH_STAGE2] / ph[MS__PH_STAGE1] : 0.0,

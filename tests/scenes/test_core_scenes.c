@@ -239,6 +239,49 @@ START_TEST(carried_into_contact_is_merged) {
 }
 END_TEST
 
+/* Stage 2 integrates again only the systems it could change: a third
+ * system far from a head-on pair keeps its stage-1 result (no rewind, no
+ * second integrate) in every step with a stage 2, and ends where it ends
+ * alone, bitwise; the pair is integrated again every time. */
+#define FAR_SYSTEM                                                        \
+  " { name = \"c\"; solver = \"particles\"; radius = 0.1; mass = 1.0;\n" \
+  "   shape = { type = \"points\"; points = ( [5.0, 0.0, 0.0] ); };\n"     \
+  "   velocity = [0.25, 0.3, -0.1]; }"
+START_TEST(stage_two_keeps_the_systems_it_leaves_out) {
+  const char *head =
+      "scene = { duration = 0.5; fps = 10.0; gravity = [0.0, 0.0, 0.0]; };\n"
+      "coupling = { max_dt = 0.002; };\n";
+  char both[2048], alone[1024];
+  snprintf(both, sizeof both,
+           "%ssystems = (\n"
+           " { name = \"a\"; solver = \"particles\"; radius = 0.1;\n"
+           "   shape = { type = \"points\"; points = ( [0.0, 0.0, 0.0] ); };\n"
+           "   velocity = [1.5, 0.0, 0.0]; },\n"
+           " { name = \"b\"; solver = \"particles\"; radius = 0.1;\n"
+           "   shape = { type = \"points\"; points = ( [0.5, 0.0, 0.0] ); };\n"
+           "   velocity = [-0.5, 0.0, 0.0]; },\n" FAR_SYSTEM " );\n",
+           head);
+  snprintf(alone, sizeof alone, "%ssystems = (\n" FAR_SYSTEM " );\n", head);
+  ms_sim *S = st_open_text(both, 0), *A = st_open_text(alone, 0);
+  ck_assert_int_eq(ms_sim_run(S), 0);
+  ck_assert_int_eq(ms_sim_run(A), 0);
+  uint64_t stage2 = S->run_counts.stage2_steps;
+  ck_assert_uint_ge(stage2, 1);
+  ck_assert_uint_eq(S->run_counts.steps, A->run_counts.steps);
+  ck_assert_uint_eq(st_system(S, "c")->stage2_kept, stage2);
+  ck_assert_uint_eq(st_system(S, "a")->stage2_kept, 0);
+  ck_assert_uint_eq(st_system(S, "b")->stage2_kept, 0);
+  const struct ms__system *c = st_system(S, "c"), *ca = st_system(A, "c");
+  ck_assert(!memcmp(ms__at(&c->x, 0), ms__at(&ca->x, 0), 3 * sizeof(double)));
+  ck_assert(!memcmp(ms__at(&c->v, 0), ms__at(&ca->v, 0), 3 * sizeof(double)));
+  /* and the pair still collides: the elastic exchange of head_on */
+  ck_assert(fabs(ms__at(&st_system(S, "a")->v, 0)[0] + 0.5) < 1e-12);
+  st_close(S);
+  st_close(A);
+}
+END_TEST
+#undef FAR_SYSTEM
+
 Suite *suite_core_scenes(void) {
   Suite *s = suite_create("core_scenes");
   TCase *tc = tcase_create("particles");
@@ -254,6 +297,7 @@ Suite *suite_core_scenes(void) {
   tcase_add_test(tc, nan_from_a_solver_stops_the_run);
   tcase_add_test(tc, view_without_radius_refused);
   tcase_add_test(tc, carried_into_contact_is_merged);
+  tcase_add_test(tc, stage_two_keeps_the_systems_it_leaves_out);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -56,6 +56,12 @@
  *   merged velocity plus the other systems' effect), until their results
  *   agree.  A plugin needs nothing new for it: rewind and integrate as in
  *   stage 2.
+ *   Stage 2 rewinds and integrates again only the systems it could
+ *   change: a system with no meta-particle in stage 1 nor in stage 2, and
+ *   no force pushed on it by another system (push()), would integrate
+ *   with the same inputs, so its stage-1 result stands and it sees
+ *   neither call.  A plugin MUST NOT count on a rewind in every step that
+ *   has a stage 2.
  *   save/load happen only between steps (never between begin_step and
  *   end_step).  view() may be called at any time except inside another call.
  *

@@ -23,8 +23,45 @@ static int start(struct msi_solver *S) {
   return MS_OK;
 }
 
+/* S's factor, its pattern and values <-> the spare's. */
+static void swap_spare(struct msi_solver *S) {
+  struct msi_spare *k = &S->spare;
+  MSI_SWAP_PATTERN(S, k);
+  MSI_SWAP(cholmod_factor *, S->L, k->L);
+  MSI_SWAP(double *, S->Afx, k->Afx);
+  MSI_SWAP(size_t, S->cap_Afx, k->cap_Afx);
+  MSI_SWAP(int, S->Af_valid, k->Af_valid);
+}
+
+void msi_spare_drop(struct msi_solver *S) {
+  if (S->cc_started) cholmod_l_free_factor(&S->spare.L, &S->cc);
+  S->spare.L = NULL;
+  S->spare.Af_valid = 0;
+}
+
+void msi_spare_keep(struct msi_solver *S) {
+  msi_spare_drop(S);
+  if (!S->L || !S->Lbcol) return;
+  swap_spare(S); /* S keeps the spare's old arrays, and no factor */
+  S->Af_valid = 0;
+}
+
+/* Whether the spare's pattern is the current node pattern. */
+static int spare_matches(const struct msi_solver *S, size_t nn) {
+  const struct msi_spare *k = &S->spare;
+  const struct msi_topo *T = &S->topo;
+  return k->L && k->Lbcol && k->Lnn == nn && k->Lnblocks == T->nblocks &&
+         !memcmp(k->Lbcol, T->bcol, (nn + 1) * sizeof *T->bcol) &&
+         !memcmp(k->Lbrow, T->brow, T->nblocks * sizeof *T->brow);
+}
+
 void msi_cholmod_free(struct msi_solver *S) {
-  free(S->Lbcol), free(S->Lbrow), free(S->Lperm);
+  msi_spare_drop(S);
+  free(S->spare.Lbcol), free(S->spare.Lbrow), free(S->spare.Lperm);
+  free(S->spare.Afx);
+  memset(&S->spare, 0, sizeof S->spare);
+  free(S->Lbcol), free(S->Lbrow), free(S->Lperm), free(S->Afx);
+  S->Afx = NULL, S->cap_Afx = 0, S->Af_valid = 0;
   S->Lbcol = S->Lbrow = NULL;
   S->Lperm = NULL;
   S->cap_Lcol = S->cap_Lrow = S->cap_Lperm = 0;
@@ -42,11 +79,15 @@ void msi_cholmod_free(struct msi_solver *S) {
 
 /* Scalar column 3J+c holds, in row order, the 3x3 blocks of the nodes
  * I < J of column J (3 rows each), then rows 3J .. 3J+c of the diagonal. */
-static int build_structure(struct msi_solver *S, size_t nn, int threads) {
+static int build_structure(struct msi_solver *S, size_t nn, int threads,
+                           int keep_factor) {
   const struct msi_topo *T = &S->topo;
   size_t nz = 9 * T->nblocks + 6 * nn;
   cholmod_l_free_sparse(&S->A, &S->cc);
-  cholmod_l_free_factor(&S->L, &S->cc); /* a new pattern: analyse again */
+  if (!keep_factor) { /* a new pattern: analyse again */
+    cholmod_l_free_factor(&S->L, &S->cc);
+    S->Af_valid = 0;
+  }
   S->A = cholmod_l_allocate_sparse(3 * nn, 3 * nn, nz, 1, 1, 1, CHOLMOD_REAL,
                                    &S->cc);
   if (!S->A)
@@ -260,6 +301,7 @@ static int analyse(struct msi_solver *S, const struct msi_options *opt,
                    const struct msi_nodes *N) {
   msi_mark_pattern(S);
   cholmod_l_free_factor(&S->L, &S->cc);
+  S->Af_valid = 0;
   set_factor_kind(S, opt);
   int fresh = opt->ordering == MSI_ORDER_FRESH || S->rank_np != N->np;
   if (fresh) {
@@ -280,28 +322,47 @@ static int analyse(struct msi_solver *S, const struct msi_options *opt,
   return MS_OK;
 }
 
-int msi_cholmod_solve(struct msi_solver *S, const struct msi_options *opt,
-                      const struct msi_nodes *N,
-                      const struct msi_terms *terms, const double *d,
-                      double *dv) {
-  int threads = opt->threads > 0 ? opt->threads : 1, rc;
-  size_t nn = N->nn;
-  double t0 = msi_now();
-  if ((rc = start(S))) return rc;
-  int fresh = !msi_cholmod_matches(S, nn) || opt->reanalyse_always;
-  int saved = !fresh && !S->L; /* a loaded pattern, no factor yet */
-  if ((fresh || saved) && (rc = build_structure(S, nn, threads))) return rc;
-  assemble(S, d, nn, threads);
-  double t1 = msi_now();
-  S->stats.t_assembly += t1 - t0;
-  if (fresh && (rc = analyse(S, opt, N))) return rc;
-  if (saved && (rc = analyse_saved(S, opt))) return rc;
-  double t2 = msi_now();
-  S->stats.t_analysis += t2 - t1;
+/* The spare factor is the current pattern's: it becomes S's (the pattern
+ * it replaces goes to the mark, as an analysis would move it). */
+static void take_spare(struct msi_solver *S) {
+  msi_mark_pattern(S);
+  cholmod_l_free_factor(&S->L, &S->cc);
+  S->Af_valid = 0;
+  swap_spare(S);
+  msi_spare_drop(S);
+  S->L_gen = S->topo.generation, S->L_match = 1;
+}
+
+/* Whether L is already the factor of A's current values: a stage or a
+ * coupling pass integrating again with the same matrix (a system the new
+ * meta-particles leave out) solves with it, bitwise what a factorisation
+ * would give. */
+static int factor_current(const struct msi_solver *S) {
+  size_t nz = (size_t)((const sslong *)S->A->p)[S->A->ncol];
+  return S->Af_valid && S->L && S->L->minor == S->L->n && nz <= S->cap_Afx &&
+         !memcmp(S->Afx, S->A->x, nz * sizeof *S->Afx);
+}
+
+/* Keep the values L is the factor of (no room: none kept, no reuse). */
+static void keep_factored(struct msi_solver *S) {
+  size_t nz = (size_t)((const sslong *)S->A->p)[S->A->ncol];
+  S->Af_valid = 0;
+  if (nz > S->cap_Afx) {
+    free(S->Afx);
+    S->Afx = malloc((nz + nz / 8 + 16) * sizeof *S->Afx);
+    S->cap_Afx = S->Afx ? nz + nz / 8 + 16 : 0;
+    if (!S->Afx) return;
+  }
+  memcpy(S->Afx, S->A->x, nz * sizeof *S->Afx);
+  S->Af_valid = 1;
+}
+
+static int factorise(struct msi_solver *S) {
   int levels = msi_cholmod_serial_begin();
   int factored = cholmod_l_factorize(S->A, S->L, &S->cc);
   msi_cholmod_serial_end(levels);
   if (!factored || S->cc.status != CHOLMOD_OK) {
+    S->Af_valid = 0;
     if (S->cc.status == CHOLMOD_NOT_POSDEF)
       return msi_fail(S, MS_ENUMERIC, "the implicit system is not positive "
                       "definite (node %ld): check masses and stiffness",
@@ -313,6 +374,34 @@ int msi_cholmod_solve(struct msi_solver *S, const struct msi_options *opt,
   }
   S->stats.factorizations++;
   S->stats.flops_done += S->an_fl;
+  keep_factored(S);
+  return MS_OK;
+}
+
+int msi_cholmod_solve(struct msi_solver *S, const struct msi_options *opt,
+                      const struct msi_nodes *N,
+                      const struct msi_terms *terms, const double *d,
+                      double *dv) {
+  int threads = opt->threads > 0 ? opt->threads : 1, rc;
+  size_t nn = N->nn;
+  double t0 = msi_now();
+  if ((rc = start(S))) return rc;
+  int fresh = !msi_cholmod_matches(S, nn) || opt->reanalyse_always;
+  int saved = !fresh && !S->L; /* a loaded pattern, no factor yet */
+  int spare = fresh && !opt->reanalyse_always && spare_matches(S, nn);
+  if (spare) take_spare(S);
+  if ((fresh || saved) && (rc = build_structure(S, nn, threads, spare)))
+    return rc;
+  fresh &= !spare;
+  assemble(S, d, nn, threads);
+  double t1 = msi_now();
+  S->stats.t_assembly += t1 - t0;
+  if (fresh && (rc = analyse(S, opt, N))) return rc;
+  if (saved && (rc = analyse_saved(S, opt))) return rc;
+  double t2 = msi_now();
+  S->stats.t_analysis += t2 - t1;
+  if (!fresh && !saved && factor_current(S)) S->stats.factor_reuses++;
+  else if ((rc = factorise(S))) return rc;
   double t3 = msi_now();
   S->stats.t_factor += t3 - t2;
   if (ensure_dense(S, 3 * nn))

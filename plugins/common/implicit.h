@@ -210,6 +210,8 @@ struct msi_stats {
   double lnz, flops;    /* CHOLMOD: nonzeros of L, flops per factorisation
                            (of the last analysis) */
   double flops_done;    /* CHOLMOD: flops of all factorisations */
+  uint64_t factor_reuses; /* CHOLMOD: solves with the last factor, the
+                             matrix bitwise the one it was made from */
 };
 
 struct msi_solver;

@@ -32,6 +32,25 @@ struct msi_solver {
   cholmod_factor *L;   /* symbolic + numeric factor */
   cholmod_dense *B, *X, *Y, *E;
   int A_ready;         /* A's structure is L's pattern */
+  /* A's values L was last factorised from (Af_valid: L holds that
+   * factor): an integrate repeated with the same matrix only solves */
+  double *Afx;
+  size_t cap_Afx;
+  int Af_valid;
+  /* The factor of a pattern first met in this step, which a rewind put
+   * aside when it restored the step's first pattern: the step integrated
+   * again with that pattern takes it back instead of analysing (L NULL:
+   * none).  Dropped at the next mark; never saved. */
+  struct msi_spare {
+    cholmod_factor *L;
+    uint32_t *Lbcol, *Lbrow;
+    SuiteSparse_long *Lperm;
+    size_t Lnn, Lnblocks, cap_Lcol, cap_Lrow, cap_Lperm;
+    double an_fl, an_lnz;
+    double *Afx;
+    size_t cap_Afx;
+    int Af_valid;
+  } spare;
   /* the block pattern L was analysed for (Lbcol NULL: none yet), and L's
    * final permutation: after a load, L is rebuilt from them */
   uint32_t *Lbcol, *Lbrow;
@@ -61,6 +80,23 @@ struct msi_solver {
     double an_fl, an_lnz;
   } mark;
 };
+
+#define MSI_SWAP(T, a, b) do { T t_ = (a); (a) = (b); (b) = t_; } while (0)
+/* Swap the block pattern a factor was analysed for, its permutation and
+ * its costs between two holders (the solver, its mark, its spare). */
+#define MSI_SWAP_PATTERN(p, q)                                  \
+  do {                                                          \
+    MSI_SWAP(uint32_t *, (p)->Lbcol, (q)->Lbcol);               \
+    MSI_SWAP(uint32_t *, (p)->Lbrow, (q)->Lbrow);               \
+    MSI_SWAP(SuiteSparse_long *, (p)->Lperm, (q)->Lperm);       \
+    MSI_SWAP(size_t, (p)->Lnn, (q)->Lnn);                       \
+    MSI_SWAP(size_t, (p)->Lnblocks, (q)->Lnblocks);             \
+    MSI_SWAP(size_t, (p)->cap_Lcol, (q)->cap_Lcol);             \
+    MSI_SWAP(size_t, (p)->cap_Lrow, (q)->cap_Lrow);             \
+    MSI_SWAP(size_t, (p)->cap_Lperm, (q)->cap_Lperm);           \
+    MSI_SWAP(double, (p)->an_fl, (q)->an_fl);                   \
+    MSI_SWAP(double, (p)->an_lnz, (q)->an_lnz);                 \
+  } while (0)
 
 #ifndef MSI_CLOCK
 #define MSI_CLOCK CLOCK_MONOTONIC
@@ -96,6 +132,10 @@ void msi_mark_guess(struct msi_solver *S);
 void msi_mark_pattern(struct msi_solver *S);
 /* Frees the mark's arrays (solver_state.c). */
 void msi_mark_free(struct msi_solver *S);
+/* The spare factor (above): a rewind that restores the step's first
+ * pattern keeps the current one's factor there; a mark drops it. */
+void msi_spare_keep(struct msi_solver *S);
+void msi_spare_drop(struct msi_solver *S);
 /* Room for the particle order of np particles (rank, bucket); MS_ENOMEM. */
 int msi_cholmod_reserve_order(struct msi_solver *S, size_t np);
 

@@ -199,31 +199,17 @@ void msi_solver_mark(struct msi_solver *S) {
   k->pcg_skip = S->pcg_skip, k->pcg_misses = S->pcg_misses;
   k->guess_moved = k->pattern_moved = 0;
   k->on = 1;
+  msi_spare_drop(S);
 }
-
-#define SWAP(T, a, b) do { T t_ = (a); (a) = (b); (b) = t_; } while (0)
 
 static void swap_guess(struct msi_solver *S) {
   struct msi_mark *k = &S->mark;
-  SWAP(double *, S->pdv, k->pdv);
-  SWAP(size_t, S->pdv_np, k->pdv_np);
-  SWAP(size_t, S->cap_pdv, k->cap_pdv);
+  MSI_SWAP(double *, S->pdv, k->pdv);
+  MSI_SWAP(size_t, S->pdv_np, k->pdv_np);
+  MSI_SWAP(size_t, S->cap_pdv, k->cap_pdv);
 }
 
-static void swap_pattern(struct msi_solver *S) {
-  struct msi_mark *k = &S->mark;
-  SWAP(uint32_t *, S->Lbcol, k->Lbcol);
-  SWAP(uint32_t *, S->Lbrow, k->Lbrow);
-  SWAP(SuiteSparse_long *, S->Lperm, k->Lperm);
-  SWAP(size_t, S->Lnn, k->Lnn);
-  SWAP(size_t, S->Lnblocks, k->Lnblocks);
-  SWAP(size_t, S->cap_Lcol, k->cap_Lcol);
-  SWAP(size_t, S->cap_Lrow, k->cap_Lrow);
-  SWAP(size_t, S->cap_Lperm, k->cap_Lperm);
-  SWAP(double, S->an_fl, k->an_fl);
-  SWAP(double, S->an_lnz, k->an_lnz);
-}
-#undef SWAP
+static void swap_pattern(struct msi_solver *S) { MSI_SWAP_PATTERN(S, &S->mark); }
 
 /* The first solve of a marked step moves the guess it replaces to the
  * mark (the mark's old buffer becomes the solver's, to be refilled). */
@@ -267,8 +253,10 @@ void msi_solver_rewind(struct msi_solver *S) {
   S->rank_np = k->rank_np;
   S->pcg_skip = k->pcg_skip, S->pcg_misses = k->pcg_misses;
   if (!k->pattern_moved) return;
+  msi_spare_keep(S);
   swap_pattern(S);
   k->pattern_moved = 0;
   if (S->cc_started) cholmod_l_free_factor(&S->L, &S->cc);
+  S->Af_valid = 0;
   S->L_gen = UINT64_MAX; /* compare again */
 }

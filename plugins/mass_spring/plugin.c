@@ -203,6 +203,8 @@ static void report(struct state *s) {
   h->report(s->ctx, "solve_s", t->t_solve - r->t_solve);
   h->report(s->ctx, "analyses", (double)(t->analyses - r->analyses));
   h->report(s->ctx, "factor_gflop", 1e-9 * (t->flops_done - r->flops_done));
+  h->report(s->ctx, "factor_reuses",
+            (double)(t->factor_reuses - r->factor_reuses));
   if (s->M.opt.linear_solver != MSI_CHOLMOD) {
     h->report(s->ctx, "pcg_solves", (double)(t->pcg_solves - r->pcg_solves));
     h->report(s->ctx, "pcg_iterations",

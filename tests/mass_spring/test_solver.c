@@ -360,6 +360,61 @@ START_TEST(rewind_restores_solver_state) {
 }
 END_TEST
 
+/* Integrated again after a rewind with the same matrix (the meta-particle
+ * and the positions as before), the step solves with the factor it has,
+ * though the rewind restored the step's first pattern: no analysis, no
+ * factorisation, the same result bitwise.  A heavier meta-particle
+ * changes only the diagonal, and is factorised again. */
+START_TEST(factor_reused_for_the_same_matrix) {
+  struct mss_model M;
+  struct mss_work W;
+  struct one_meta q;
+  cloth_model(&M, MSI_CHOLMOD, 0.0);
+  mss_work_init(&W);
+  ck_assert_int_eq(mss_step(&M, &W, 2e-3, NULL, NULL, NULL), 0);
+  size_t n3 = 3 * M.n;
+  double *x0 = malloc(n3 * sizeof *x0), *v0 = malloc(n3 * sizeof *v0);
+  double *x1 = malloc(n3 * sizeof *x1), *v1 = malloc(n3 * sizeof *v1);
+  memcpy(x0, M.x, n3 * sizeof *x0), memcpy(v0, M.v, n3 * sizeof *v0);
+  msi_solver_mark(W.solver);
+  make_meta(&q, &M, 44, 45);
+  ck_assert_int_eq(mss_step(&M, &W, 2e-3, NULL, &q.m, &q.r), 0);
+  const struct msi_stats *t = msi_solver_stats(W.solver);
+  uint64_t fz = t->factorizations, re = t->factor_reuses, an = analyses(&W);
+  memcpy(x1, M.x, n3 * sizeof *x1), memcpy(v1, M.v, n3 * sizeof *v1);
+  for (int pass = 0; pass < 2; pass++) {
+    msi_solver_rewind(W.solver);
+    memcpy(M.x, x0, n3 * sizeof *x0), memcpy(M.v, v0, n3 * sizeof *v0);
+    make_meta(&q, &M, 44, 45);
+    q.vel[1] += 0.25; /* another start velocity: the right-hand side only */
+    ck_assert_int_eq(mss_step(&M, &W, 2e-3, NULL, &q.m, &q.r), 0);
+    ck_assert_uint_eq(t->factorizations, fz);
+    ck_assert_uint_eq(t->factor_reuses, re + 1 + (uint64_t)pass);
+    ck_assert_uint_eq(analyses(&W), an); /* the rewind kept the factor */
+  }
+  /* the same start velocity again: stage 1's result, bitwise */
+  msi_solver_rewind(W.solver);
+  memcpy(M.x, x0, n3 * sizeof *x0), memcpy(M.v, v0, n3 * sizeof *v0);
+  make_meta(&q, &M, 44, 45);
+  ck_assert_int_eq(mss_step(&M, &W, 2e-3, NULL, &q.m, &q.r), 0);
+  ck_assert(!memcmp(x1, M.x, n3 * sizeof *x1));
+  ck_assert(!memcmp(v1, M.v, n3 * sizeof *v1));
+  ck_assert_uint_eq(t->factorizations, fz);
+  /* a heavier meta-particle: the diagonal differs, a new factor */
+  msi_solver_rewind(W.solver);
+  memcpy(M.x, x0, n3 * sizeof *x0), memcpy(M.v, v0, n3 * sizeof *v0);
+  make_meta(&q, &M, 44, 45);
+  q.mass *= 2.0;
+  ck_assert_int_eq(mss_step(&M, &W, 2e-3, NULL, &q.m, &q.r), 0);
+  ck_assert_uint_eq(t->factorizations, fz + 1);
+  ck_assert_uint_eq(t->factor_reuses, re + 3);
+  ck_assert_uint_eq(analyses(&W), an);
+  free(x0), free(v0), free(x1), free(v1);
+  mss_work_free(&W);
+  mss_model_free(&M);
+}
+END_TEST
+
 START_TEST(output_fields) {
   ms_sim *S = st_open_text(swing, 1);
   struct ms__system *y = st_system(S, "c");
@@ -422,6 +477,7 @@ Suite *suite_solver(void) {
   tcase_add_test(tc, save_load_round_trip);
   tcase_add_loop_test(tc, solver_state_resumes_bitwise, 0, 2);
   tcase_add_loop_test(tc, rewind_restores_solver_state, 0, 2);
+  tcase_add_test(tc, factor_reused_for_the_same_matrix);
   tcase_add_test(tc, output_fields);
   tcase_add_test(tc, cholmod_teams_have_one_thread);
   suite_add_tcase(s, tc);

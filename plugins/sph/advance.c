@@ -161,6 +161,23 @@ void sph_advance(struct sph_solver *S, double t, double dt, const double *ext,
   S->time[SPH_T_INTEGRATE] += sph_now() - t0;
 }
 
+/* A step on the fluid alone ends with the density its energy limit needs
+ * (end_step applies the limit: stage 2 judges the pairs by the velocities
+ * integrate leaves), which is what the next step starts from: the pass
+ * runs once a step either way, and counts in the integration.  A rewind
+ * then cuts the start's lists again from the same search (a stage 2
+ * keeps the fluid out of it when it stays alone: plugin.h, LIFECYCLE).
+ * Left to end_step when the end needs a new search (the start's lists
+ * would then come from it, in another order) or end_step reorders the
+ * particles first. */
+static int end_density(struct sph_solver *S) {
+  uint64_t every = (uint64_t)S->P.sort_every;
+  if (every && (S->steps + 1) % every == 0) return MS_OK;
+  if (!sph_lists_kept(S)) return MS_OK;
+  S->fresh0 = 0;
+  return sph_prepare(S);
+}
+
 int sph_integrate(struct sph_solver *S, double t, double dt,
                   const double *ext, const struct ms_metas *metas,
                   struct ms_meta_result *res) {
@@ -193,6 +210,7 @@ int sph_integrate(struct sph_solver *S, double t, double dt,
     sph_advance(S, t, dt, ext, metas, res);
     S->fresh = 0; /* the particles moved */
     S->plain = plain, S->plain_t = t, S->plain_dt = dt;
+    if (S->alone) rc = end_density(S);
   }
   for (uint32_t k = 0; k < cnt; k++)
     for (uint32_t q = metas->member_offset[k]; q < metas->member_offset[k + 1];

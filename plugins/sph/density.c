@@ -112,6 +112,11 @@ static double moved2(const struct sph_solver *S) {
   return m;
 }
 
+int sph_lists_kept(const struct sph_solver *S) {
+  const double skin = S->P.skin * S->kw.R;
+  return skin == 0.0 || (S->lists_ok && 4.0 * moved2(S) < skin * skin);
+}
+
 /* Neighbour lists within R: the search's own when there is no skin,
  * else its lists (radius R (1 + skin)) cut to R, searching again only when
  * two particles could have closed the skin. */
@@ -181,6 +186,7 @@ int sph_prepare(struct sph_solver *S) {
   double t0 = sph_now();
   int rc = lists(S);
   S->time[SPH_T_NEIGHBORS] += sph_now() - t0;
+  S->lists++;
   if (rc) return rc;
   sph_density(S);
   S->fresh = 1;

@@ -255,8 +255,9 @@ static int end_step(ms_instance *inst, const struct ms_step *st) {
   /* Density and pressure at the new positions: what the frame shows and
    * what the next step starts from.  A core that calls refresh() (ABI
    * 1.8) has them made when they are read or by the next integrate, so
-   * the pass runs once per step, inside it; the energy limit needs them
-   * now. */
+   * the pass runs once per step, inside it.  The energy limit needs them
+   * now: integrate made them at its end when the fluid was alone
+   * (advance.c), so the pass counts in the step's integration. */
   int rc = MS_OK;
   if (S->alone || pl->host->abi_minor < 8) rc = sph_prepare(S);
   if (rc == MS_OK && S->alone) {

@@ -164,6 +164,7 @@ static void keep_end(struct sph_solver *S) {
   memcpy(R->T, S->T, n * sizeof *R->T);
   R->amax = S->amax, R->clamps = S->clamps;
   R->t = S->plain_t, R->dt = S->plain_dt;
+  R->fresh = S->fresh, R->lists = S->lists;
   R->ok = 1;
 }
 
@@ -175,7 +176,8 @@ int sph_replay(struct sph_solver *S, double t, double dt, int plain) {
   memcpy(S->v, R->v, 3 * n * sizeof *S->v);
   memcpy(S->T, R->T, n * sizeof *S->T);
   S->amax = R->amax, S->clamps = R->clamps;
-  S->fresh = 0; /* the particles moved */
+  /* the lists integrate made at the end, unless rebuilt since */
+  S->fresh = R->fresh && S->lists == R->lists;
   return 1;
 }
 

@@ -194,6 +194,8 @@ struct sph_replay {
   uint64_t clamps;
   size_t cap;
   int ok;               /* holds this step's end */
+  int fresh;            /* ... with lists and density at it */
+  uint64_t lists;       /* ... made by list build number lists */
 };
 
 struct sph_solver {
@@ -244,6 +246,7 @@ struct sph_solver {
   double plain_t, plain_dt; /* ... this time and step */
   struct sph_replay replay;
   double e_start;           /* ... and the energy it began with [J] */
+  uint64_t lists;           /* neighbour list builds so far */
   double time[SPH_T_COUNT]; /* seconds per pass, cumulative */
   /* sph_sort's workspace, allocated for the sort only */
   double *scratch;          /* 4n doubles: permutation workspace */
@@ -292,6 +295,11 @@ int sph_replay(struct sph_solver *S, double t, double dt, int plain);
 int sph_prepare(struct sph_solver *S);
 /* The density pass alone, on lists sph_prepare made. */
 void sph_density(struct sph_solver *S);
+/* Whether sph_prepare at the current positions would keep the search's
+ * lists (or, without a skin, make the ones these positions always give):
+ * then lists cut again at earlier positions are the ones cut there
+ * before, bitwise. */
+int sph_lists_kept(const struct sph_solver *S);
 /* Equation of state, and the internal energy per unit mass it stores. */
 double sph_pressure(const struct sph_params *P, double rho);
 double sph_internal_energy(const struct sph_params *P, double rho);

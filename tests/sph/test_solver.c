@@ -468,6 +468,58 @@ START_TEST(stage_two_alone_replays_stage_one) {
 }
 END_TEST
 
+/* A step on the fluid alone ends with the density at its end, which the
+ * energy limit (end_step) and the next step need: the same numbers,
+ * bitwise, as taking it afterwards (what end_step does when it reorders
+ * the particles first).  A rewind then has no lists of the step's start
+ * (they are cut again, from the same search), and a replay puts back the
+ * end's lists with the end.  An end that needs a new neighbour search
+ * leaves the pass to end_step. */
+START_TEST(alone_step_ends_with_its_density) {
+  const double g[3] = {0.0, -9.81, 0.0};
+  struct sph_solver S, R;
+  stirred_pair(&S, &R, 6, g);
+  S.P.energy_limit = R.P.energy_limit = 1; /* the plugin's defaults */
+  S.P.skin = R.P.skin = 0.2;
+  S.lists_ok = R.lists_ok = S.fresh = R.fresh = 0; /* searched with it */
+  R.P.sort_every = 1; /* a reordering at every end_step: left to it */
+  const size_t nx = SPH_XS * S.n * sizeof(double), nv = 3 * S.n * sizeof(double);
+  const double dt = 4e-4;
+  double removed = 0.0;
+  int inside = 0, left = 0;
+  for (int step = 0; step < 6; step++) {
+    double t = step * dt;
+    sph_begin(&S), sph_begin(&R);
+    ck_assert_int_eq(sph_integrate(&S, t, dt, NULL, NULL, NULL), MS_OK);
+    ck_assert_int_eq(sph_integrate(&R, t, dt, NULL, NULL, NULL), MS_OK);
+    ck_assert(!R.fresh);
+    int made = S.fresh;
+    if (made) { /* a rewind cuts the start's lists again; a replay brings
+                   the end's back */
+      uint64_t built = S.lists;
+      sph_rewind(&S);
+      ck_assert(!S.fresh);
+      ck_assert_int_eq(sph_integrate(&S, t, dt, NULL, NULL, NULL), MS_OK);
+      ck_assert(S.fresh && S.lists == built);
+    }
+    inside += made, left += !made;
+    /* end_step: the density (a no-op when integrate made it), the limit */
+    ck_assert_int_eq(sph_prepare(&S), MS_OK);
+    ck_assert_int_eq(sph_prepare(&R), MS_OK);
+    double r = sph_limit_energy(&R, R.e_start);
+    ck_assert(sph_limit_energy(&S, S.e_start) == r);
+    removed += r;
+    ck_assert(!memcmp(S.x, R.x, nx) && !memcmp(S.v, R.v, nv));
+    ck_assert(!memcmp(S.rho, R.rho, S.n * sizeof *S.rho));
+  }
+  ck_assert_msg(removed > 0.0, "the limit never acted (%g J)", removed);
+  ck_assert_msg(inside >= 1 && left >= 1, "%d steps ended with their "
+                "density, %d left it to end_step", inside, left);
+  drop(&S);
+  drop(&R);
+}
+END_TEST
+
 Suite *suite_sph_solver(void) {
   Suite *s = suite_create("sph_solver");
   TCase *t = tcase_create("solver");
@@ -480,6 +532,7 @@ Suite *suite_sph_solver(void) {
   tcase_add_test(t, internal_energy_integrates_pressure);
   tcase_add_test(t, others_grid_matches_the_plain_sum);
   tcase_add_test(t, stage_two_alone_replays_stage_one);
+  tcase_add_test(t, alone_step_ends_with_its_density);
   suite_add_tcase(s, t);
   return s;
 }

@@ -376,18 +376,17 @@ static int stage_two_pairs(struct ms__stepper *S, size_t *added) {
 }
 
 /* Which systems stage 2 leaves as the last stage left them: those with
- * no meta-particle in it nor in the last stage integrate with the same
- * inputs again (the same forces too: none pushed by another system), and
- * rewind's contract makes the result the same.  Call before the stage's
- * grouping (after 0) and after it (1). */
-static void mark_kept(struct ms__stepper *S, int after) {
+ * no meta-particle in it nor in the last stage (S->kept holds the last
+ * stage's on entry) integrate with the same inputs again (the same forces
+ * too: none pushed by another system), and rewind's contract makes the
+ * result the same. */
+static void mark_kept(struct ms__stepper *S) {
   int pushers = 0;
   for (uint32_t s = 0; s < S->nsys; s++)
     pushers |= S->sys[s].plugin->desc.push != NULL;
   for (uint32_t s = 0; s < S->nsys; s++) {
     const struct ms__system *y = &S->sys[s];
-    int alone = y->sm.count == 0 && (!pushers || y->plugin->desc.push);
-    S->kept[s] = after ? S->kept[s] && alone : alone;
+    S->kept[s] &= y->sm.count == 0 && (!pushers || y->plugin->desc.push);
   }
 }
 
@@ -397,10 +396,10 @@ static int stage_two(struct ms__stepper *S, struct ms_step *st, int *ran) {
   *ran = 0;
   TRY(stage_two_pairs(S, &added));
   if (added == 0) return MS_OK;
-  mark_kept(S, 0);
+  for (uint32_t s = 0; s < S->nsys; s++) S->kept[s] = S->sys[s].sm.count == 0;
   st->stage = 2;
   TRY(group_pairs(S, st));
-  mark_kept(S, 1);
+  mark_kept(S);
   for (uint32_t s = 0; s < S->nsys; s++) {
     struct ms__system *y = &S->sys[s];
     if (S->kept[s]) {

@@ -333,19 +333,24 @@ static void take_spare(struct msi_solver *S) {
   S->L_gen = S->topo.generation, S->L_match = 1;
 }
 
+/* Entries A holds (its last column's end). */
+static size_t entries(const cholmod_sparse *A) {
+  return (size_t)((const sslong *)A->p)[A->ncol];
+}
+
 /* Whether L is already the factor of A's current values: a stage or a
  * coupling pass integrating again with the same matrix (a system the new
  * meta-particles leave out) solves with it, bitwise what a factorisation
  * would give. */
 static int factor_current(const struct msi_solver *S) {
-  size_t nz = (size_t)((const sslong *)S->A->p)[S->A->ncol];
+  size_t nz = entries(S->A);
   return S->Af_valid && S->L && S->L->minor == S->L->n && nz <= S->cap_Afx &&
          !memcmp(S->Afx, S->A->x, nz * sizeof *S->Afx);
 }
 
 /* Keep the values L is the factor of (no room: none kept, no reuse). */
 static void keep_factored(struct msi_solver *S) {
-  size_t nz = (size_t)((const sslong *)S->A->p)[S->A->ncol];
+  size_t nz = entries(S->A);
   S->Af_valid = 0;
   if (nz > S->cap_Afx) {
     free(S->Afx);

@@ -173,9 +173,9 @@ void sph_advance(struct sph_solver *S, double t, double dt, const double *ext,
 static int end_density(struct sph_solver *S) {
   uint64_t every = (uint64_t)S->P.sort_every;
   if (every && (S->steps + 1) % every == 0) return MS_OK;
-  if (!sph_lists_kept(S)) return MS_OK;
-  S->fresh0 = 0;
-  return sph_prepare(S);
+  int done, rc = sph_prepare_same_search(S, &done);
+  if (done) S->fresh0 = 0;
+  return rc;
 }
 
 int sph_integrate(struct sph_solver *S, double t, double dt,

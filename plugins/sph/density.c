@@ -112,18 +112,21 @@ static double moved2(const struct sph_solver *S) {
   return m;
 }
 
-int sph_lists_kept(const struct sph_solver *S) {
+/* Whether the lists need a new search at the current positions: none
+ * yet, no skin (the search's own lists, every time), or two particles may
+ * have closed the skin. */
+static int must_search(const struct sph_solver *S) {
   const double skin = S->P.skin * S->kw.R;
-  return skin == 0.0 || (S->lists_ok && 4.0 * moved2(S) < skin * skin);
+  return !S->lists_ok || skin == 0.0 || 4.0 * moved2(S) >= skin * skin;
 }
 
 /* Neighbour lists within R: the search's own when there is no skin,
  * else its lists (radius R (1 + skin)) cut to R, searching again only when
- * two particles could have closed the skin. */
-static int lists(struct sph_solver *S) {
+ * must_search says so. */
+static int lists(struct sph_solver *S, int search) {
   const size_t n = S->n;
-  const double R = S->kw.R, skin = S->P.skin * R;
-  if (!S->lists_ok || skin == 0.0 || 4.0 * moved2(S) >= skin * skin) {
+  const double skin = S->P.skin * S->kw.R;
+  if (search) {
     int rc = S->neighbors(S->nb_opaque, S->x, SPH_XS * sizeof(double), n,
                           sph_list_radius(S), &S->nbl);
     if (rc) return rc;
@@ -181,14 +184,33 @@ void sph_density(struct sph_solver *S) {
   S->time[SPH_T_DENSITY] += sph_now() - t0;
 }
 
-int sph_prepare(struct sph_solver *S) {
-  if (S->fresh) return MS_OK;
-  double t0 = sph_now();
-  int rc = lists(S);
+/* Lists (searched again if search), density and pressure; the clock
+ * runs from t0, when must_search began. */
+static int prepare(struct sph_solver *S, int search, double t0) {
+  int rc = lists(S, search);
   S->time[SPH_T_NEIGHBORS] += sph_now() - t0;
   S->lists++;
   if (rc) return rc;
   sph_density(S);
   S->fresh = 1;
   return MS_OK;
+}
+
+int sph_prepare(struct sph_solver *S) {
+  if (S->fresh) return MS_OK;
+  double t0 = sph_now();
+  return prepare(S, must_search(S), t0);
+}
+
+int sph_prepare_same_search(struct sph_solver *S, int *done) {
+  *done = 1;
+  if (S->fresh) return MS_OK;
+  double t0 = sph_now();
+  int search = must_search(S);
+  *done = !search || S->P.skin == 0.0;
+  if (!*done) {
+    S->time[SPH_T_NEIGHBORS] += sph_now() - t0;
+    return MS_OK;
+  }
+  return prepare(S, search, t0);
 }

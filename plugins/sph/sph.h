@@ -295,11 +295,11 @@ int sph_replay(struct sph_solver *S, double t, double dt, int plain);
 int sph_prepare(struct sph_solver *S);
 /* The density pass alone, on lists sph_prepare made. */
 void sph_density(struct sph_solver *S);
-/* Whether sph_prepare at the current positions would keep the search's
- * lists (or, without a skin, make the ones these positions always give):
- * then lists cut again at earlier positions are the ones cut there
- * before, bitwise. */
-int sph_lists_kept(const struct sph_solver *S);
+/* sph_prepare when it needs no new neighbour search (or, without a skin,
+ * makes the lists these positions always give): lists cut again at
+ * earlier positions are then the ones cut there before, bitwise.  *done:
+ * whether it prepared (or found it fresh). */
+int sph_prepare_same_search(struct sph_solver *S, int *done);
 /* Equation of state, and the internal energy per unit mass it stores. */
 double sph_pressure(const struct sph_params *P, double rho);
 double sph_internal_energy(const struct sph_params *P, double rho);

@@ -20,7 +20,7 @@ enum { ON_FRAME, PER_SYSTEM, TOTAL_XYZ, PHASES };
 struct def {
   const char *name, *title, *unit;
   int kind;
-  const char *path[4], *label[4];
+  const char *path[5], *label[5];
 };
 
 static const struct def defs[] = {
@@ -34,10 +34,10 @@ static const struct def defs[] = {
     {"momentum_systems", "Momentum of each system (length)", "kg m/s",
      PER_SYSTEM, {"momentum"}, {0}},
     {"contacts", "Contacts", "count", ON_FRAME,
-     {"metas", "penetration.through_sheet", "penetration.inside_solid",
-      "penetration.crossings"},
-     {"meta-particles", "through a sheet", "inside a solid",
-      "sheet crossings"}},
+     {"metas", "penetration.through_sheet", "penetration.through_solid",
+      "penetration.inside_solid", "penetration.crossings"},
+     {"meta-particles", "through a sheet", "through a solid",
+      "inside a solid", "sheet crossings"}},
     {"meta_sizes", "Meta-particle sizes", "particles", ON_FRAME,
      {"meta_size_mean", "meta_size_weighted", "meta_size_max"},
      {"mean", "per merged particle", "largest"}},
@@ -106,7 +106,7 @@ static int fill(struct ms__chart *c, const struct def *d,
   json_object *sys0 = ms__json_at(frame(r, 0), "systems");
   size_t ns = sys0 ? json_object_array_length(sys0) : 0;
   int got;
-  for (int k = 0; d->kind == ON_FRAME && k < 4 && d->path[k]; k++) {
+  for (int k = 0; d->kind == ON_FRAME && k < 5 && d->path[k]; k++) {
     if ((got = add_series(c, d->label[k])) <= 0) return got;
     for (size_t i = 0; i < r->n; i++)
       c->y[k][i] = ms__json_num(ms__json_at(frame(r, i), d->path[k]));

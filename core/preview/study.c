@@ -89,6 +89,7 @@ int ms_report_complete(const char *report, const char *const *overrides,
 
 static void row_of(json_object *r, double *v) {
   v[C_PEN] = ms__json_num(ms__json_at(r, "totals.penetration.through_sheet")) +
+             ms__json_num(ms__json_at(r, "totals.penetration.through_solid")) +
              ms__json_num(ms__json_at(r, "totals.penetration.inside_solid"));
   v[C_PEN_MAX] = ms__json_num(ms__json_at(r, "totals.penetration.max"));
   v[C_CROSS] = ms__json_num(ms__json_at(r, "totals.penetration.crossings"));

@@ -124,7 +124,7 @@ static int counts_io(struct io *io, struct ms__counts *c, int w) {
                    &c->marked, &c->metas, &c->members, &c->meta_max,
                    &c->members_sq,
                    &c->ledger.merges, &c->ledger.splits, &c->ledger.ortho,
-                   &c->pen.crossings, &c->pen.through, &c->pen.inside,
+                   &c->pen.crossings, &c->pen.through, &c->pen.inside, &c->pen.passed,
                    &c->pen.max_pen, &c->ledger.contacts, &c->handed,
                    &c->passes, &c->unconverged, &c->heat_pairs};
   double *d[] = {&c->ledger.stored, &c->ledger.restored, &c->pen.max_speed,
@@ -144,22 +144,27 @@ static int counts_io(struct io *io, struct ms__counts *c, int w) {
  * would.  Read after the systems: their views give the current layout. */
 static int metrics_io(struct io *io, struct ms_sim *S, int w) {
   struct ms__metrics *m = &S->metrics;
-  uint64_t n = m->n, k = m->nsheets;
+  uint64_t n = m->n, k = m->nsheets, ks = m->nsolids;
   int rc = w ? PUT(io, n) : GET(io, n);
   if (!rc) rc = w ? PUT(io, k) : GET(io, k);
+  if (!rc) rc = w ? PUT(io, ks) : GET(io, ks);
   if (rc || n == 0) return rc;
   if (!w) {
     if (n != S->stepper.ntotal) return MS_ESTATE;
     if ((rc = ms__metrics_prepare(&S->stepper))) return rc;
-    if (k != m->nsheets) return MS_ESTATE;
+    if (k != m->nsheets || ks != m->nsolids) return MS_ESTATE;
   }
   size_t bytes = (size_t)(n * (k ? k : 1)) * sizeof *m->side;
   size_t per_sys = S->nsys * sizeof(size_t);
   int (*f)(void *, void *, size_t) =
       w ? (int (*)(void *, void *, size_t))io_write : io_read;
-  if ((rc = f(io, m->counts, per_sys)) || (rc = f(io, m->offsets, per_sys)))
+  if ((rc = f(io, m->counts, per_sys)) || (rc = f(io, m->offsets, per_sys)) ||
+      (rc = f(io, m->side, bytes)))
     return rc;
-  return f(io, m->side, bytes);
+  if (ks && (rc = f(io, m->pass, (size_t)(n * ks) * sizeof *m->pass)))
+    return rc;
+  if (!w) ms__metrics_count_passed(m);
+  return MS_OK;
 }
 
 static int sim_io(struct io *io, struct ms_sim *S, int w) {

@@ -186,9 +186,10 @@ static void counts(FILE *f, const struct ms__counts *c) {
   fprintf(f, ", \"heat_injected\": ");
   num(f, c->heat_injected);
   fprintf(f, ", \"penetration\": {\"through_sheet\": %llu, "
-             "\"inside_solid\": %llu, \"max\": %llu, \"crossings\": %llu}, "
-             "\"max_speed\": ",
-          (unsigned long long)c->pen.through, (unsigned long long)c->pen.inside,
+             "\"through_solid\": %llu, \"inside_solid\": %llu, "
+             "\"max\": %llu, \"crossings\": %llu}, \"max_speed\": ",
+          (unsigned long long)c->pen.through, (unsigned long long)c->pen.passed,
+          (unsigned long long)c->pen.inside,
           (unsigned long long)c->pen.max_pen,
           (unsigned long long)c->pen.crossings);
   num(f, c->pen.max_speed);

@@ -140,7 +140,7 @@ void ms__outputs_close(struct ms_sim *S);
  * Written to a temporary file, fsync'ed and renamed into place. */
 struct ms_sim;
 
-#define MS__CKPT_VERSION 8u
+#define MS__CKPT_VERSION 9u
 
 /* MS_OK when every system's plugin provides save() and load(); otherwise
  * MS_ENOTSUP with a line naming the first that does not. */

@@ -361,10 +361,11 @@ void ms_sim_print_timing(const ms_sim *S, void *file) {
             e->complete ? "" : "; internal energy of some systems unknown");
   const struct ms__penetration *p = &S->run_counts.pen;
   fprintf(f, "penetrations: %llu at the end (%llu through a sheet, %llu "
-             "inside a solid), at most %llu, %llu sheet crossings; max "
-             "speed %.4g m/s\n",
-          (unsigned long long)(p->through + p->inside),
-          (unsigned long long)p->through, (unsigned long long)p->inside,
+             "through a solid, %llu inside a solid), at most %llu, %llu "
+             "sheet crossings; max speed %.4g m/s\n",
+          (unsigned long long)(p->through + p->passed + p->inside),
+          (unsigned long long)p->through, (unsigned long long)p->passed,
+          (unsigned long long)p->inside,
           (unsigned long long)p->max_pen, (unsigned long long)p->crossings,
           p->max_speed);
 }
@@ -423,7 +424,8 @@ int ms_sim_metrics(const ms_sim *S, struct ms_metrics *out) {
   m.max_speed = c->pen.max_speed;
   m.through_sheet = c->pen.through;
   m.inside_solid = c->pen.inside;
-  m.penetrations = c->pen.through + c->pen.inside;
+  m.through_solid = c->pen.passed;
+  m.penetrations = c->pen.through + c->pen.passed + c->pen.inside;
   m.max_penetrations = c->pen.max_pen;
   m.sheet_crossings = c->pen.crossings;
   m.metas = c->metas;

@@ -138,7 +138,26 @@ int ms__system_add_force(struct ms__system *y, const double *f, size_t n);
  *    centre is within the collision radius r_q of a particle q of the solid
  *    whose "damage" (when the view has that field) is below 0.5 — i.e. it
  *    sank past the surface of an intact region.
- *  - penetrations = particles through a sheet + particles inside a solid.
+ *  - A particle p of another system is *in a solid's volume* when it is
+ *    inside the solid (as above), or when at least
+ *    three intact particles q of the solid lie within min(1.5 r_q,
+ *    0.9 (r_p + r_q)) of its centre and around it (the unit vectors from
+ *    them to p sum to less than half their count): the centre is in a gap
+ *    of the solid's lattice, overlapping the particles about the gap.
+ *    Otherwise, near the solid (within contact distance of its intact
+ *    particles), its *side* is the direction of the sum of the unit vectors
+ *    from them to p, read when that sum is at least half their count (a
+ *    particle between two layers has no side).  A particle whose first side
+ *    after being in the volume is opposite (negative dot product) the side
+ *    it had before has *passed* through the solid; passing back cancels it.
+ *    Sheets' particles are left out (their crossings count the other way);
+ *    two solids are each measured against the other's particles.
+ *    A particle resting against the solid (merged: at contact distance)
+ *    is never in its volume, nor is one in a crack it fits through, so a
+ *    fracture's fragments do not count; a particle smaller than half the
+ *    solid's radius can pass a gap out of contact distance and is missed.
+ *  - penetrations = particles through a sheet + (particle, solid) passages
+ *    standing + particles inside a solid.
  * Measured every step on the detection's pairs (so at the start of each
  * step, which is the end of the previous one) and once more at the end of
  * the run.  Particle identities are global indices: a system whose particle
@@ -149,7 +168,8 @@ struct ms__penetration {
   uint64_t crossings; /* side changes, summed */
   uint64_t through;   /* particles through a sheet, now */
   uint64_t inside;    /* particles inside a solid, now */
-  uint64_t max_pen;   /* largest through + inside seen */
+  uint64_t passed;    /* (particle, solid) passages standing, now */
+  uint64_t max_pen;   /* largest through + passed + inside seen */
   double max_speed;   /* largest particle speed seen [m/s] */
 };
 
@@ -158,6 +178,20 @@ struct ms__penetration {
 struct ms__side {
   int8_t first, now;
   uint8_t away;
+};
+
+/* What a particle knows of a solid: the side it was last read on (unit;
+ * has_side 0: none yet), whether it was in the solid's volume at its last
+ * reading, and whether it stands past a passage. */
+struct ms__pass {
+  float side[3];
+  uint8_t has_side, inside, through;
+};
+
+/* One step's sums for a particle near a solid (see the definitions). */
+struct ms__near {
+  double all[3], close[3];
+  uint32_t nall, nclose, ndeep;
 };
 
 struct ms__metrics {
@@ -171,6 +205,14 @@ struct ms__metrics {
   size_t *counts;         /* per system: particle count last seen */
   size_t *offsets;        /* per system: its first global index then */
   const struct ms_field **normal, **damage, **edge; /* per system, or NULL */
+  uint32_t nsolids;
+  int32_t *solid_of;      /* per system: solid index or -1 */
+  struct ms__pass *pass;  /* n * nsolids */
+  uint64_t passed;        /* entries of pass with through set */
+  struct ms__near *near;  /* scratch: near_cap * nsolids */
+  uint32_t *near_p;       /* scratch: the particle of each near slot */
+  uint32_t *slot;         /* n scratch: a particle's near slot this step */
+  size_t near_cap;
 };
 
 void ms__metrics_free(struct ms__metrics *m);
@@ -178,6 +220,8 @@ void ms__metrics_free(struct ms__metrics *m);
  * system's particles moved to other global indices: a count changed before
  * it or in it); MS_ENOMEM. */
 int ms__metrics_prepare(struct ms__stepper *S);
+/* Recount m->passed from the tracked passages (after a reset or a load). */
+void ms__metrics_count_passed(struct ms__metrics *m);
 /* Update from the current detection pairs; adds to *frame. */
 int ms__metrics_step(struct ms__stepper *S, double vmax,
                      struct ms__penetration *frame);

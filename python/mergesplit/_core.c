@@ -273,12 +273,13 @@ static PyObject *Sim_metrics(SimObject *self, PyObject *unused) {
   struct ms_metrics m = {.struct_size = sizeof m};
   ms_sim_metrics(self->sim, &m);
   return Py_BuildValue(
-      "{s:K,s:d,s:d,s:K,s:K,s:K,s:K,s:K,s:K,s:d,s:K,s:d,s:d,s:d,s:d,s:O,s:K}",
+      "{s:K,s:d,s:d,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:d,s:K,s:d,s:d,s:d,s:d,s:O,s:K}",
       "steps", (unsigned long long)m.steps, "step_seconds", m.step_seconds,
       "max_speed", m.max_speed, "penetrations",
       (unsigned long long)m.penetrations, "max_penetrations",
       (unsigned long long)m.max_penetrations, "through_sheet",
-      (unsigned long long)m.through_sheet, "inside_solid",
+      (unsigned long long)m.through_sheet, "through_solid",
+      (unsigned long long)m.through_solid, "inside_solid",
       (unsigned long long)m.inside_solid, "sheet_crossings",
       (unsigned long long)m.sheet_crossings, "metas",
       (unsigned long long)m.metas, "meta_size_mean", m.meta_size_mean,

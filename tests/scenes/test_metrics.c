@@ -1,6 +1,7 @@
 /* Penetration metrics: a projectile against a rigid sheet and against a
- * block of grains, without coupling (it must be counted through/inside) and
- * with merging-and-splitting (it must not). */
+ * block of grains, without coupling (it must be counted through/inside, or
+ * through the block when it passes a gap of its lattice) and with
+ * merging-and-splitting (it must not). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,11 +159,14 @@ START_TEST(coming_back_from_below_is_no_crossing) {
 }
 END_TEST
 
-/* A block of grains (a solid: it collides with itself) and a grain shot
- * into its face. */
-static struct ms_metrics block(const char *method) {
-  char text[2048];
-  snprintf(text, sizeof text,
+/* A block of grains (a solid: it collides with itself), 5x5x5 (spacing
+ * 0.04, radius 0.02; layers at -0.08 .. 0.08), and a grain shot down at
+ * it along x = z = `at`, into a column of grains (0) or the middle of a
+ * gap of the lattice (0.02: 1.41 r from the four grains about it, so its
+ * centre never comes within a grain's radius; only the volume sees it). */
+static const char *gap_text(char *text, size_t len, const char *method,
+                            double at) {
+  snprintf(text, len,
            "scene = { duration = 0.3; fps = 20.0; gravity = [0.0, 0.0, 0.0]; };\n"
            "coupling = { method = \"%s\"; n_min = 0; n_max = 0; };\n"
            "systems = (\n"
@@ -170,25 +174,123 @@ static struct ms_metrics block(const char *method) {
            "   shape = { type = \"box\"; min = [-0.1, -0.1, -0.1];\n"
            "             max = [0.1, 0.1, 0.1]; }; },\n"
            " { name = \"grain\"; solver = \"particles\"; radius = 0.02;\n"
-           "   shape = { type = \"points\"; points = ( [0.0, 0.3, 0.0] ); };\n"
+           "   shape = { type = \"points\"; points = ( [%.6f, 0.3, %.6f] ); };\n"
            "   velocity = [0.0, -3.0, 0.0]; } );\n",
-           method);
-  ms_sim *S = st_open_text(text, 1);
+           method, at, at);
+  return text;
+}
+
+static struct ms_metrics gap_shot(const char *method, double at, double *y) {
+  char text[2048];
+  ms_sim *S = st_open_text(gap_text(text, sizeof text, method, at), 1);
   struct ms_metrics m = run_metrics(S);
+  *y = ms__at(&st_system(S, "grain")->x, 0)[1];
   st_close(S);
   return m;
 }
 
 START_TEST(uncoupled_grain_sinks_into_the_block) {
-  struct ms_metrics m = block("none");
+  double y;
+  struct ms_metrics m = gap_shot("none", 0.0, &y);
   ck_assert_uint_ge(m.max_penetrations, 1);
 }
 END_TEST
 
 START_TEST(merge_split_grain_stays_out_of_the_block) {
-  struct ms_metrics m = block("merge-split");
+  double y;
+  struct ms_metrics m = gap_shot("merge-split", 0.0, &y);
   ck_assert_uint_eq(m.max_penetrations, 0);
   ck_assert_uint_eq(m.penetrations, 0);
+}
+END_TEST
+
+/* Through a gap, the radius test sees nothing and the volume a passage.
+ * Straight down a column of the lattice, the grain is inside the grains on
+ * its way and through the block after it; and each of the column's five
+ * grains passed through the grain (a one-grain solid) the other way: 6. */
+START_TEST(uncoupled_grain_passes_through_the_block) {
+  static const struct {
+    double at;
+    unsigned through, most;
+  } c[] = {{0.02, 1, 1}, {0.0, 6, 6}};
+  for (int i = 0; i < 2; i++) {
+    double y;
+    struct ms_metrics m = gap_shot("none", c[i].at, &y);
+    ck_assert_msg(y < -0.5, "the grain stopped at y = %g", y);
+    ck_assert_msg(m.through_solid == c[i].through && m.inside_solid == 0 &&
+                      m.penetrations == c[i].through &&
+                      m.max_penetrations == c[i].most,
+                  "at %g: %llu through, %llu inside, %llu, at most %llu",
+                  c[i].at, (unsigned long long)m.through_solid,
+                  (unsigned long long)m.inside_solid,
+                  (unsigned long long)m.penetrations,
+                  (unsigned long long)m.max_penetrations);
+  }
+}
+END_TEST
+
+START_TEST(merge_split_grain_does_not_pass_the_gap) {
+  double y;
+  struct ms_metrics m = gap_shot("merge-split", 0.02, &y);
+  ck_assert_msg(y > 0.1, "the grain did not bounce: y = %g", y);
+  ck_assert_uint_eq(m.through_solid, 0);
+  ck_assert_uint_eq(m.max_penetrations, 0);
+}
+END_TEST
+
+/* Into the gaps and back out of the same face is no passage: a fixed
+ * 4x4x4 block (layers at -0.06 .. 0.06, a gap at x = z = 0) and gravity
+ * upward, so a grain thrown down at 1.5 m/s from y = 0.13 turns at
+ * y = 0.0175 (past two layers) and leaves upward; at 3 m/s it turns at
+ * y = -0.32, below the block. */
+START_TEST(back_out_of_the_gaps_is_no_passage) {
+  setenv("MERGESPLIT_PLUGIN_PATH", getenv("MS_PLUGIN_AND_FIXTURES"), 1);
+  static const struct {
+    double vy;
+    unsigned through;
+  } c[] = {{-1.5, 0}, {-3.0, 1}};
+  for (int i = 0; i < 2; i++) {
+    char text[2048];
+    snprintf(text, sizeof text,
+             "scene = { duration = 0.3; fps = 20.0; gravity = [0.0, 10.0, 0.0]; };\n"
+             "coupling = { method = \"none\"; };\n"
+             "systems = (\n"
+             " { name = \"block\"; solver = \"fixture_good\"; count = 64;\n"
+             "   spacing = 0.04; fixed = true; self_collision = true;\n"
+             "   shape = { type = \"box\"; min = [-0.08, -0.08, -0.08];\n"
+             "             max = [0.08, 0.08, 0.08]; }; },\n"
+             " { name = \"grain\"; solver = \"particles\"; radius = 0.02;\n"
+             "   shape = { type = \"points\"; points = ( [0.0, 0.13, 0.0] ); };\n"
+             "   velocity = [0.0, %.6f, 0.0]; } );\n",
+             c[i].vy);
+    ms_sim *S = st_open_text(text, 1);
+    struct ms_metrics m = run_metrics(S);
+    const double *x = ms__at(&st_system(S, "grain")->x, 0);
+    ck_assert_msg(c[i].through ? x[1] < -0.2 : x[1] > 0.1, "grain at y = %g",
+                  x[1]); /* exactly: 0.13 and -0.32 */
+    ck_assert_msg(m.through_solid == c[i].through && m.inside_solid == 0,
+                  "vy %g: %llu through, %llu inside", c[i].vy,
+                  (unsigned long long)m.through_solid,
+                  (unsigned long long)m.inside_solid);
+    st_close(S);
+  }
+}
+END_TEST
+
+/* A checkpoint taken while the grain is in the gaps (frame 2: y = 0) keeps
+ * the side it came in by: the resumed run counts the passage too. */
+START_TEST(resume_keeps_a_passage_under_way) {
+  char text[2048];
+  ms_sim *A, *C;
+  st_resume_pair(gap_text(text, sizeof text, "none", 0.02), 2, &A, &C);
+  struct ms_metrics a = {.struct_size = sizeof a}, c = {.struct_size = sizeof c};
+  ms_sim_metrics(A, &a);
+  ms_sim_metrics(C, &c);
+  ck_assert_uint_eq(a.through_solid, 1);
+  ck_assert_uint_eq(c.through_solid, 1);
+  ck_assert_uint_eq(c.max_penetrations, a.max_penetrations);
+  st_close(A);
+  st_close(C);
 }
 END_TEST
 
@@ -202,6 +304,10 @@ Suite *suite_metrics(void) {
   tcase_add_test(tc, coming_back_from_below_is_no_crossing);
   tcase_add_test(tc, uncoupled_grain_sinks_into_the_block);
   tcase_add_test(tc, merge_split_grain_stays_out_of_the_block);
+  tcase_add_test(tc, uncoupled_grain_passes_through_the_block);
+  tcase_add_test(tc, merge_split_grain_does_not_pass_the_gap);
+  tcase_add_test(tc, back_out_of_the_gaps_is_no_passage);
+  tcase_add_test(tc, resume_keeps_a_passage_under_way);
   suite_add_tcase(s, tc);
   return s;
 }

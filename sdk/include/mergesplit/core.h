@@ -212,7 +212,8 @@ struct ms_metrics {
   uint64_t steps;
   double step_seconds;          /* wall-clock time spent in steps */
   double max_speed;             /* largest particle speed seen [m/s] */
-  uint64_t penetrations;        /* through a sheet + inside a solid, now */
+  uint64_t penetrations;        /* through a sheet or a solid + inside a
+                                 * solid, now */
   uint64_t max_penetrations;    /* the largest such count seen */
   uint64_t through_sheet, inside_solid, sheet_crossings;
   uint64_t metas;               /* meta-particles, summed over steps */
@@ -237,6 +238,11 @@ struct ms_metrics {
   /* ---- appended in 0.2 (particle hand-over) ---- */
   /* Particles handed from one system to another (plugin ABI 1.1). */
   uint64_t handed_over;
+  /* ---- appended in 0.4 (passages) ---- */
+  /* Passages through a solid standing at the end: a particle that entered
+   * a solid's volume (a gap of its lattice) on one side and left on the
+   * other, once per solid; part of `penetrations`. */
+  uint64_t through_solid;
 };
 MS_API int ms_sim_metrics(const ms_sim *sim, struct ms_metrics *out);
 /* Print the per-phase timing table (paper Table I) to a stdio FILE *. */

@@ -212,7 +212,8 @@ int ms__kit_check_coupled(struct ms__kit *K, struct ms__verdict *v) {
     return ms__kit_fail(v, "the reference grains never met the particles");
   if (both.pen)
     return ms__kit_fail(
-        v, "%llu particles ended through a sheet or inside a solid",
+        v, "%llu particles ended through a sheet or inside a solid, or "
+           "passed through one",
         (unsigned long long)both.pen);
   if (alone.drift > 1e-9 || both.constrained)
     return ms__kit_pass(

@@ -88,8 +88,10 @@ int ms_report_complete(const char *report, const char *const *overrides,
 }
 
 static void row_of(json_object *r, double *v) {
+  /* a report older than passages through solids has none */
+  json_object *solid = ms__json_at(r, "totals.penetration.through_solid");
   v[C_PEN] = ms__json_num(ms__json_at(r, "totals.penetration.through_sheet")) +
-             ms__json_num(ms__json_at(r, "totals.penetration.through_solid")) +
+             (solid ? ms__json_num(solid) : 0.0) +
              ms__json_num(ms__json_at(r, "totals.penetration.inside_solid"));
   v[C_PEN_MAX] = ms__json_num(ms__json_at(r, "totals.penetration.max"));
   v[C_CROSS] = ms__json_num(ms__json_at(r, "totals.penetration.crossings"));

@@ -135,8 +135,8 @@ void ms__outputs_close(struct ms_sim *S);
  *     timings; per system its name, solver id and version, host RNG
  *     state, the frame's plugin statistics, the plugin's save() stream and
  *     that stream's length; the penetration metrics' state (particles,
- *     sheets, per system the count and offset it was tracked at, the
- *     sides); the output series.
+ *     sheets, solids, per system the count and offset it was tracked at,
+ *     the sides, the passages); the output series.
  * Written to a temporary file, fsync'ed and renamed into place. */
 struct ms_sim;
 

@@ -170,32 +170,6 @@ static uint32_t next_epoch(struct ms__metrics *m) {
   return m->epoch;
 }
 
-static void inside(struct ms__stepper *S, struct ms__metrics *m,
-                   struct ms__penetration *pen) {
-  const struct ms__particles *P = &S->P;
-  uint64_t count = 0;
-  uint32_t ep = next_epoch(m);
-  for (size_t q = 0; q < S->det.npairs; q++) {
-    uint32_t a = S->det.pairs[2 * q], b = S->det.pairs[2 * q + 1];
-    if (P->sys[a] == P->sys[b]) continue;
-    for (int flip = 0; flip < 2; flip++) {
-      uint32_t p = flip ? b : a, c = flip ? a : b;
-      uint32_t s = P->sys[c];
-      if (!S->self[s] || m->sheet_of[s] >= 0 || m->stamp[p] == ep)
-        continue;
-      const struct ms_field *dmg = m->damage[s];
-      if (dmg && !(*at(dmg, P->local[c]) < 0.5)) continue;
-      double d[3];
-      ms__sub(d, P->x + 3 * (size_t)p, P->x + 3 * (size_t)c);
-      if (ms__norm2(d) < P->r[c] * P->r[c]) {
-        m->stamp[p] = ep;
-        count++;
-      }
-    }
-  }
-  pen->inside = count;
-}
-
 /* Lattice-gap reach and balance of a solid's volume (definitions in
  * step.h): the centre of a square gap of spacing 2r is 1.41 r from its
  * corners; a merged contact rests at r_p + r_q. */
@@ -223,7 +197,9 @@ static struct ms__near *near_of(struct ms__metrics *m, uint32_t p, uint32_t j,
   return &m->near[(size_t)m->slot[p] * k + j];
 }
 
-/* One reading of a particle's sums into what it knows of the solid. */
+/* One reading of a particle's sums into what it knows of the solid: in
+ * its volume, or a side (none between layers); leaving the volume on the
+ * side opposite the one it entered by is a passage, which stands. */
 static void read_side(struct ms__pass *t, const struct ms__near *a,
                       uint64_t *passed) {
   if (a->ndeep || (a->nclose >= VOLUME_MIN &&
@@ -235,11 +211,9 @@ static void read_side(struct ms__pass *t, const struct ms__near *a,
   if (!(len >= BALANCED * a->nall)) return; /* between layers: no side */
   float u[3] = {(float)(a->all[0] / len), (float)(a->all[1] / len),
                 (float)(a->all[2] / len)};
-  if (t->inside && t->has_side &&
-      u[0] * t->side[0] + u[1] * t->side[1] + u[2] * t->side[2] < 0.0f) {
-    t->through ^= 1;
-    *passed = t->through ? *passed + 1 : *passed - 1;
-  }
+  if (t->inside && t->has_side && !t->through &&
+      u[0] * t->side[0] + u[1] * t->side[1] + u[2] * t->side[2] < 0.0f)
+    t->through = 1, ++*passed;
   t->inside = 0, t->has_side = 1;
   ms__memcpy(t->side, u, sizeof u);
 }
@@ -247,7 +221,7 @@ static void read_side(struct ms__pass *t, const struct ms__near *a,
 /* Passages through solids: the sums over each particle's intact solid
  * neighbours, then one reading per (particle, solid) near each other. */
 static int passages(struct ms__stepper *S, struct ms__metrics *m,
-                    struct ms__penetration *pen) {
+                    struct ms__penetration *pen, uint64_t *volume) {
   uint32_t k = m->nsolids, ep = next_epoch(m);
   const struct ms__particles *P = &S->P;
   size_t used = 0;
@@ -284,7 +258,42 @@ static int passages(struct ms__stepper *S, struct ms__metrics *m,
         read_side(&m->pass[p * k + j], &m->near[i * k + j], &m->passed);
   }
   pen->passed = m->passed;
+  /* in a volume now: stamped for inside() to count once */
+  uint32_t now = next_epoch(m);
+  for (size_t i = 0; i < used; i++) {
+    size_t p = m->near_p[i];
+    int in = 0;
+    for (uint32_t j = 0; j < k; j++) in |= m->pass[p * k + j].inside;
+    if (in) m->stamp[p] = now, (*volume)++;
+  }
   return MS_OK;
+}
+
+/* Particles inside a solid now: in its volume (counted by passages()
+ * and stamped with the current epoch), or within an intact particle's
+ * radius (a sheet's particles too). */
+static void inside(struct ms__stepper *S, struct ms__metrics *m,
+                   struct ms__penetration *pen, uint64_t count) {
+  const struct ms__particles *P = &S->P;
+  uint32_t ep = m->epoch;
+  for (size_t q = 0; q < S->det.npairs; q++) {
+    uint32_t a = S->det.pairs[2 * q], b = S->det.pairs[2 * q + 1];
+    if (P->sys[a] == P->sys[b]) continue;
+    for (int flip = 0; flip < 2; flip++) {
+      uint32_t p = flip ? b : a, c = flip ? a : b;
+      uint32_t s = P->sys[c];
+      if (m->solid_of[s] < 0 || m->stamp[p] == ep) continue;
+      const struct ms_field *dmg = m->damage[s];
+      if (dmg && !(*at(dmg, P->local[c]) < 0.5)) continue;
+      double d[3];
+      ms__sub(d, P->x + 3 * (size_t)p, P->x + 3 * (size_t)c);
+      if (ms__norm2(d) < P->r[c] * P->r[c]) {
+        m->stamp[p] = ep;
+        count++;
+      }
+    }
+  }
+  pen->inside = count;
 }
 
 int ms__metrics_step(struct ms__stepper *S, double vmax,
@@ -297,9 +306,12 @@ int ms__metrics_step(struct ms__stepper *S, double vmax,
     nearest(S, m);
     sides(S, m, pen);
   }
-  inside(S, m, pen);
-  if (m->nsolids && passages(S, m, pen))
-    return ms__errf(S->err, MS_ENOMEM, "out of memory");
+  uint64_t volume = 0;
+  if (m->nsolids) {
+    if (passages(S, m, pen, &volume))
+      return ms__errf(S->err, MS_ENOMEM, "out of memory");
+    inside(S, m, pen, volume);
+  }
   uint64_t now = pen->through + pen->passed + pen->inside;
   if (now > pen->max_pen) pen->max_pen = now;
   return MS_OK;

@@ -134,41 +134,44 @@ int ms__system_add_force(struct ms__system *y, const double *f, size_t n);
  *    real crossing is always seen -- unless the sheet's gaps are wider than
  *    the particle, when it passes without touching and is not counted.
  *  - A *solid* is a system that collides with itself through the core and
- *    is not a sheet.  A particle p of another system is *inside* it when its
- *    centre is within the collision radius r_q of a particle q of the solid
- *    whose "damage" (when the view has that field) is below 0.5 — i.e. it
- *    sank past the surface of an intact region.
- *  - A particle p of another system is *in a solid's volume* when it is
- *    inside the solid (as above), or when at least
- *    three intact particles q of the solid lie within min(1.5 r_q,
- *    0.9 (r_p + r_q)) of its centre and around it (the unit vectors from
- *    them to p sum to less than half their count): the centre is in a gap
- *    of the solid's lattice, overlapping the particles about the gap.
- *    Otherwise, near the solid (within contact distance of its intact
- *    particles), its *side* is the direction of the sum of the unit vectors
- *    from them to p, read when that sum is at least half their count (a
- *    particle between two layers has no side).  A particle whose first side
- *    after being in the volume is opposite (negative dot product) the side
- *    it had before has *passed* through the solid; passing back cancels it.
- *    Sheets' particles are left out (their crossings count the other way);
- *    two solids are each measured against the other's particles.
- *    A particle resting against the solid (merged: at contact distance)
- *    is never in its volume, nor is one in a crack it fits through, so a
- *    fracture's fragments do not count; a particle smaller than half the
- *    solid's radius can pass a gap out of contact distance and is missed.
- *  - penetrations = particles through a sheet + (particle, solid) passages
- *    standing + particles inside a solid.
+ *    is not a sheet.  A particle p of another system (not a sheet's) is in
+ *    a solid's *volume* when its centre is within the collision radius
+ *    r_q of an intact particle q of the solid (its "damage", when the view
+ *    has that field, below 0.5), or when at least three intact particles
+ *    lie within min(1.5 r_q, 0.9 (r_p + r_q)) of it and around it (their
+ *    unit vectors to p sum to less than half their count): a gap of the
+ *    solid's lattice, with the particles about it overlapped.  A particle
+ *    in a volume, or (a sheet's particles too) within an intact
+ *    particle's radius, is *inside* the solid.
+ *    Out of the volume and within the detection's reach of the solid's
+ *    intact particles (contact distance, plus the step's skin), p's *side*
+ *    is the direction of the sum of the unit vectors from them to p, read
+ *    when that sum is at least half their count (between two layers it
+ *    has none).  A particle whose first side after being in the volume is
+ *    opposite (negative dot product) the side it had before has *passed*
+ *    through the solid, and counts so from then on (once per solid).
+ *    Two solids are each measured against the other's particles.  A
+ *    particle resting against the solid (merged: at contact distance) is
+ *    never in its volume, nor is one in a crack it fits through, so a
+ *    fracture's fragments do not count.  Missed: a particle under about
+ *    0.57 of the solid's radius, which can pass a square gap without
+ *    overlapping its corners by a tenth; and a step that carries a
+ *    particle from the volume out of reach at once (over 0.6 r_q past the
+ *    last layer: `cfl` above 0.6).
+ *  - penetrations = particles through a sheet + passages through a solid
+ *    + particles inside a solid.
  * Measured every step on the detection's pairs (so at the start of each
  * step, which is the end of the previous one) and once more at the end of
- * the run.  Particle identities are global indices: a system whose particle
- * count changes restarts its sides. */
+ * the run.  Particle identities are global indices: a system whose
+ * particles move to other global indices (its count, or one before it,
+ * changed) restarts its sides and passages. */
 struct ms__stepper;
 
 struct ms__penetration {
   uint64_t crossings; /* side changes, summed */
   uint64_t through;   /* particles through a sheet, now */
   uint64_t inside;    /* particles inside a solid, now */
-  uint64_t passed;    /* (particle, solid) passages standing, now */
+  uint64_t passed;    /* (particle, solid) passages so far */
   uint64_t max_pen;   /* largest through + passed + inside seen */
   double max_speed;   /* largest particle speed seen [m/s] */
 };

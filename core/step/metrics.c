@@ -269,9 +269,10 @@ static int passages(struct ms__stepper *S, struct ms__metrics *m,
   return MS_OK;
 }
 
-/* Particles inside a solid now: in its volume (counted by passages()
- * and stamped with the current epoch), or within an intact particle's
- * radius (a sheet's particles too). */
+/* Particles inside a solid now: in its volume (counted by passages(),
+ * which saw the others' particles within a radius too, and stamped with
+ * the current epoch), or a sheet's particle within an intact particle's
+ * radius. */
 static void inside(struct ms__stepper *S, struct ms__metrics *m,
                    struct ms__penetration *pen, uint64_t count) {
   const struct ms__particles *P = &S->P;
@@ -282,7 +283,9 @@ static void inside(struct ms__stepper *S, struct ms__metrics *m,
     for (int flip = 0; flip < 2; flip++) {
       uint32_t p = flip ? b : a, c = flip ? a : b;
       uint32_t s = P->sys[c];
-      if (m->solid_of[s] < 0 || m->stamp[p] == ep) continue;
+      if (m->solid_of[s] < 0 || m->sheet_of[P->sys[p]] < 0 ||
+          m->stamp[p] == ep)
+        continue;
       const struct ms_field *dmg = m->damage[s];
       if (dmg && !(*at(dmg, P->local[c]) < 0.5)) continue;
       double d[3];

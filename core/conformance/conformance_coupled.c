@@ -188,8 +188,7 @@ static int coupled_run(struct ms__kit *K, int with_slab, double u0,
   momentum_of(S, P1, &M, &sc1); /* the larger of the start's and end's */
   c->drift = sqrt(d2) / fmax(fmax(sc, sc1), 1e-300);
   c->metas = S->stepper.frame_counts.metas;
-  const struct ms__penetration *pen = &S->stepper.frame_counts.pen;
-  c->pen = pen->through + pen->passed + pen->inside;
+  c->pen = ms__penetrations(&S->stepper.frame_counts.pen);
   ms_sim_close(S);
   return MS_OK;
 }

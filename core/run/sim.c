@@ -363,7 +363,7 @@ void ms_sim_print_timing(const ms_sim *S, void *file) {
   fprintf(f, "penetrations: %llu at the end (%llu through a sheet, %llu "
              "through a solid, %llu inside a solid), at most %llu, %llu "
              "sheet crossings; max speed %.4g m/s\n",
-          (unsigned long long)(p->through + p->passed + p->inside),
+          (unsigned long long)ms__penetrations(p),
           (unsigned long long)p->through, (unsigned long long)p->passed,
           (unsigned long long)p->inside,
           (unsigned long long)p->max_pen, (unsigned long long)p->crossings,
@@ -425,7 +425,7 @@ int ms_sim_metrics(const ms_sim *S, struct ms_metrics *out) {
   m.through_sheet = c->pen.through;
   m.inside_solid = c->pen.inside;
   m.through_solid = c->pen.passed;
-  m.penetrations = c->pen.through + c->pen.passed + c->pen.inside;
+  m.penetrations = ms__penetrations(&c->pen);
   m.max_penetrations = c->pen.max_pen;
   m.sheet_crossings = c->pen.crossings;
   m.metas = c->metas;

@@ -315,7 +315,7 @@ int ms__metrics_step(struct ms__stepper *S, double vmax,
       return ms__errf(S->err, MS_ENOMEM, "out of memory");
     inside(S, m, pen, volume);
   }
-  uint64_t now = pen->through + pen->passed + pen->inside;
+  uint64_t now = ms__penetrations(pen);
   if (now > pen->max_pen) pen->max_pen = now;
   return MS_OK;
 }

@@ -176,6 +176,11 @@ struct ms__penetration {
   double max_speed;   /* largest particle speed seen [m/s] */
 };
 
+/* Penetrations now: through a sheet + passages through a solid + inside. */
+static inline uint64_t ms__penetrations(const struct ms__penetration *p) {
+  return p->through + p->passed + p->inside;
+}
+
 /* What a particle knows of a sheet: its sides (-1, 1; 0: none yet) and
  * whether it was out of the sheet's contact distance at the last step. */
 struct ms__side {

@@ -239,9 +239,9 @@ struct ms_metrics {
   /* Particles handed from one system to another (plugin ABI 1.1). */
   uint64_t handed_over;
   /* ---- appended in 0.4 (passages) ---- */
-  /* Passages through a solid standing at the end: a particle that entered
-   * a solid's volume (a gap of its lattice) on one side and left on the
-   * other, once per solid; part of `penetrations`. */
+  /* Passages through a solid so far: a particle that entered a solid's
+   * volume (a gap of its lattice) on one side and left on the other, once
+   * per solid; part of `penetrations`. */
   uint64_t through_solid;
 };
 MS_API int ms_sim_metrics(const ms_sim *sim, struct ms_metrics *out);

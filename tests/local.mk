@@ -189,6 +189,7 @@ EXTRA_DIST += tests/cli.test tests/sdk.test tests/layers.test tests/sweep.test \
   tests/bench/paper_table.py \
   tests/bench/energy_scenes.py tests/bench/same_frames.py \
   tests/bench/rigid_scenes.py tests/bench/detect_vs.py \
+  tests/bench/dam_break_convergence.py \
   tests/bench/dam_break_frames.cfg
 
 # ---- core benchmarks ------------------------------------------------------------

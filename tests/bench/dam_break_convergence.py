@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Does the dam break converge under refinement?  A column of water a
-wide and 2a high at one end of a tank 6a long (a = 0.1 m, depth a/4
+wide and 2a high at one end of a tank 6a long (a = 0.1 m, depth a/5
 between walls: a slice of the two-dimensional problem of Martin & Moyce
 1952), run with each solver at spacings a/20, a/30 and a/40; the surge
 front, in units of a, at the dimensionless times T = t sqrt(2 g / a) = 1,

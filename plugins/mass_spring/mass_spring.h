@@ -121,7 +121,10 @@ size_t mss_pin_box(struct mss_model *M, const double lo[3],
 int mss_attach_pins(struct mss_model *M);
 /* Shorten what the step W (U, V per node) stretched beyond the limit;
  * returns the number of corrections. */
-size_t mss_limit_strain(const struct mss_model *M, struct mss_work *W);
+size_t mss_limit_strain(struct mss_model *M, struct mss_work *W);
+/* The same on the particles as the core left them after the split (a
+ * meta-particle's members, placed by the synchronisation, included). */
+size_t mss_limit_strain_after_split(struct mss_model *M, struct mss_work *W);
 
 /* softbody.c: a spring for each neighbour pair (i < j) of the lists. */
 int mss_soft_springs(struct mss_model *M, const uint32_t *offset,

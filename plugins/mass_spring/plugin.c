@@ -36,8 +36,9 @@
  *   wall_restitution, wall_friction   at the domain walls, [0, 1] (0, 0)
  *   strain_limit       no spring beyond (1 + limit) rest, no particle
  *                      beyond (1 + limit) its nearest pin's rest distance
- *                      (default 0: off; 0.1 is Provot's); strain_limit_passes
- *                      (200) Gauss-Seidel passes at most per step
+ *                      (default 0.1, Provot's, for a cloth; 0, off, for a
+ *                      soft body); strain_limit_passes (200)
+ *                      Gauss-Seidel passes at most per step
  * Output fields besides the required ones: stretch (largest strain
  * (l - L) / L of the particle's springs) and pinned (1 for pinned). */
 #include <math.h>
@@ -229,8 +230,10 @@ static void hold_pins(struct state *s) {
 static int end_step(ms_instance *inst, const struct ms_step *st) {
   struct state *s = S(inst);
   hold_pins(s);
-  if (s->M.strain_limit > 0.0)
+  if (s->M.strain_limit > 0.0) {
+    s->W.limited += mss_limit_strain_after_split(&s->M, &s->W);
     s->host->report(s->ctx, "strain_limited", (double)s->W.limited);
+  }
   mss_update_stretch(&s->M, s->host->thread_count(s->ctx));
   mss_cloth_normals(&s->M);
   report(s);

@@ -16,10 +16,12 @@ static void quiet_log(void *opaque, int level, const char *line) {
   if (level <= MS_SINK_WARN) fprintf(stderr, "# %s\n", line);
 }
 
-static ms_sim *open_path(const char *path, int threads, int64_t frames) {
+static ms_sim *open_path(const char *path, int threads, int64_t frames,
+                         const char *const *overrides) {
   struct ms_sim_options o = {.struct_size = sizeof o, .threads = threads,
                              .frames = frames, .no_output = 1,
-                             .verbosity = MS_SINK_WARN, .log = quiet_log};
+                             .verbosity = MS_SINK_WARN, .log = quiet_log,
+                             .overrides = overrides};
   char err[2048];
   ms_sim *S = NULL;
   int rc = ms_sim_open(path, &o, &S, err, sizeof err);
@@ -40,7 +42,7 @@ static void write_temp(const char *text, char *path) {
 ms_sim *st_open_text(const char *text, int threads) {
   char path[] = "/tmp/ms-scene-XXXXXX";
   write_temp(text, path);
-  ms_sim *S = open_path(path, threads, 0);
+  ms_sim *S = open_path(path, threads, 0, NULL);
   unlink(path);
   return S;
 }
@@ -89,13 +91,18 @@ ms_sim *st_open_fixture_text(const char *text) {
 }
 
 ms_sim *st_open_file(const char *name, int threads, int64_t frames) {
+  return st_open_file_with(name, threads, frames, NULL);
+}
+
+ms_sim *st_open_file_with(const char *name, int threads, int64_t frames,
+                          const char *const *overrides) {
   char path[4096];
   const char *dir = getenv("MS_CONFIGS");
   if (name[0] == '/' || !dir)
     snprintf(path, sizeof path, "%s", name);
   else
     snprintf(path, sizeof path, "%s/%s", dir, name);
-  return open_path(path, threads, frames);
+  return open_path(path, threads, frames, overrides);
 }
 
 struct ms__system *st_system(ms_sim *S, const char *name) {

@@ -27,6 +27,9 @@ int st_try_fixture_text(const char *text, ms_sim **out, char *err,
 ms_sim *st_open_fixture_text(const char *text);
 /* Open a scene file; relative names are looked up in $MS_CONFIGS. */
 ms_sim *st_open_file(const char *path, int threads, int64_t frames);
+/* The same with `--set`-style overrides (NULL-terminated; NULL: none). */
+ms_sim *st_open_file_with(const char *path, int threads, int64_t frames,
+                          const char *const *overrides);
 /* The system called `name` (fails the test if absent). */
 struct ms__system *st_system(ms_sim *S, const char *name);
 /* One step (not past the current frame's end, which is then advanced).

@@ -31,7 +31,12 @@
  * (with equal shares the sheet of Fig. 7 made 1000x lighter, left half
  * stretched at every contact, reached 22 m/s).  The velocities take
  * mass-weighted impulses, so momentum is exchanged as between the two
- * masses. */
+ * masses.
+ *
+ * The step cannot shorten a spring inside one node (two members of a
+ * meta-particle) nor place a member, so end_step runs the limit again on
+ * the particles as the core left them after the split
+ * (mss_limit_strain_after_split). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>

@@ -62,7 +62,7 @@ struct mss_model {
   double max_dt;         /* stable step of the explicit scheme, or INF */
   /* Strain limit (strain.c): no spring longer than (1 + strain_limit)
    * rest, no particle farther from its pin than (1 + strain_limit) times
-   * their rest distance; 0: off (a soft body's default; a cloth's: 0.1). */
+   * their rest distance; 0: off (the default). */
   double strain_limit;
   int strain_passes;     /* Gauss-Seidel passes at most per step */
   uint32_t *attach;      /* nearest pin of each particle, or UINT32_MAX */

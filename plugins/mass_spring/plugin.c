@@ -36,9 +36,8 @@
  *   wall_restitution, wall_friction   at the domain walls, [0, 1] (0, 0)
  *   strain_limit       no spring beyond (1 + limit) rest, no particle
  *                      beyond (1 + limit) its nearest pin's rest distance
- *                      (default 0.1, Provot's, for a cloth; 0, off, for a
- *                      soft body); strain_limit_passes (200)
- *                      Gauss-Seidel passes at most per step
+ *                      (default 0: off; 0.1 is Provot's); strain_limit_passes
+ *                      (200) Gauss-Seidel passes at most per step
  * Output fields besides the required ones: stretch (largest strain
  * (l - L) / L of the particle's springs) and pinned (1 for pinned). */
 #include <math.h>

@@ -82,7 +82,9 @@ static int integrate_one(struct ms__stepper *S, struct ms_step *st,
                                .velocity = sm->rvel, .displacement = sm->rdisp,
                                .constrained = sm->rcon};
   ms__memset(sm->rcon, 0, sm->count);
+  double t0 = ms__now();
   int rc = MS__CALL(y, integrate, y->inst, st, &in, &out);
+  y->time_stage[st->stage >= 2] += ms__now() - t0;
   if (rc) return ms__system_fail(y, S->err, rc, "integrate() failed");
   ms__sysmetas_collect(sm, &S->metas);
   return MS_OK;

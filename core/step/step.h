@@ -94,6 +94,10 @@ struct ms__system {
   /* Stage-2 integrations not run because they would repeat stage 1's
    * (no meta-particle in either stage, the same forces; step.c). */
   uint64_t stage2_kept;
+  /* Seconds in its integrate() in stage 1 and in stage 2 (a coupling
+   * pass counts in its stage) since the stepper began: which system a
+   * stage's time goes to. */
+  double time_stage[2];
 };
 
 /* Attach a plugin's error to err: "WHAT: MESSAGE (system 'N', solver

@@ -199,6 +199,7 @@ int sph_integrate(struct sph_solver *S, double t, double dt,
       memcpy(S->v + 3 * (size_t)i, metas->velocity + 3 * (size_t)k,
              3 * sizeof(double));
     }
+  int fresh = S->fresh; /* lists and density at the step's start */
   int rc = sph_prepare(S);
   S->fresh0 = rc == MS_OK;
   sph_gravity(&S->P, t, S->g_now);
@@ -206,7 +207,8 @@ int sph_integrate(struct sph_solver *S, double t, double dt,
   if (rc == MS_OK) {
     if (S->alone) S->e_start = sph_energy_total(S);
     sph_heat(S, dt); /* on the lists of the step's start */
-    sph_forces(S);
+    if (!(fresh && sph_forces_again(S, t, dt))) sph_forces(S);
+    sph_keep_forces(S, t, dt);
     sph_advance(S, t, dt, ext, metas, res);
     S->fresh = 0; /* the particles moved */
     S->plain = plain, S->plain_t = t, S->plain_dt = dt;

@@ -16,6 +16,9 @@
  * Every fluid pair contributes exactly opposite terms to i and j (the same
  * floating-point expression with x_ij = -x_ji), so without walls the
  * total momentum changes only by the rounding of the sums. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "sph.h"
 
 struct pass {
@@ -132,6 +135,86 @@ force_one(const struct sph_solver *S, const struct pass *c, size_t i,
 FORCE_PASS(forces_cubic, SPH_CUBIC_SPLINE)
 FORCE_PASS(forces_poly6, SPH_POLY6)
 FORCE_PASS(forces_spiky, SPH_SPIKY)
+
+/* Particle i computed again (redo) or given its kept force. */
+#define FORCE_AGAIN(name, kind)                                         \
+  static void name(struct sph_solver *S) {                              \
+    const struct sph_params *P = &S->P;                                 \
+    const struct pass c = {&S->kg, &S->kw, S->x, S->v, S->rho, S->pr,   \
+                           S->p, S->loff, S->lend, S->lidx, P->mass,     \
+                           2.0 * P->alpha * P->h * P->c,                \
+                           0.01 * P->h * P->h};                         \
+    const size_t n = S->n;                                              \
+    const uint8_t *redo = S->kept.redo;                                 \
+    const double *ka = S->kept.a;                                       \
+    _Pragma("omp parallel for schedule(dynamic, 512) \
+            num_threads(sph_team(S, n, SPH_PAIR_MIN))")                 \
+    for (size_t i = 0; i < n; i++) {                                    \
+      if (redo[i]) force_one(S, &c, i, kind);                           \
+      else memcpy(S->a + 3 * i, ka + 3 * i, 3 * sizeof(double));        \
+    }                                                                   \
+  }
+FORCE_AGAIN(again_cubic, SPH_CUBIC_SPLINE)
+FORCE_AGAIN(again_poly6, SPH_POLY6)
+FORCE_AGAIN(again_spiky, SPH_SPIKY)
+
+void sph_kept_forces_free(struct sph_kept_forces *K) {
+  free(K->a), free(K->v), free(K->changed), free(K->redo);
+  memset(K, 0, sizeof *K);
+}
+
+void sph_keep_forces(struct sph_solver *S, double t, double dt) {
+  struct sph_kept_forces *K = &S->kept;
+  size_t n = S->n;
+  K->ok = 0;
+  if (n > K->cap) {
+    double *a = realloc(K->a, 3 * n * sizeof *a);
+    if (a) K->a = a;
+    double *v = realloc(K->v, 3 * n * sizeof *v);
+    if (v) K->v = v;
+    uint8_t *c = realloc(K->changed, n), *r = realloc(K->redo, n);
+    if (c) K->changed = c;
+    if (r) K->redo = r;
+    if (!a || !v || !c || !r) return;
+    K->cap = n;
+  }
+  memcpy(K->a, S->a, 3 * n * sizeof *K->a);
+  memcpy(K->v, S->v, 3 * n * sizeof *K->v);
+  K->t = t, K->dt = dt, K->lists = S->lists;
+  K->ok = 1;
+}
+
+int sph_forces_again(struct sph_solver *S, double t, double dt) {
+  struct sph_kept_forces *K = &S->kept;
+  if (!K->ok || K->t != t || K->dt != dt || K->lists != S->lists) return 0;
+  double t0 = sph_now();
+  const size_t n = S->n;
+  uint8_t *changed = K->changed, *redo = K->redo;
+  const double *v = S->v, *kv = K->v;
+  uint64_t kept = 0;
+#pragma omp parallel for schedule(static) \
+    num_threads(sph_team(S, n, SPH_FLAT_MIN))
+  for (size_t i = 0; i < n; i++)
+    changed[i] = memcmp(v + 3 * i, kv + 3 * i, 3 * sizeof *v) != 0;
+  /* the pair term of i reads v_i and v_j of its neighbours only */
+#pragma omp parallel for reduction(+ : kept) schedule(dynamic, 512) \
+    num_threads(sph_team(S, n, SPH_PAIR_MIN))
+  for (size_t i = 0; i < n; i++) {
+    uint8_t r = changed[i];
+    for (uint32_t q = S->loff[i], e = S->lend[i]; q < e && !r; q++)
+      r = changed[S->lidx[q]];
+    redo[i] = r;
+    kept += !r;
+  }
+  K->kept += kept;
+  switch (S->kg.kind) {
+  case SPH_POLY6: again_poly6(S); break;
+  case SPH_SPIKY: again_spiky(S); break;
+  default: again_cubic(S); break;
+  }
+  S->time[SPH_T_FORCES] += sph_now() - t0;
+  return 1;
+}
 
 void sph_forces(struct sph_solver *S) {
   double t0 = sph_now();

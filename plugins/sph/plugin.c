@@ -216,6 +216,9 @@ static void report(struct sph_plugin *pl) {
   pl->host->report(pl->ctx, "guard_corrections",
                    (double)(S->clamps - pl->reported_clamps));
   pl->reported_clamps = S->clamps;
+  pl->host->report(pl->ctx, "forces_kept",
+                   (double)(S->kept.kept - pl->reported_kept));
+  pl->reported_kept = S->kept.kept;
 }
 
 /* Kinetic, gravitational (the scene's gravity, whatever the ramp) and the

@@ -67,6 +67,7 @@ void sph_free(struct sph_solver *S) {
   S->wtab = NULL;
   free(S->replay.x), free(S->replay.v), free(S->replay.T);
   memset(&S->replay, 0, sizeof S->replay);
+  sph_kept_forces_free(&S->kept);
   S->xref = NULL, S->cstart = S->cend = S->cidx = NULL, S->ccap = 0;
   S->x = S->v = S->a = S->m = S->r = S->rho = S->p = S->pr = NULL;
   S->x0 = S->v0 = NULL;
@@ -130,6 +131,7 @@ double sph_max_dt(const struct sph_solver *S) {
 void sph_begin(struct sph_solver *S) {
   size_t n = S->n;
   S->replay.ok = 0;
+  S->kept.ok = 0;
   S->amax0 = S->amax;
   S->clamps0 = S->clamps;
   S->fresh0 = S->fresh;

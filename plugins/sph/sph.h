@@ -198,6 +198,22 @@ struct sph_replay {
   uint64_t lists;       /* ... made by list build number lists */
 };
 
+/* The accelerations the step's last integration computed and the
+ * velocities it computed them at (forces.c).  At the step's start
+ * positions, lists and density are the same in every stage, so a force
+ * changes only where a velocity did: integrated again after a rewind,
+ * only particles whose velocity or a neighbour's differs are computed,
+ * the others take what they had, bitwise what computing them gives. */
+struct sph_kept_forces {
+  double *a, *v;        /* 3n each */
+  uint8_t *changed, *redo; /* n each: the velocity differs; computed */
+  size_t cap;
+  double t, dt;
+  uint64_t lists;       /* the list build they were computed on */
+  int ok;               /* holds this step's */
+  uint64_t kept;        /* particles that took their force, cumulative */
+};
+
 struct sph_solver {
   struct sph_params P;
   struct sph_kernel kw, kg; /* density and gradient kernels */
@@ -245,6 +261,7 @@ struct sph_solver {
   int plain;                /* the last integrate: alone, succeeded, at */
   double plain_t, plain_dt; /* ... this time and step */
   struct sph_replay replay;
+  struct sph_kept_forces kept;
   double e_start;           /* ... and the energy it began with [J] */
   uint64_t lists;           /* neighbour list builds so far */
   double time[SPH_T_COUNT]; /* seconds per pass, cumulative */
@@ -331,6 +348,14 @@ void sph_others_free(struct sph_others *G);
 /* forces.c: accelerations of every fluid particle (pressure, viscosity,
  * walls, obstacles; no gravity) into S->a.  Needs sph_prepare. */
 void sph_forces(struct sph_solver *S);
+/* The same after a rewind from what the last integration of the step at
+ * time t with step dt computed (struct sph_kept_forces); 0 when it holds
+ * nothing for these lists, t and dt (then call sph_forces). */
+int sph_forces_again(struct sph_solver *S, double t, double dt);
+/* Keep S->a and S->v for sph_forces_again (without the memory: nothing
+ * kept, the next integration computes all). */
+void sph_keep_forces(struct sph_solver *S, double t, double dt);
+void sph_kept_forces_free(struct sph_kept_forces *K);
 
 /* advance.c: one symplectic Euler step from time t of length dt.  ext:
  * NULL or 3n external forces [N].  metas may be NULL (none); res is
@@ -398,6 +423,7 @@ struct sph_plugin {
   struct ms_field fields[SPH_NFIELDS];
   double reported[SPH_T_COUNT]; /* timers already reported */
   uint64_t reported_clamps;
+  uint64_t reported_kept;        /* forces kept already reported */
 };
 
 /* What the scene section describes, before the solver exists. */

@@ -28,14 +28,16 @@ static int usage(void) {
 /* The solvers' begin_step and end_step seconds when the timed steps
  * begin (systems beyond MAX_SYS are not itemised). */
 #define MAX_SYS 256
-static double begin0[MAX_SYS], end0[MAX_SYS];
+static double begin0[MAX_SYS], end0[MAX_SYS], stage0[MAX_SYS][2];
 static uint64_t kept0[MAX_SYS], stage2_0;
 
 static void snapshot(const ms_sim *S) {
   for (uint32_t s = 0; s < S->stepper.nsys && s < MAX_SYS; s++)
     begin0[s] = S->stepper.sys[s].time_begin,
     end0[s] = S->stepper.sys[s].time_end,
-    kept0[s] = S->stepper.sys[s].stage2_kept;
+    kept0[s] = S->stepper.sys[s].stage2_kept,
+    stage0[s][0] = S->stepper.sys[s].time_stage[0],
+    stage0[s][1] = S->stepper.sys[s].time_stage[1];
   stage2_0 = S->run_counts.stage2_steps + S->stepper.frame_counts.stage2_steps;
 }
 
@@ -129,6 +131,11 @@ int main(int argc, char **argv) {
            (unsigned long long)(S->run_counts.stage2_steps +
                                 S->stepper.frame_counts.stage2_steps -
                                 stage2_0));
+    double t1 = y->time_stage[0] - stage0[s][0],
+           t2 = y->time_stage[1] - stage0[s][1];
+    printf("    integrate: stage 1 %.2f, stage 2 %.2f ms/step (stage 2 / "
+           "stage 1 %.3f)\n", 1e3 * t1 / (double)steps,
+           1e3 * t2 / (double)steps, t1 > 0 ? t2 / t1 : 0.0);
   }
   printf("stage2/stage1 %.3f  other %.2f %%  %.3g particle-steps/s\n",
          ph[MS__PH_STAGE1] > 0 ? ph[MS__PH_STAGE2] / ph[MS__PH_STAGE1] : 0.0,

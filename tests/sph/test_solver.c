@@ -419,6 +419,57 @@ START_TEST(others_grid_matches_the_plain_sum) {
 }
 END_TEST
 
+/* Stage 2 after a rewind computes the forces only of particles whose
+ * velocity, or a neighbour's, differs from stage 1's (a new meta-particle
+ * at one corner of a 10^3 lattice): the step ends bitwise where a solver
+ * that integrates only stage 2's inputs ends, the far particles keep
+ * their force, and the same inputs again keep every one. */
+START_TEST(stage_two_computes_only_what_changed) {
+  const double g[3] = {0.0, -9.81, 0.0};
+  struct sph_solver S, R;
+  stirred_pair(&S, &R, 10, g);
+  const size_t n = S.n, nx = SPH_XS * n * sizeof(double),
+               nv = 3 * n * sizeof(double);
+  /* stage 1: particles 0, 1; stage 2 adds 10 (a lattice neighbour) */
+  const uint32_t off1[2] = {0, 2}, mem1[2] = {0, 1};
+  const uint32_t off2[2] = {0, 3}, mem2[3] = {0, 1, 10};
+  const double m1[1] = {2 * S.P.mass + 0.5}, own1[1] = {2 * S.P.mass};
+  const double m2[1] = {3 * S.P.mass + 0.5}, own2[1] = {3 * S.P.mass};
+  const double vel[3] = {0.3, -0.2, 0.1}, pos[3] = {0};
+  struct ms_metas M1 = {sizeof M1, 1, off1, mem1, m1, own1, pos, vel, NULL};
+  struct ms_metas M2 = {sizeof M2, 1, off2, mem2, m2, own2, pos, vel, NULL};
+  double rv[3], rd[3], qv[3], qd[3];
+  uint8_t rc[1] = {0}, qc[1] = {0};
+  struct ms_meta_result res = {sizeof res, 1, rv, rd, rc};
+  struct ms_meta_result req = {sizeof req, 1, qv, qd, qc};
+  const double dt = 1e-4;
+  for (int step = 0; step < 3; step++) {
+    double t = step * dt;
+    sph_begin(&S), sph_begin(&R);
+    ck_assert_int_eq(sph_integrate(&S, t, dt, NULL, &M1, &res), MS_OK);
+    ck_assert(S.kept.kept == 0); /* stage 1 computes every force */
+    sph_rewind(&S);
+    ck_assert_int_eq(sph_integrate(&S, t, dt, NULL, &M2, &res), MS_OK);
+    uint64_t kept = S.kept.kept;
+    ck_assert_int_eq(sph_integrate(&R, t, dt, NULL, &M2, &req), MS_OK);
+    ck_assert(!memcmp(S.x, R.x, nx) && !memcmp(S.v, R.v, nv));
+    ck_assert(!memcmp(rv, qv, sizeof rv) && !memcmp(rd, qd, sizeof rd));
+    ck_assert(S.amax == R.amax && S.clamps == R.clamps);
+    /* the neighbours of 0, 1 and 10 are computed, the far ones kept */
+    ck_assert_uint_gt(kept, n / 2);
+    ck_assert_uint_lt(kept, n);
+    /* the same inputs again: every force kept, the same end */
+    sph_rewind(&S);
+    ck_assert_int_eq(sph_integrate(&S, t, dt, NULL, &M2, &res), MS_OK);
+    ck_assert_uint_eq(S.kept.kept - kept, n);
+    ck_assert(!memcmp(S.x, R.x, nx) && !memcmp(S.v, R.v, nv));
+    S.kept.kept = 0;
+  }
+  drop(&S);
+  drop(&R);
+}
+END_TEST
+
 /* A stage integrated again after rewind with the inputs of the last (no
  * meta-particle, no external force, the same t and dt) is put back where
  * that one ended, bitwise, without integrating again; other inputs, or a
@@ -532,6 +583,7 @@ Suite *suite_sph_solver(void) {
   tcase_add_test(t, internal_energy_integrates_pressure);
   tcase_add_test(t, others_grid_matches_the_plain_sum);
   tcase_add_test(t, stage_two_alone_replays_stage_one);
+  tcase_add_test(t, stage_two_computes_only_what_changed);
   tcase_add_test(t, alone_step_ends_with_its_density);
   suite_add_tcase(s, t);
   return s;

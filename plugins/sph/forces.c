@@ -120,43 +120,35 @@ force_one(const struct sph_solver *S, const struct pass *c, size_t i,
   for (int k = 0; k < 3; k++) S->a[3 * i + k] = a[k];
 }
 
+/* Every particle's acceleration, or with `redo` those it marks, the
+ * others taking their kept force (sph_forces_again). */
 #define FORCE_PASS(name, kind)                                          \
-  static void name(struct sph_solver *S) {                              \
+  static void name(struct sph_solver *S, const uint8_t *redo) {         \
     const struct sph_params *P = &S->P;                                 \
     const struct pass c = {&S->kg, &S->kw, S->x, S->v, S->rho, S->pr,   \
                            S->p, S->loff, S->lend, S->lidx, P->mass,     \
                            2.0 * P->alpha * P->h * P->c,                \
                            0.01 * P->h * P->h};                         \
     const size_t n = S->n;                                              \
+    const double *ka = S->kept.a;                                       \
     _Pragma("omp parallel for schedule(dynamic, 512) \
             num_threads(sph_team(S, n, SPH_PAIR_MIN))")                 \
-    for (size_t i = 0; i < n; i++) force_one(S, &c, i, kind);           \
+    for (size_t i = 0; i < n; i++) {                                    \
+      if (!redo || redo[i]) force_one(S, &c, i, kind);                  \
+      else memcpy(S->a + 3 * i, ka + 3 * i, 3 * sizeof(double));        \
+    }                                                                   \
   }
 FORCE_PASS(forces_cubic, SPH_CUBIC_SPLINE)
 FORCE_PASS(forces_poly6, SPH_POLY6)
 FORCE_PASS(forces_spiky, SPH_SPIKY)
 
-/* Particle i computed again (redo) or given its kept force. */
-#define FORCE_AGAIN(name, kind)                                         \
-  static void name(struct sph_solver *S) {                              \
-    const struct sph_params *P = &S->P;                                 \
-    const struct pass c = {&S->kg, &S->kw, S->x, S->v, S->rho, S->pr,   \
-                           S->p, S->loff, S->lend, S->lidx, P->mass,     \
-                           2.0 * P->alpha * P->h * P->c,                \
-                           0.01 * P->h * P->h};                         \
-    const size_t n = S->n;                                              \
-    const uint8_t *redo = S->kept.redo;                                 \
-    const double *ka = S->kept.a;                                       \
-    _Pragma("omp parallel for schedule(dynamic, 512) \
-            num_threads(sph_team(S, n, SPH_PAIR_MIN))")                 \
-    for (size_t i = 0; i < n; i++) {                                    \
-      if (redo[i]) force_one(S, &c, i, kind);                           \
-      else memcpy(S->a + 3 * i, ka + 3 * i, 3 * sizeof(double));        \
-    }                                                                   \
+static void forces_of(struct sph_solver *S, const uint8_t *redo) {
+  switch (S->kg.kind) {
+  case SPH_POLY6: forces_poly6(S, redo); break;
+  case SPH_SPIKY: forces_spiky(S, redo); break;
+  default: forces_cubic(S, redo); break;
   }
-FORCE_AGAIN(again_cubic, SPH_CUBIC_SPLINE)
-FORCE_AGAIN(again_poly6, SPH_POLY6)
-FORCE_AGAIN(again_spiky, SPH_SPIKY)
+}
 
 void sph_kept_forces_free(struct sph_kept_forces *K) {
   free(K->a), free(K->v), free(K->changed), free(K->redo);
@@ -207,21 +199,13 @@ int sph_forces_again(struct sph_solver *S, double t, double dt) {
     kept += !r;
   }
   K->kept += kept;
-  switch (S->kg.kind) {
-  case SPH_POLY6: again_poly6(S); break;
-  case SPH_SPIKY: again_spiky(S); break;
-  default: again_cubic(S); break;
-  }
+  forces_of(S, redo);
   S->time[SPH_T_FORCES] += sph_now() - t0;
   return 1;
 }
 
 void sph_forces(struct sph_solver *S) {
   double t0 = sph_now();
-  switch (S->kg.kind) {
-  case SPH_POLY6: forces_poly6(S); break;
-  case SPH_SPIKY: forces_spiky(S); break;
-  default: forces_cubic(S); break;
-  }
+  forces_of(S, NULL);
   S->time[SPH_T_FORCES] += sph_now() - t0;
 }

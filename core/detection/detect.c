@@ -131,7 +131,11 @@ static inline size_t scan(const struct ms__grid *a, uint32_t i,
  * in their forward ranges, the bulk in all neighbouring cells.  Ranges are
  * found once per cell. */
 static int block_pairs(const struct ms__detect *d, uint32_t s0, uint32_t s1,
-                       struct ms__pairbuf *buf) {
+                       struct ms__pairbuf *shared) {
+  /* The threads' buffers sit side by side: a local copy keeps each
+   * thread's count off the cache line the others write. */
+  struct ms__pairbuf local = *shared, *buf = &local;
+  int rc = MS_OK;
   const struct ms__grid *g = &d->grid, *bg = &d->bgrid;
   const int dd = d->dd, db = d->nbulk > 0;
   struct ranges F = {.n = 0}, B = {.n = 0};
@@ -144,7 +148,7 @@ static int block_pairs(const struct ms__detect *d, uint32_t s0, uint32_t s1,
     size_t span = 0;
     for (int k = 0; k < F.n; k++) span += F.hi[k] - F.lo[k];
     for (int k = 0; k < B.n; k++) span += B.hi[k] - B.lo[k];
-    if (buf_reserve(buf, span)) return MS_ENOMEM;
+    if ((rc = buf_reserve(buf, span))) break;
     uint32_t *out = buf->p + 2 * buf->n;
     size_t m = 0;
     if (dd) m += scan(g, i, g, i + 1, F.hi[0], out);
@@ -154,7 +158,8 @@ static int block_pairs(const struct ms__detect *d, uint32_t s0, uint32_t s1,
       m += scan(g, i, bg, B.lo[k], B.hi[k], out + 2 * m);
     buf->n += m;
   }
-  return MS_OK;
+  *shared = local;
+  return rc;
 }
 
 static int ensure_threads(struct ms__detect *d, int nt, size_t nblocks) {

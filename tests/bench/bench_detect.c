@@ -6,8 +6,11 @@
  * planning and the sorted grid; scan: the rounds of the pair search and the
  * copy into the list), the detector's workspace (every work array at its
  * capacity) and the peak resident memory; then the speed-up of each thread
- * count over the first, and what the phases' fit T(p) = serial + parallel/p
- * predicts for more cores.
+ * count over the first (of the warm medians, and paired: the median over
+ * the repeats of each repeat's ratio, the two calls taken one after the
+ * other, which a machine whose speed drifts over seconds disturbs least),
+ * and what the phases' fit T(p) = serial + parallel/p predicts for more
+ * cores.
  *
  *   bench-detect [n [repeats [threads...]]]   (default 100, 7, 1 .. cores) */
 #include <omp.h>
@@ -22,7 +25,7 @@
 #define MAX_COUNTS 16
 
 struct figures {
-  double cold, warm, best, grid, scan;
+  double cold, warm, best, grid, scan, paired;
   size_t pairs, bytes;
 };
 
@@ -58,15 +61,22 @@ static void run(size_t N, const double *x, const double *r, const int *counts,
       tc[k] = ms__now() - t0;
       tc[reps + k] = d[c].time_grid, tc[2 * reps + k] = d[c].time_scan;
     }
+  double *ratio = malloc((size_t)reps * sizeof *ratio), paired[MAX_COUNTS];
+  for (int c = 0; c < nc; c++) { /* before the medians sort the times */
+    const double *tc = t + 3 * (size_t)reps * c;
+    for (int k = 1; k < reps; k++) ratio[k] = t[k] / tc[k];
+    paired[c] = median(ratio + 1, reps - 1);
+  }
   for (int c = 0; c < nc; c++) {
     double *tc = t + 3 * (size_t)reps * c;
     double warm = median(tc + 1, reps - 1); /* sorts them */
     f[c] = (struct figures){tc[0], warm, tc[1],
                             median(tc + reps + 1, reps - 1),
-                            median(tc + 2 * reps + 1, reps - 1), d[c].npairs,
-                            ms__detect_bytes(&d[c])};
+                            median(tc + 2 * reps + 1, reps - 1), paired[c],
+                            d[c].npairs, ms__detect_bytes(&d[c])};
     ms__detect_free(&d[c]);
   }
+  free(ratio);
   free(t);
 }
 
@@ -78,6 +88,9 @@ static void summary(const char *label, const int *counts, int nc,
   printf("%-9s speed-up:", label);
   for (int k = 0; k < nc; k++)
     printf("  %d threads %.2fx", counts[k], f[0].warm / f[k].warm);
+  printf("\n%-9s paired:  ", label);
+  for (int k = 0; k < nc; k++)
+    printf("  %d threads %.2fx", counts[k], f[k].paired);
   printf("\n");
   if (nc < 2 || counts[nc - 1] == counts[0]) return;
   double p0 = counts[0], p1 = counts[nc - 1], s = 0.0, w = 0.0;

@@ -342,8 +342,8 @@ static int search_rounds(struct ms__detect *d, int nt, size_t nblocks,
     for (size_t b0 = 0; b0 < nblocks; b0 += rb) {
       size_t nb = b0 + rb < nblocks ? rb : nblocks - b0;
       buf->n = 0;
-      /* 8 blocks a chunk: a thread writes whole cache lines of blk_off
-       * and blk_cnt, not every other entry of them. */
+      /* 8 blocks a chunk (64 B of blk_off, of blk_cnt): the threads
+       * share at most the lines at a chunk's ends, not one a block. */
 #pragma omp for schedule(dynamic, 8)
       for (size_t k = 0; k < nb; k++) {
         size_t s0 = BLOCK * (b0 + k), s1 = s0 + BLOCK < nd ? s0 + BLOCK : nd;

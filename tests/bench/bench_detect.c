@@ -62,6 +62,10 @@ static void run(size_t N, const double *x, const double *r, const int *counts,
       tc[reps + k] = d[c].time_grid, tc[2 * reps + k] = d[c].time_scan;
     }
   double *ratio = malloc((size_t)reps * sizeof *ratio), paired[MAX_COUNTS];
+  if (!ratio) {
+    fprintf(stderr, "bench-detect: out of memory\n");
+    exit(1);
+  }
   for (int c = 0; c < nc; c++) { /* before the medians sort the times */
     const double *tc = t + 3 * (size_t)reps * c;
     for (int k = 1; k < reps; k++) ratio[k] = t[k] / tc[k];

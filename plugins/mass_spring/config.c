@@ -83,8 +83,9 @@ static uint32_t refine(uint32_t n, double f) {
   return m > 100000.0 ? 100000u : (uint32_t)m;
 }
 
-/* strain_limit: off by default (README.md, "Strain limit": on, it let 13
- * particles of Fig. 3's ball through the sheet at scale 4);
+/* strain_limit: off by default (README.md, "Strain limit": on, with one
+ * coupling pass a step, frames of Fig. 3's ball at scale 4 show springs
+ * 2.6 % beyond it);
  * strain_limit_passes bounds its work per step. */
 static int read_strain_limit(struct mss_reader *R, struct mss_model *M) {
   const struct ms_host *h = R->host;

@@ -7,6 +7,12 @@
  *                     it, a particle per D^3 / sqrt 2)
  *   wall_restitution  normal restitution at the domain walls, [0, 1], 0.2
  *   wall_friction     Coulomb friction coefficient at the walls, >= 0, 0.5
+ *   energy_limit      false (default): the model's own energy balance;
+ *                     true: a step with no meta-particle, no external
+ *                     force and no clamp moving ends with no more energy
+ *                     than it began with, phase changes included, the
+ *                     surplus taken from the motion about the mean
+ *                     velocity (plugin.c, give_back; README.md, "Energy")
  *   bodies            a list of body groups; without it the section is one
  * and of a body (a group of `bodies`, or the section): the keys every solid
  * plugin reads alike (plugins/common/bodies.h: shape, spacing, radius,
@@ -212,7 +218,10 @@ static int alloc(struct state *s, size_t n, uint32_t nbody) {
   s->piece = malloc(k * sizeof(uint32_t));
   s->piece0 = malloc(k * sizeof(uint32_t));
   s->body = calloc(nbody ? nbody : 1, sizeof *s->body);
-  return s->x && s->v && s->x0 && s->v0 && s->f && s->dv && s->own &&
+  s->x_ahead = malloc(d3), s->m_ahead = malloc(k * sizeof(double));
+  s->solid_ahead = malloc(k), s->A_ahead = malloc(9 * k * sizeof(double));
+  return s->x_ahead && s->m_ahead && s->solid_ahead && s->A_ahead &&
+                 s->x && s->v && s->x0 && s->v0 && s->f && s->dv && s->own &&
                  s->work && s->A &&
                  s->A0 && s->m && s->r && s->T && s->c && s->body_of &&
                  s->held && s->in_hold && s->solid && s->rho && s->p && s->dvx &&
@@ -308,7 +317,8 @@ static int system_keys(struct state *s, const ms_config *sec) {
       (rc = ms_cfg_unit(h, s->ctx, sec, "wall_restitution", 0.2,
                         &s->restitution)) ||
       (rc = ms_cfg_non_negative(h, s->ctx, sec, "wall_friction", 0.5,
-                                &s->friction)))
+                                &s->friction)) ||
+      (rc = h->cfg_bool(s->ctx, sec, "energy_limit", 0, &s->energy_limit)))
     return rc;
   const char *lattice = NULL;
   if ((rc = h->cfg_string(s->ctx, sec, "lattice", NULL, &lattice))) return rc;

@@ -22,6 +22,7 @@ static void destroy(ms_instance *inst) {
   free(s->off), free(s->idx), free(s->slot), free(s->work), free(s->own);
   free(s->dock), free(s->dock0), free(s->piece), free(s->piece0);
   free(s->who), free(s->who0);
+  free(s->x_ahead), free(s->m_ahead), free(s->solid_ahead), free(s->A_ahead);
   free(s);
 }
 
@@ -197,9 +198,11 @@ static void no_share(struct state *s, size_t i) {
 }
 
 /* Every hood's forces into s->f (gathered); the lattice energy returned.
- * keep: a step of dt — the hoods' new transforms replace A and fracture
- * draws and updates its rates — or not (an energy). */
-static double lattice_forces(struct state *s, int keep, double dt) {
+ * keep: a step of dt — fracture draws and updates its rates — or not (an
+ * energy); the hoods' new transforms go to An (s->A in a step; NULL:
+ * nowhere). */
+static double lattice_forces(struct state *s, int keep, double dt,
+                             double *An) {
 #pragma omp parallel for schedule(static) num_threads(s->host->thread_count(s->ctx))
   for (size_t i = 0; i < s->n; i++) {
     struct vm_hood H = hood(s, i);
@@ -214,7 +217,7 @@ static double lattice_forces(struct state *s, int keep, double dt) {
     memcpy(A, s->A + 9 * i, sizeof A);
     s->work[i] = vm_hood_forces(&H, s->x, s->m, A, s->slot + s->off[i],
                                 s->own + 3 * i);
-    if (keep) memcpy(s->A + 9 * i, A, sizeof A);
+    if (An) memcpy(An + 9 * i, A, sizeof A);
   }
   gather(s, s->own, s->f);
   double e = 0.0;
@@ -437,6 +440,41 @@ static int walls(const struct state *s, const uint32_t *idx, uint32_t cnt,
   return hit != 0;
 }
 
+/* Whether the pass the energy limit made at the end of the last step
+ * (limit_energy) is this step's first: the positions, masses and phases
+ * it saw are still those (a rewind, a load, a write through the view
+ * change them).  Its rows, densities, forces and fit are then bitwise
+ * what integrate would compute: no fracture (docking draws differ
+ * between a step and an energy). */
+static int ahead_holds(const struct state *s) {
+  return s->ahead &&
+         !memcmp(s->x_ahead, s->x, 3 * s->n * sizeof(double)) &&
+         !memcmp(s->m_ahead, s->m, s->n * sizeof(double)) &&
+         !memcmp(s->solid_ahead, s->solid, s->n);
+}
+
+/* Whether a held particle moves this step: its clamp then does work on
+ * the body, and the energy limit stays out. */
+static int clamp_moves(const struct state *s) {
+  for (size_t i = 0; i < s->n; i++) {
+    const double *u = s->body[s->body_of[i]].hold_v;
+    if (s->held[i] && (u[0] != 0.0 || u[1] != 0.0 || u[2] != 0.0)) return 1;
+  }
+  return 0;
+}
+
+/* The energy at the step's start from what integrate computed at these
+ * positions (the fit's energy, the densities): energy()'s sum, term for
+ * term, without a second pass. */
+static double start_energy(const struct state *s, int fluid) {
+  struct ms_energy e = {0};
+  ms_energy_of_particles(s->n, s->x, s->v, s->m, s->gravity, &e);
+  double u = s->elastic;
+  for (size_t i = 0; fluid && i < s->n; i++)
+    u += s->m[i] * vm_fluid_energy(&s->body[s->body_of[i]], s->rho[i]);
+  return e.kinetic + e.potential + u;
+}
+
 /* Symplectic Euler: the lattice's forces and gravity kick, the damping
  * takes its share of the kicked non-rigid velocity, then the drift.  A
  * meta-particle takes its members' forces and their damping's momentum
@@ -447,15 +485,22 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   struct state *s = S(inst);
   const double dt = st->dt, *F = st->external_force, *g = s->gravity;
   ms_meta_mark(metas, s->n, s->meta);
-  int rc = rows(s);
-  if (rc)
-    return s->host->set_error(s->ctx, rc, "neighbour search failed (%zu "
-                              "particles)", s->n);
   int fluid = fluid_acts(s);
-  if (fluid) vm_fluid_density(s);
-  s->elastic = lattice_forces(s, 1, dt);
+  if (ahead_holds(s)) { /* rows, densities, forces made by the limit */
+    memcpy(s->A, s->A_ahead, 9 * s->n * sizeof(double));
+  } else {
+    int rc = rows(s);
+    if (rc)
+      return s->host->set_error(s->ctx, rc, "neighbour search failed (%zu "
+                                "particles)", s->n);
+    if (fluid) vm_fluid_density(s);
+    s->elastic = lattice_forces(s, 1, dt, s->A);
+  }
+  s->ahead = 0;
   s->pieces = find_pieces(s);
   if (fluid) vm_fluid_forces(s);
+  s->alone = s->energy_limit && !metas->count && !F && !clamp_moves(s);
+  if (s->alone) s->e_start = start_energy(s, fluid);
   for (size_t i = 0; i < s->n; i++) {
     if (s->meta[i] >= 0 || s->held[i]) continue;
     for (int a = 0; a < 3; a++)
@@ -527,7 +572,7 @@ static int energy(ms_instance *inst, struct ms_energy *out) {
   if (rc)
     return s->host->set_error(s->ctx, rc, "neighbour search failed (%zu "
                               "particles)", s->n);
-  out->internal = lattice_forces(s, 0, 0.0);
+  out->internal = lattice_forces(s, 0, 0.0, NULL);
   if (!fluid_acts(s)) return MS_OK;
   vm_fluid_density(s);
   for (size_t i = 0; i < s->n; i++)
@@ -562,12 +607,76 @@ static void conduct(struct state *s, double dt) {
   }
 }
 
+/* The energy limit.  The model has no energy its forces derive from:
+ * each step fits every neighbourhood's transform anew, and a neighbour
+ * entering a hood pulls at once with its lattice point's weight, so a
+ * step can end with more energy than it began with (6 mJ in one step of
+ * melting_body.cfg; README.md, "Energy").  A step on the system alone (no meta-particle, no external force, no
+ * clamp moving) gives the surplus back from the free particles' motion
+ * about their mean velocity, all alike: momentum unchanged, angular
+ * momentum scaled with that motion.  Sums in index order: the same on
+ * any thread count.  Returns the energy taken [J]. */
+static double give_back(struct state *s, double surplus) {
+  double M = 0.0, P[3] = {0, 0, 0}, k = 0.0;
+  for (size_t i = 0; i < s->n; i++) {
+    if (s->held[i]) continue;
+    const double *v = s->v + 3 * i;
+    M += s->m[i];
+    for (int a = 0; a < 3; a++) P[a] += s->m[i] * v[a];
+    k += 0.5 * s->m[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  }
+  if (!(M > 0.0)) return 0.0;
+  double vm[3] = {P[0] / M, P[1] / M, P[2] / M};
+  double krel = k - 0.5 * M * (vm[0] * vm[0] + vm[1] * vm[1] + vm[2] * vm[2]);
+  if (!(krel > 0.0)) return 0.0;
+  double lam = surplus < krel ? sqrt(1.0 - surplus / krel) : 0.0;
+  for (size_t i = 0; i < s->n; i++)
+    for (int a = 0; !s->held[i] && a < 3; a++) {
+      double *v = s->v + 3 * i + a;
+      *v = vm[a] + lam * (*v - vm[a]);
+    }
+  return krel * (1.0 - lam * lam);
+}
+
+/* The step's end energy, as energy() computes it; without fracture the
+ * pass is kept for the next step's integrate (ahead_holds), so the
+ * limit costs the sums, not a second neighbour search and fit. */
+static int limit_energy(struct state *s) {
+  struct ms_energy e = {0};
+  ms_energy_of_particles(s->n, s->x, s->v, s->m, s->gravity, &e);
+  int rc = rows(s);
+  if (rc)
+    return s->host->set_error(s->ctx, rc, "neighbour search failed (%zu "
+                              "particles)", s->n);
+  int fluid = fluid_acts(s);
+  if (fluid) vm_fluid_density(s);
+  s->elastic = lattice_forces(s, 0, 0.0, s->dock ? NULL : s->A_ahead);
+  e.internal = s->elastic;
+  for (size_t i = 0; fluid && i < s->n; i++)
+    e.internal += s->m[i] * vm_fluid_energy(&s->body[s->body_of[i]],
+                                             s->rho[i]);
+  if (!s->dock) {
+    memcpy(s->x_ahead, s->x, 3 * s->n * sizeof(double));
+    memcpy(s->m_ahead, s->m, s->n * sizeof(double));
+    memcpy(s->solid_ahead, s->solid, s->n);
+    s->ahead = 1;
+  }
+  double surplus = e.kinetic + e.potential + e.internal - s->e_start;
+  if (surplus > 0.0)
+    s->host->report(s->ctx, "energy_limited", give_back(s, surplus));
+  return MS_OK;
+}
+
 static int end_step(ms_instance *inst, const struct ms_step *st) {
   struct state *s = S(inst);
   conduct(s, st->dt);
   size_t melted = melt(s, st->dt), frozen = freeze(s, st->dt);
   if (melted) s->host->report(s->ctx, "melted", (double)melted);
   if (frozen) s->host->report(s->ctx, "frozen", (double)frozen);
+  if (s->alone) {
+    int rc = limit_energy(s);
+    if (rc) return rc;
+  }
   /* new pieces beyond the most there ever were: the statistic sums to
    * the most pieces of the run (a crack that heals and opens again, or a
    * draw refused for a step, counts once) */
@@ -611,6 +720,7 @@ static int load(ms_instance *inst, const struct ms_stream *in) {
     return s->host->set_error(s->ctx, MS_ESTATE, "saved state holds %llu "
                               "particles, the scene %zu",
                               (unsigned long long)n, s->n);
+  s->ahead = 0;
   if ((rc = in->read(in->opaque, s->x, 3 * s->n * sizeof(double))) ||
       (rc = in->read(in->opaque, s->v, 3 * s->n * sizeof(double))) ||
       (rc = in->read(in->opaque, s->A, 9 * s->n * sizeof(double))) ||

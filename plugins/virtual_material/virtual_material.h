@@ -185,6 +185,15 @@ struct state {
   struct vm_slot *slot;
   size_t cap_idx;
   double elastic;                /* energy of the last fit [J] */
+  int energy_limit;              /* the key: hold a step alone to its
+                                    starting energy */
+  int alone;                     /* this step: no meta-particle, no
+                                    external force, no clamp moving */
+  double e_start;                /* the energy the step began with [J] */
+  int ahead;                     /* the limit's end pass is kept: */
+  double *x_ahead, *m_ahead;     /* the positions and masses it saw, */
+  uint8_t *solid_ahead;          /* the phases, */
+  double *A_ahead;               /* 9 per particle: the transforms it fit */
   struct ms_field fields[8];
 };
 

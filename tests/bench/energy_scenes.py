@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Does a coupled run create energy?  For every shipped scene without pins
-(configs/ and every folder under it; a scene that names `pins`,
-itself or in a file it @includes, is left out: a pin is an external
-force), run it with alpha = beta = 1 (the split gives back all the energy
+(configs/ and every folder under it; a scene that names `pins` or
+`hold`, itself or in a file it @includes, is left out: a pin, or a
+clamp holding a body's particles in place or moving them, is an
+external force), run it with alpha = beta = 1 (the split gives back all the energy
 merging and synchronising stored), then with alpha = 1, beta = 0 and with
 alpha = beta = 0, and print the largest rise of the total energy (kinetic
 + gravitational + internal, the report's `totals.energy`) from one frame
@@ -46,9 +47,9 @@ def text_with_includes(path):
 
 
 def pinned(path):
-    """Whether the scene pins anything (outside comments)."""
+    """Whether the scene pins or clamps anything (outside comments)."""
     t = "\n".join(l.split("#")[0] for l in text_with_includes(path).split("\n"))
-    return re.search(r"\bpins\s*=", t) is not None
+    return re.search(r"\b(pins|hold)\s*=", t) is not None
 
 
 def with_alpha_beta(text, a, b):

@@ -11,8 +11,9 @@
  *                     true: a step with no meta-particle, no external
  *                     force and no clamp moving ends with no more energy
  *                     than it began with, phase changes included, the
- *                     surplus taken from the motion about the mean
- *                     velocity (plugin.c, give_back; README.md, "Energy")
+ *                     surplus taken from the motion about each body's
+ *                     mean velocity (plugin.c, limit_energy; README.md,
+ *                     "Energy")
  *   bodies            a list of body groups; without it the section is one
  * and of a body (a group of `bodies`, or the section): the keys every solid
  * plugin reads alike (plugins/common/bodies.h: shape, spacing, radius,
@@ -220,7 +221,8 @@ static int alloc(struct state *s, size_t n, uint32_t nbody) {
   s->body = calloc(nbody ? nbody : 1, sizeof *s->body);
   s->x_ahead = malloc(d3), s->m_ahead = malloc(k * sizeof(double));
   s->solid_ahead = malloc(k), s->A_ahead = malloc(9 * k * sizeof(double));
-  return s->x_ahead && s->m_ahead && s->solid_ahead && s->A_ahead &&
+  s->acc = malloc(4 * (nbody ? nbody : 1) * sizeof(double));
+  return s->acc && s->x_ahead && s->m_ahead && s->solid_ahead && s->A_ahead &&
                  s->x && s->v && s->x0 && s->v0 && s->f && s->dv && s->own &&
                  s->work && s->A &&
                  s->A0 && s->m && s->r && s->T && s->c && s->body_of &&

@@ -7,6 +7,7 @@
 
 #include <mergesplit/plugin_util.h>
 
+#include "../common/give_back.h"
 #include "../common/polar.h"
 #include "virtual_material.h"
 
@@ -23,6 +24,7 @@ static void destroy(ms_instance *inst) {
   free(s->dock), free(s->dock0), free(s->piece), free(s->piece0);
   free(s->who), free(s->who0);
   free(s->x_ahead), free(s->m_ahead), free(s->solid_ahead), free(s->A_ahead);
+  free(s->acc);
   free(s);
 }
 
@@ -611,36 +613,14 @@ static void conduct(struct state *s, double dt) {
  * each step fits every neighbourhood's transform anew, and a neighbour
  * entering a hood pulls at once with its lattice point's weight, so a
  * step can end with more energy than it began with (6 mJ in one step of
- * melting_body.cfg; README.md, "Energy").  A step on the system alone (no meta-particle, no external force, no
- * clamp moving) gives the surplus back from the free particles' motion
- * about their mean velocity, all alike: momentum unchanged, angular
- * momentum scaled with that motion.  Sums in index order: the same on
- * any thread count.  Returns the energy taken [J]. */
-static double give_back(struct state *s, double surplus) {
-  double M = 0.0, P[3] = {0, 0, 0}, k = 0.0;
-  for (size_t i = 0; i < s->n; i++) {
-    if (s->held[i]) continue;
-    const double *v = s->v + 3 * i;
-    M += s->m[i];
-    for (int a = 0; a < 3; a++) P[a] += s->m[i] * v[a];
-    k += 0.5 * s->m[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-  }
-  if (!(M > 0.0)) return 0.0;
-  double vm[3] = {P[0] / M, P[1] / M, P[2] / M};
-  double krel = k - 0.5 * M * (vm[0] * vm[0] + vm[1] * vm[1] + vm[2] * vm[2]);
-  if (!(krel > 0.0)) return 0.0;
-  double lam = surplus < krel ? sqrt(1.0 - surplus / krel) : 0.0;
-  for (size_t i = 0; i < s->n; i++)
-    for (int a = 0; !s->held[i] && a < 3; a++) {
-      double *v = s->v + 3 * i + a;
-      *v = vm[a] + lam * (*v - vm[a]);
-    }
-  return krel * (1.0 - lam * lam);
-}
-
-/* The step's end energy, as energy() computes it; without fracture the
- * pass is kept for the next step's integrate (ahead_holds), so the
- * limit costs the sums, not a second neighbour search and fit. */
+ * melting_body.cfg; README.md, "Energy").  A step on the system alone
+ * (no meta-particle, no external force, no clamp moving) gives the
+ * surplus back from the free particles' motion about their body's mean
+ * velocity (plugins/common/give_back.h): each body's momentum unchanged,
+ * its angular momentum scaled with that motion.  The step's end energy
+ * is computed as energy() does; without fracture the pass is kept for
+ * the next step's integrate (ahead_holds), so the limit costs the sums,
+ * not a second neighbour search and fit. */
 static int limit_energy(struct state *s) {
   struct ms_energy e = {0};
   ms_energy_of_particles(s->n, s->x, s->v, s->m, s->gravity, &e);
@@ -663,7 +643,9 @@ static int limit_energy(struct state *s) {
   }
   double surplus = e.kinetic + e.potential + e.internal - s->e_start;
   if (surplus > 0.0)
-    s->host->report(s->ctx, "energy_limited", give_back(s, surplus));
+    s->host->report(s->ctx, "energy_limited",
+                    msc_give_back(s->n, s->v, s->m, s->body_of, s->nbody,
+                                  s->held, s->acc, surplus));
   return MS_OK;
 }
 

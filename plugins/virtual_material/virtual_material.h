@@ -194,6 +194,7 @@ struct state {
   double *x_ahead, *m_ahead;     /* the positions and masses it saw, */
   uint8_t *solid_ahead;          /* the phases, */
   double *A_ahead;               /* 9 per particle: the transforms it fit */
+  double *acc;                   /* 4 per body: the give-back's scratch */
   struct ms_field fields[8];
 };
 

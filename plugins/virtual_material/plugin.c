@@ -468,12 +468,17 @@ static int clamp_moves(const struct state *s) {
 /* The energy at the step's start from what integrate computed at these
  * positions (the fit's energy, the densities): energy()'s sum, term for
  * term, without a second pass. */
+/* u plus the fluid's compression energy, sum m e(rho), in index order. */
+static double plus_fluid(const struct state *s, double u) {
+  for (size_t i = 0; i < s->n; i++)
+    u += s->m[i] * vm_fluid_energy(&s->body[s->body_of[i]], s->rho[i]);
+  return u;
+}
+
 static double start_energy(const struct state *s, int fluid) {
   struct ms_energy e = {0};
   ms_energy_of_particles(s->n, s->x, s->v, s->m, s->gravity, &e);
-  double u = s->elastic;
-  for (size_t i = 0; fluid && i < s->n; i++)
-    u += s->m[i] * vm_fluid_energy(&s->body[s->body_of[i]], s->rho[i]);
+  double u = fluid ? plus_fluid(s, s->elastic) : s->elastic;
   return e.kinetic + e.potential + u;
 }
 
@@ -565,22 +570,27 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
 }
 
 /* Kinetic, gravitational, the lattice's (sum k w |R l - r|^2 / 4 over the
- * hoods as the particles stand, their transforms left as they are) and
- * the fluid's compression (sum m e(rho)). */
-static int energy(ms_instance *inst, struct ms_energy *out) {
-  struct state *s = S(inst);
+ * hoods as the particles stand, their transforms left as they are; into
+ * *lattice too, the hoods' new fits into An unless NULL) and the fluid's
+ * compression (sum m e(rho)): a neighbour search, the densities and a
+ * fit.  energy() and the energy limit's end pass. */
+static int measure(struct state *s, double *An, struct ms_energy *out,
+                   double *lattice) {
   ms_energy_of_particles(s->n, s->x, s->v, s->m, s->gravity, out);
   int rc = rows(s);
   if (rc)
     return s->host->set_error(s->ctx, rc, "neighbour search failed (%zu "
                               "particles)", s->n);
-  out->internal = lattice_forces(s, 0, 0.0, NULL);
+  *lattice = out->internal = lattice_forces(s, 0, 0.0, An);
   if (!fluid_acts(s)) return MS_OK;
   vm_fluid_density(s);
-  for (size_t i = 0; i < s->n; i++)
-    out->internal += s->m[i] * vm_fluid_energy(&s->body[s->body_of[i]],
-                                                s->rho[i]);
+  out->internal = plus_fluid(s, out->internal);
   return MS_OK;
+}
+
+static int energy(ms_instance *inst, struct ms_energy *out) {
+  double lattice;
+  return measure(S(inst), NULL, out, &lattice);
 }
 
 /* Heat conduction among the neighbours of an object (the rows of the
@@ -623,18 +633,8 @@ static void conduct(struct state *s, double dt) {
  * not a second neighbour search and fit. */
 static int limit_energy(struct state *s) {
   struct ms_energy e = {0};
-  ms_energy_of_particles(s->n, s->x, s->v, s->m, s->gravity, &e);
-  int rc = rows(s);
-  if (rc)
-    return s->host->set_error(s->ctx, rc, "neighbour search failed (%zu "
-                              "particles)", s->n);
-  int fluid = fluid_acts(s);
-  if (fluid) vm_fluid_density(s);
-  s->elastic = lattice_forces(s, 0, 0.0, s->dock ? NULL : s->A_ahead);
-  e.internal = s->elastic;
-  for (size_t i = 0; fluid && i < s->n; i++)
-    e.internal += s->m[i] * vm_fluid_energy(&s->body[s->body_of[i]],
-                                             s->rho[i]);
+  int rc = measure(s, s->dock ? NULL : s->A_ahead, &e, &s->elastic);
+  if (rc) return rc;
   if (!s->dock) {
     memcpy(s->x_ahead, s->x, 3 * s->n * sizeof(double));
     memcpy(s->m_ahead, s->m, s->n * sizeof(double));

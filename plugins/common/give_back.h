@@ -1,8 +1,9 @@
 /* An energy limit's give-back, for the plugins of the tree whose step can
- * end with more energy than it began with: the surplus is taken from the
- * motion of each body's particles about the body's mean velocity, every
- * body by the same factor, so no body's momentum changes and no momentum
- * passes between bodies that do not touch. */
+ * end with more energy than it began with (sph, virtual_material): the
+ * surplus is taken from the motion of each body's particles about the
+ * body's mean velocity, every body by the same factor, so no body's
+ * momentum changes and no momentum passes between bodies that do not
+ * touch. */
 #ifndef MS_PLUGINS_COMMON_GIVE_BACK_H
 #define MS_PLUGINS_COMMON_GIVE_BACK_H
 
@@ -13,7 +14,8 @@
 
 /* Take `surplus` [J] of kinetic energy from n particles (v: 3 per
  * particle, changed; m: masses): v = vbar_b + lam (v - vbar_b), vbar_b the
- * mean velocity of body b = body[i] (< nbody), lam the same for all.
+ * mean velocity of body b = body[i] (< nbody; body NULL: all one body,
+ * nbody 1), lam the same for all.
  * Particles with skip[i] set (skip may be NULL) keep their velocity and
  * count in no mean.  acc: 4 nbody doubles of scratch.  Sums in index
  * order (the same on any thread count).  When the motion about the means
@@ -28,7 +30,7 @@ static inline double msc_give_back(size_t n, double *v, const double *m,
   for (size_t i = 0; i < n; i++) {
     if (skip && skip[i]) continue;
     const double *u = v + 3 * i;
-    double *A = acc + 4 * (size_t)body[i];
+    double *A = acc + 4 * (size_t)(body ? body[i] : 0);
     A[0] += m[i];
     for (int a = 0; a < 3; a++) A[1 + a] += m[i] * u[a];
     k += 0.5 * m[i] * (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
@@ -44,7 +46,7 @@ static inline double msc_give_back(size_t n, double *v, const double *m,
   double lam = surplus < krel ? sqrt(1.0 - surplus / krel) : 0.0;
   for (size_t i = 0; i < n; i++) {
     if (skip && skip[i]) continue;
-    const double *A = acc + 4 * (size_t)body[i];
+    const double *A = acc + 4 * (size_t)(body ? body[i] : 0);
     for (int a = 0; a < 3; a++)
       v[3 * i + a] = A[1 + a] + lam * (v[3 * i + a] - A[1 + a]);
   }

@@ -40,5 +40,5 @@ plugins_common_libmspolar_la_LIBADD = -lm
 # arrays of one whose particles carry heat without conducting (header only).
 EXTRA_DIST += plugins/common/heat.h
 # give_back.h: an energy limit's give-back from the motion about each
-# body's mean velocity (virtual_material).
+# body's mean velocity (sph, virtual_material).
 EXTRA_DIST += plugins/common/give_back.h

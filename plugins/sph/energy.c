@@ -12,6 +12,8 @@
  * in index order: the result does not depend on the thread count. */
 #include "sph.h"
 
+#include "../common/give_back.h"
+
 void sph_energy(const struct sph_solver *S, double *kinetic,
                 double *potential, double *internal) {
   const double *g = S->P.gravity;
@@ -32,23 +34,7 @@ double sph_energy_total(const struct sph_solver *S) {
 }
 
 double sph_limit_energy(struct sph_solver *S, double e0) {
-  double k, p, e, M = 0.0, P[3] = {0.0, 0.0, 0.0};
+  double k, p, e, acc[4];
   sph_energy(S, &k, &p, &e);
-  double surplus = k + p + e - e0;
-  if (!(surplus > 0.0)) return 0.0;
-  for (size_t i = 0; i < S->n; i++) {
-    M += S->m[i];
-    for (int a = 0; a < 3; a++) P[a] += S->m[i] * S->v[3 * i + a];
-  }
-  double vm[3] = {P[0] / M, P[1] / M, P[2] / M};
-  double kmean = 0.5 * M * (vm[0] * vm[0] + vm[1] * vm[1] + vm[2] * vm[2]);
-  double krel = k - kmean;
-  if (!(krel > 0.0)) return 0.0;
-  double lam = surplus < krel ? sqrt(1.0 - surplus / krel) : 0.0;
-  for (size_t i = 0; i < S->n; i++)
-    for (int a = 0; a < 3; a++) {
-      double *v = S->v + 3 * i + a;
-      *v = vm[a] + lam * (*v - vm[a]);
-    }
-  return krel * (1.0 - lam * lam);
+  return msc_give_back(S->n, S->v, S->m, NULL, 1, NULL, acc, k + p + e - e0);
 }

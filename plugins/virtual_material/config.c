@@ -219,11 +219,15 @@ static int alloc(struct state *s, size_t n, uint32_t nbody) {
   s->piece = malloc(k * sizeof(uint32_t));
   s->piece0 = malloc(k * sizeof(uint32_t));
   s->body = calloc(nbody ? nbody : 1, sizeof *s->body);
-  s->x_ahead = malloc(d3), s->m_ahead = malloc(k * sizeof(double));
-  s->solid_ahead = malloc(k), s->A_ahead = malloc(9 * k * sizeof(double));
-  s->acc = malloc(4 * (nbody ? nbody : 1) * sizeof(double));
-  return s->acc && s->x_ahead && s->m_ahead && s->solid_ahead && s->A_ahead &&
-                 s->x && s->v && s->x0 && s->v0 && s->f && s->dv && s->own &&
+  if (s->energy_limit) { /* the limit's scratch and its kept end pass */
+    s->x_ahead = malloc(d3), s->m_ahead = malloc(k * sizeof(double));
+    s->solid_ahead = malloc(k), s->A_ahead = malloc(9 * k * sizeof(double));
+    s->acc = malloc(4 * (nbody ? nbody : 1) * sizeof(double));
+    if (!s->acc || !s->x_ahead || !s->m_ahead || !s->solid_ahead ||
+        !s->A_ahead)
+      return MS_ENOMEM;
+  }
+  return s->x && s->v && s->x0 && s->v0 && s->f && s->dv && s->own &&
                  s->work && s->A &&
                  s->A0 && s->m && s->r && s->T && s->c && s->body_of &&
                  s->held && s->in_hold && s->solid && s->rho && s->p && s->dvx &&

@@ -1,20 +1,24 @@
 /* The water's pressure on other systems' particles (plugin ABI 1.5,
  * push(); doc/buoyancy.md).
  *
- * A body the water surrounds is pressed on over its whole volume: the
- * force is the integral of -grad p over it, which meta-particles at its
+ * A body the water surrounds is pressed on over its whole surface: the
+ * force is the integral of -p n over it, which meta-particles at its
  * surface cannot give.  With `buoyancy = true` the cells the others'
- * particles occupy take part in the solve at rest (their faces carry no
- * velocity of the water's; gravity is added before they are marked), so
- * the water's pressure continues through them, except above the water
- * line (flip_dry_others).  The projection's change of a face velocity is
- * -dt grad p / rho_w; sampled at a particle of volume V = (2r)^3, times
- * rho_w V / dt, it is the force -V grad p on it (gravity is the body's
- * own).  The body takes the sum as a rigid body or a shape-matched one
- * would.  Tried first and measured worse (doc/buoyancy.md): the others'
- * particles in the transfer as a phase of their own density (the
- * rigid-fluid method of Carlson et al. 2004), which held a floating box
- * up by its own column. */
+ * particles alone occupy are walls in the projection (at rest), so the
+ * water's pressure is that of water beside a body, hydrostatic where it
+ * stands still.  After the solve the pressure is carried from the water's
+ * cells into the cells around them along gravity (p_n + rho g.(x_c - x_n),
+ * exact for still water, negative above its surface), and each of the
+ * others' particles, a cube of side 2r, takes on each axis the pressure
+ * at its two faces: f_a = (2r)^2 (p(x - r e_a) - p(x + r e_a)), p
+ * trilinear over the cells and never below 0.  Summed over a body built
+ * of such cubes the inner faces cancel and what is left is the integral
+ * of p over its outer faces: Archimedes' force for still water, to
+ * round-off, whatever the draft.  Gravity is the body's own.  Tried first
+ * and measured worse (doc/buoyancy.md): the body's cells as water at rest
+ * and the force -V grad p from the projection's change of the faces; the
+ * others' particles as a phase of their own density (Carlson et al.
+ * 2004). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,45 +27,23 @@
 
 #include "flip.h"
 
-/* A cell the others alone occupy takes part in the solve (at rest, so the
- * water's pressure continues through it) only where the water stands at
- * its height: within FLIP_WET_REACH cells across gravity, in the same
- * layer along it, some cell holds water.  The part of a floating body
- * above the water line is then air to the solve, p = 0, as it is; marked
- * fluid it held a pressure that decays up to the body's top and pushed
- * the body up (it floated with a quarter of its height in the water, not
- * half). */
-#define FLIP_WET_REACH 8
-
-void flip_dry_others(struct flip_grid *g, const struct flip_bins *b,
-                     const double gravity[3]) {
-  int up = 0;
-  for (int a = 1; a < 3; a++)
-    if (fabs(gravity[a]) > fabs(gravity[up])) up = a;
-  if (gravity[up] == 0.0) return;
-  const int p = (up + 1) % 3, q = (up + 2) % 3, R = FLIP_WET_REACH;
-  for (size_t c = 0; c < g->ncell; c++) {
-    if (g->cell[c] != FLIP_FLUID || b->start[c + 1] > b->start[c]) continue;
-    int ijk[3] = {(int)(c % g->n[0]), (int)(c / g->n[0] % g->n[1]),
-                  (int)(c / ((size_t)g->n[0] * g->n[1]))};
-    int wet = 0;
-    for (int dp = -R; dp <= R && !wet; dp++)
-      for (int dq = -R; dq <= R && !wet; dq++) {
-        int n[3] = {ijk[0], ijk[1], ijk[2]};
-        n[p] += dp, n[q] += dq;
-        if (n[p] < 0 || n[p] >= g->n[p] || n[q] < 0 || n[q] >= g->n[q])
-          continue;
-        size_t m = flip_cell(g, n[0], n[1], n[2]);
-        wet = b->start[m + 1] > b->start[m];
-      }
-    if (!wet) g->cell[c] = FLIP_AIR;
-  }
-}
+/* How many cells deep the pressure is carried out of the water: a body's
+ * surface lies within one cell of the water's cells, and a force uses the
+ * cells within one cell of that surface; deeper inside a body the faces
+ * cancel whatever the value. */
+#define FLIP_PRESSURE_REACH 3
 
 void flip_foreign_free(struct flip_foreign *f) {
-  free(f->x), free(f->pv), free(f->force);
+  free(f->x), free(f->r), free(f->force);
   free(f->sys), free(f->idx);
+  free(f->p), free(f->known);
   memset(f, 0, sizeof *f);
+}
+
+int flip_foreign_init(struct flip_foreign *f, const struct flip_grid *g) {
+  f->p = malloc(g->ncell * sizeof *f->p);
+  f->known = malloc(g->ncell);
+  return f->p && f->known ? 0 : -1;
 }
 
 static int reserve(struct flip_foreign *f, size_t n) {
@@ -71,13 +53,13 @@ static int reserve(struct flip_foreign *f, size_t n) {
   if (x) f->x = x;
   double *F = realloc(f->force, 3 * c * sizeof *F);
   if (F) f->force = F;
-  double *pv = realloc(f->pv, c * sizeof *pv);
-  if (pv) f->pv = pv;
+  double *r = realloc(f->r, c * sizeof *r);
+  if (r) f->r = r;
   uint32_t *s = realloc(f->sys, c * sizeof *s);
   if (s) f->sys = s;
   uint32_t *i = realloc(f->idx, c * sizeof *i);
   if (i) f->idx = i;
-  if (!x || !F || !pv || !s || !i) return -1;
+  if (!x || !F || !r || !s || !i) return -1;
   f->cap = c;
   return 0;
 }
@@ -89,8 +71,7 @@ static int inside(const struct flip_grid *g, const double *x) {
 }
 
 int flip_foreign_gather(struct flip_foreign *f, const struct flip_grid *g,
-                        const struct ms_host *host, ms_ctx *ctx,
-                        double rho0) {
+                        const struct ms_host *host, ms_ctx *ctx) {
   const struct ms_scene_info *info = host->scene(ctx);
   f->n = 0;
   for (uint32_t y = 0; y < info->system_count; y++) {
@@ -105,10 +86,9 @@ int flip_foreign_gather(struct flip_foreign *f, const struct flip_grid *g,
     for (size_t i = 0; i < w.count; i++) {
       const double *x = (const double *)((const char *)X->data + i * X->stride);
       if (!inside(g, x)) continue;
-      double r = *(const double *)((const char *)R->data + i * R->stride);
       size_t k = f->n++;
       memcpy(f->x + 3 * k, x, 3 * sizeof *x);
-      f->pv[k] = rho0 * 8.0 * r * r * r; /* volume (2r)^3 times rho0 */
+      f->r[k] = *(const double *)((const char *)R->data + i * R->stride);
       f->sys[k] = y;
       f->idx[k] = (uint32_t)i;
     }
@@ -116,18 +96,76 @@ int flip_foreign_gather(struct flip_foreign *f, const struct flip_grid *g,
   return MS_OK;
 }
 
-void flip_foreign_forces(struct flip_foreign *f, const struct flip_grid *g,
-                         double *const dproj[3], double dt, double J[3]) {
-  J[0] = J[1] = J[2] = 0.0;
+void flip_wall_others(struct flip_grid *g, const struct flip_foreign *f) {
   for (size_t k = 0; k < f->n; k++) {
-    struct flip_stencil s[3];
-    flip_stencils(g, f->x + 3 * k, s);
+    int c[3];
+    if (!flip_cell_inside(g, f->x + 3 * k, c)) continue;
+    size_t i = flip_cell(g, c[0], c[1], c[2]);
+    if (g->cell[i] == FLIP_AIR) g->cell[i] = FLIP_SOLID;
+  }
+}
+
+/* p [Pa] in the fluid cells, carried FLIP_PRESSURE_REACH cells out: each
+ * new cell the mean over its neighbours known before this layer of
+ * p_n + rho g.(x_c - x_n); cells beyond keep 0. */
+static void extend(const struct flip_grid *g, double *p, uint8_t *known,
+                   double rho, const double gr[3]) {
+  const size_t st[3] = {1, (size_t)g->n[0], (size_t)g->n[0] * g->n[1]};
+  for (size_t c = 0; c < g->ncell; c++) {
+    known[c] = g->cell[c] == FLIP_FLUID;
+    if (!known[c]) p[c] = 0.0;
+  }
+  for (int layer = 2; layer <= FLIP_PRESSURE_REACH + 1; layer++)
+    for (size_t c = 0; c < g->ncell; c++) {
+      if (known[c]) continue;
+      int ijk[3] = {(int)(c % st[1]), (int)(c / st[1] % g->n[1]),
+                    (int)(c / st[2])};
+      double sum = 0.0;
+      int cnt = 0;
+      for (int a = 0; a < 3; a++)
+        for (int side = -1; side <= 1; side += 2) {
+          if (ijk[a] + side < 0 || ijk[a] + side >= g->n[a]) continue;
+          size_t n = side < 0 ? c - st[a] : c + st[a];
+          if (!known[n] || known[n] == layer) continue; /* new this layer */
+          sum += p[n] - rho * gr[a] * side * g->h;
+          cnt++;
+        }
+      if (cnt) p[c] = sum / cnt, known[c] = (uint8_t)layer;
+    }
+}
+
+/* The pressure at x, trilinear over the cell centres; the water does not
+ * pull. */
+static double pressure_at(const struct flip_grid *g, const double *p,
+                          const double *x) {
+  struct flip_stencil s;
+  flip_stencil_at(g, 3, x, &s);
+  double q = flip_stencil_eval(&s, p);
+  return q > 0.0 ? q : 0.0;
+}
+
+void flip_foreign_forces(struct flip_foreign *f, const struct flip_grid *g,
+                         const double *phi, double scale, double rho,
+                         const double gr[3], double dt, int threads,
+                         double J[3]) {
+  double *p = f->p;
+  for (size_t c = 0; c < g->ncell; c++) p[c] = scale * phi[c];
+  extend(g, p, f->known, rho, gr);
+  const size_t n = f->n;
+#pragma omp parallel for schedule(static) num_threads(flip_team(threads, n))
+  for (size_t k = 0; k < n; k++) {
+    const double r = f->r[k], A = 4.0 * r * r;
     for (int a = 0; a < 3; a++) {
-      double j = f->pv[k] * flip_stencil_eval(s + a, dproj[a]);
-      f->force[3 * k + a] = j / dt;
-      J[a] += j;
+      double lo[3], hi[3];
+      memcpy(lo, f->x + 3 * k, sizeof lo);
+      memcpy(hi, f->x + 3 * k, sizeof hi);
+      lo[a] -= r, hi[a] += r;
+      f->force[3 * k + a] = A * (pressure_at(g, p, lo) - pressure_at(g, p, hi));
     }
   }
+  J[0] = J[1] = J[2] = 0.0;
+  for (size_t k = 0; k < n; k++)
+    for (int a = 0; a < 3; a++) J[a] += f->force[3 * k + a] * dt;
 }
 
 void flip_foreign_push(const struct flip_foreign *f, uint32_t system,

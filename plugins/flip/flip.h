@@ -304,32 +304,35 @@ struct flip_sim {
    * State: snapshot it with the particles for rewind and checkpoints. */
   int warm_start;
   double *phi_prev, dt_prev; /* dt_prev 0: no guess */
-  /* When set (face arrays): the projection's own change of every face
-   * velocity, u after minus u before it (buoyancy.c). */
-  double *dproj[3];
 };
 
 /* Other systems' particles inside the tank, taken at begin_step
- * (buoyancy.c): position, volume times rho0, and the pressure force on
- * each after the projection; sys and idx say whose. */
+ * (buoyancy.c): position, radius, and the pressure force on each after
+ * the projection; sys and idx say whose.  p and known: per cell, the
+ * pressure carried out of the water. */
 struct flip_foreign {
   size_t n, cap;
-  double *x, *pv, *force;
+  double *x, *r, *force;
   uint32_t *sys, *idx;
+  double *p;
+  uint8_t *known;
 };
 void flip_foreign_free(struct flip_foreign *f);
-/* After the others' cells are marked: those above the water line (no
- * water in their layer across gravity nearby) back to air. */
-void flip_dry_others(struct flip_grid *g, const struct flip_bins *b,
-                     const double gravity[3]);
+/* The per-cell arrays; -1: out of memory. */
+int flip_foreign_init(struct flip_foreign *f, const struct flip_grid *g);
 /* Read every other system's view (at begin_step: the step's start). */
 int flip_foreign_gather(struct flip_foreign *f, const struct flip_grid *g,
-                        const struct ms_host *host, ms_ctx *ctx,
-                        double rho0);
-/* force = pv (dproj at the particle) / dt, -grad p times the particle's
- * volume; J: their impulse over the step, summed [N s]. */
+                        const struct ms_host *host, ms_ctx *ctx);
+/* After the water's cells are marked: the cells only the others occupy
+ * become walls (at rest) for the projection. */
+void flip_wall_others(struct flip_grid *g, const struct flip_foreign *f);
+/* After the projection (phi its solution, scale * phi the pressure in
+ * Pa): the force of the water's pressure on each of the others' particles
+ * (buoyancy.c); J: their impulse over the step, summed [N s]. */
 void flip_foreign_forces(struct flip_foreign *f, const struct flip_grid *g,
-                         double *const dproj[3], double dt, double J[3]);
+                         const double *phi, double scale, double rho,
+                         const double gr[3], double dt, int threads,
+                         double J[3]);
 /* Add the forces on system `system`'s particles to force (3 * count). */
 void flip_foreign_push(const struct flip_foreign *f, uint32_t system,
                        double *force, size_t count);

@@ -46,9 +46,9 @@
  *   energy_limit          true: a step without meta-particles or external
  *                         forces ends with at most the energy it began
  *                         with; the blend goes toward PIC (energy.c)
- *   buoyancy              false: the water's pressure acts on the whole
- *                         volume of the other systems' particles in it
- *                         (push(), plugin ABI 1.5; buoyancy.c)
+ *   buoyancy              false: the water's pressure acts on the other
+ *                         systems' particles in it, as on a body's
+ *                         surface (push(), plugin ABI 1.5; buoyancy.c)
  *   free_surface          "cell" (p = 0 at the first air cell's centre) or
  *                         "ghost" (at the surface the particles show;
  *                         surface.c)
@@ -340,11 +340,10 @@ static int create(const struct ms_host *host, ms_ctx *ctx,
   s->energy_limit = p.energy_limit;
   s->buoyancy = p.buoyancy;
   s->ghost_fluid = p.ghost_fluid;
-  for (int a = 0; s->buoyancy && a < 3; a++)
-    if (!(s->sim.dproj[a] = malloc(s->sim.g.nface[a] * sizeof(double)))) {
-      rc = host->set_error(ctx, MS_ENOMEM, "out of memory");
-      goto fail;
-    }
+  if (s->buoyancy && flip_foreign_init(&s->fo, &s->sim.g)) {
+    rc = host->set_error(ctx, MS_ENOMEM, "out of memory");
+    goto fail;
+  }
   s->spacing = p.spacing;
   s->phi0 = malloc(s->sim.g.ncell * sizeof *s->phi0);
   s->Cc = malloc(s->sim.g.ncell * sizeof *s->Cc);
@@ -391,8 +390,7 @@ static int begin_step(ms_instance *inst, const struct ms_step *st) {
   memcpy(s->phi0, s->sim.phi_prev, s->sim.g.ncell * sizeof(double));
   s->dt0 = s->sim.dt_prev;
   if (s->buoyancy) {
-    int rc = flip_foreign_gather(&s->fo, &s->sim.g, s->host, s->ctx,
-                                 s->density);
+    int rc = flip_foreign_gather(&s->fo, &s->sim.g, s->host, s->ctx);
     if (rc == MS_EINVAL)
       return s->host->set_error(s->ctx, rc, "buoyancy: another system's "
                                 "view lacks position or radius as "
@@ -512,19 +510,17 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   /* heat within the water, on the cells the particles were binned to */
   flip_heat_conduct(&F->g, &F->bins, s->m, s->c, s->T, s->conductivity, dt,
                     s->Cc, s->Tc, s->T0c);
-  /* cells holding other systems' particles count as fluid (Sec. 6.2) */
-  /* buoyancy: gravity first, so the others' cells stay at rest in the
-   * solve and the water's pressure continues through them (buoyancy.c) */
-  static const double none[3] = {0.0, 0.0, 0.0};
-  if (others) flip_add_gravity(&F->g, s->gravity, dt, F->threads);
-  if ((s->couple_cells || others) && (rc = mark_others(s, flip_mark_points)))
+  /* cells holding other systems' particles count as fluid (Sec. 6.2);
+   * with buoyancy they are walls, beside which the water's pressure is
+   * a body's (buoyancy.c) */
+  if (others) flip_wall_others(&F->g, &s->fo);
+  else if (s->couple_cells && (rc = mark_others(s, flip_mark_points)))
     return rc;
-  if (others) flip_dry_others(&F->g, &F->bins, s->gravity);
   if (s->ghost_fluid &&
       flip_ghost_fluid(&F->g, &F->bins, s->x, s->spacing, F->threads))
     return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory (face "
                               "weights)");
-  rc = flip_sim_project(F, others ? none : s->gravity, dt, &ss);
+  rc = flip_sim_project(F, s->gravity, dt, &ss);
   if (rc == -1)
     return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory (pressure "
                               "solve)");
@@ -537,7 +533,10 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
     s->host->log(s->ctx, MS_LOG_WARN, "pressure solve stopped at relative "
                  "residual %.3g after %d iterations (t = %g s)", ss.residual,
                  ss.iterations, st->time);
-  if (others) flip_foreign_forces(&s->fo, &F->g, F->dproj, dt, s->pushJ);
+  if (others)
+    flip_foreign_forces(&s->fo, &F->g, F->poisson.pressure,
+                        s->density * F->g.h / dt, s->density, s->gravity, dt,
+                        F->threads, s->pushJ);
   else s->pushJ[0] = s->pushJ[1] = s->pushJ[2] = 0.0;
   s->host->report(s->ctx, "pressure_iterations", ss.iterations);
   s->host->report(s->ctx, "fluid_cells", (double)ss.unknowns);

@@ -38,7 +38,6 @@ void flip_sim_free(struct flip_sim *S) {
   flip_poisson_free(&S->poisson);
   free(S->obst);
   free(S->phi_prev);
-  for (int a = 0; a < 3; a++) free(S->dproj[a]);
   memset(S, 0, sizeof *S);
 }
 
@@ -66,17 +65,8 @@ int flip_sim_project(struct flip_sim *S, const double gravity[3], double dt,
   int warm = S->warm_start && S->dt_prev > 0.0;
   S->solve.guess = warm ? S->phi_prev : NULL;
   S->solve.guess_scale = warm ? dt / S->dt_prev : 0.0;
-  for (int a = 0; S->dproj[0] && a < 3; a++)
-    memcpy(S->dproj[a], S->g.u[a], S->g.nface[a] * sizeof(double));
   int rc = flip_project(&S->g, &S->poisson, &S->solve, st);
   if (rc) return rc;
-  for (int a = 0; S->dproj[0] && a < 3; a++) {
-    double *d = S->dproj[a];
-    const double *u = S->g.u[a];
-#pragma omp parallel for schedule(static) \
-    num_threads(flip_team(S->threads, S->g.nface[a]))
-    for (size_t f = 0; f < S->g.nface[a]; f++) d[f] = u[f] - d[f];
-  }
   memcpy(S->phi_prev, S->poisson.pressure, S->g.ncell * sizeof *S->phi_prev);
   S->dt_prev = dt;
   flip_extrapolate_fluid(&S->g, S->layers, S->threads);

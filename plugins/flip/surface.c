@@ -9,7 +9,8 @@
  * rho g A h / 2 each time (one layer of its particles more; 2.8 N on a
  * 0.12 m box in 0.04 m cells), and floated at a quarter of its height
  * instead of half.  Here a fluid cell next to an air cell takes the
- * surface at its outermost particle plus half a spacing along that axis,
+ * surface at its outermost layer (the mean of its particles within half a
+ * spacing of the outermost one) plus half a spacing along that axis,
  * theta (in cells) from its centre, and the link to the air cell gets
  * the weight 1 / theta: p = 0 at the surface itself, extrapolated linearly
  * into the air cell (the ghost value).  In the variable-density projection
@@ -34,11 +35,18 @@ static double theta(const struct flip_grid *g, const struct flip_bins *b,
                     const int c[3], int a, int dir) {
   uint32_t q0 = b->start[ci], q1 = b->start[ci + 1];
   if (q0 == q1) return 1.0;
-  double ext = -INFINITY;
+  double top = -INFINITY, sum = 0.0;
+  for (uint32_t q = q0; q < q1; q++)
+    top = fmax(top, dir * x[3 * (size_t)b->perm[q] + a]);
+  /* the outermost layer: the particles within half a spacing of the
+   * outermost one, at their mean (the outermost alone stands out of a
+   * jittered layer by about the jitter) */
+  int cnt = 0;
   for (uint32_t q = q0; q < q1; q++) {
-    double xa = x[3 * (size_t)b->perm[q] + a];
-    ext = fmax(ext, dir * xa);
+    double xa = dir * x[3 * (size_t)b->perm[q] + a];
+    if (xa >= top - 0.5 * spacing) sum += xa, cnt++;
   }
+  double ext = sum / cnt;
   double centre = g->lo[a] + (c[a] + 0.5) * g->h;
   double t = (ext + 0.5 * spacing - dir * centre) * g->inv_h;
   return fmin(fmax(t, FLIP_GHOST_THETA_MIN), 1.0);

@@ -1,20 +1,24 @@
 #!/usr/bin/env python3
 """The scenes of configs/gao2018/ (the `shape_matching` solver), measured:
 run each at the given scales and print what its acceptance asks for, from
-the run's report and frames.
+the run's report and frames.  --set KEY=VALUE (repeatable) goes to every
+run: e.g. scene.duration=6, or systems.body.density=2000.0 for a body
+that sinks.
 
     gao2018_scenes.py [--mergesplit PATH] [--plugin-path DIR]
-                      [--threads N] [--scales 1,8] [NAME ...]
+                      [--threads N] [--scales 1,8] [--set KEY=VALUE]...
+                      [NAME ...]
 
 NAME: a scene of configs/gao2018 without .cfg (default: all).  Per run:
 wall time, steps, penetrations (the report's largest count over the
 frames) and sheet crossings, whether every frame's figures are finite, the
 energy at the start and the end and its largest rise between frames; for
-a body dropped into water, its draft at the end (the water's surface --
-the mean over the columns away from the body of the highest particle,
-plus half a spacing -- less the body's bottom, its lowest particle less
-half a spacing) against Archimedes' (half its height at density 500) and
-how far its centre moved over the last second; for two liquids in one
+a body of density 500 dropped into water, the share of its volume under
+the water at the end, below the water's three levels of
+rigid_scenes.py's `water_levels` (its particles' surface, its pressure's
+level, the level its mass fills), against Archimedes' 50 %, its bottom
+(its lowest particle less half a spacing) and how far its centre moved
+over the last second (a soft body: its bottom); for two liquids in one
 flip system (`liquids`, the lighter phase told by its smaller particle
 mass), the share of the light phase above the interface height the
 volumes predict (the heavy phase's particle volume over the floor the
@@ -42,7 +46,8 @@ def run(args, path, scale):
     t0 = time.time()
     p = subprocess.run([args.mergesplit, "run", path, "-o", out, "--quiet",
                         "--report", rep, "--threads", str(args.threads),
-                        "--scale", str(scale)] + extra,
+                        "--scale", str(scale)] + extra +
+                       [a for kv in args.set for a in ("--set", kv)],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                        text=True)
     wall = time.time() - t0
@@ -54,22 +59,17 @@ def run(args, path, scale):
 
 
 def draft(r, out, scale):
-    """Draft of system `body` in system `water` at the end (see above)."""
+    """System `body` in system `water` at the end: the water's levels and
+    the body's share under each (rigid_scenes.water_levels), the body's
+    bottom, and how far its centre moved over the last second."""
     h = 0.02 / scale ** (1.0 / 3.0)
     w = R.read_vtp(R.frames(out, "water")[-1])
     fb = R.frames(out, "body")
     b, a = R.read_vtp(fb[-1]), R.read_vtp(fb[-1 - int(r["fps"])])
-    tops = {}
-    for p in w["position"]:
-        if abs(p[0]) < 0.1 and abs(p[2]) < 0.1:
-            continue
-        key = (math.floor((p[0] + 0.2) / h), math.floor((p[2] + 0.2) / h))
-        tops[key] = max(tops.get(key, -1.0), p[1])
-    surface = sum(tops.values()) / len(tops) + h / 2
     bottom = min(p[1] for p in b["position"]) - h / 2
     moved = math.dist(R.centre(a["position"], a["mass"]),
                       R.centre(b["position"], b["mass"]))
-    return surface - bottom, bottom, moved
+    return R.water_levels(w, b, h, -0.2, 0.16, 1000.0), bottom, moved
 
 
 def phases(r, out, scale):
@@ -144,6 +144,8 @@ def main():
                     "(a build tree: plugins/.libs)")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--scales", default="1")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="passed to every run (e.g. scene.duration=6)")
     ap.add_argument("names", nargs="*")
     args = ap.parse_args()
     scenes = sorted(glob.glob(os.path.join(top, "configs", "gao2018",
@@ -153,7 +155,7 @@ def main():
                   if os.path.basename(s)[:-4] in args.names]
     print("| scene | scale | wall [s] | steps | penetrations | sheet "
           "crossings | finite | energy start -> end [J] | largest rise "
-          "[J] | draft |")
+          "[J] | floating or sinking |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for path in scenes:
         name = os.path.basename(path)[:-4]
@@ -171,12 +173,13 @@ def main():
             e = r["totals"]["energy"]
             d = ""
             if "_into_" in name and name.startswith("rigid"):
-                dr, bottom, moved = draft(r, out, scale)
-                d = "%.4f m (Archimedes 0.060, %.1f %% off; moved %.1e m " \
-                    "in the last second)" % (dr, 100 * abs(dr - 0.06) / 0.06,
-                                             moved)
+                levels, bottom, moved = draft(r, out, scale)
+                d = "; ".join("%.1f %% under the %s" % (100 * u, n)
+                              for n, v, u in levels)
+                d += " (Archimedes 50 %%; bottom at %.4f m; moved %.1e m " \
+                     "in the last second)" % (bottom, moved)
             elif "_into_" in name:
-                dr, bottom, moved = draft(r, out, scale)
+                levels, bottom, moved = draft(r, out, scale)
                 d = "sinks: bottom at %.4f m" % bottom
             elif name.startswith("oil_"):
                 d = phases(r, out, scale)

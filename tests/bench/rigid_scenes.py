@@ -19,13 +19,18 @@ NAME: box, box_heavy, box_light, sphere, stack, dominoes, wall, float
 - dominoes: each slab's centre height at the end (standing: 0.05 m);
 - the wall: bonds broken, the ball's velocity at the end and the energy at
   the end, for the rigid ball and for the paper's peridynamics ball;
-- floating: the box's draft at the end (the water's surface -- the mean
-  over the columns away from the box of the highest particle, plus half a
-  spacing -- less the box's bottom, its lowest particle less half a
-  spacing) against Archimedes' (half its height at density 500), the share
-  of its volume under that surface (each particle a slab one spacing
-  high: right also for a box that turned on an edge), and how far its
-  centre moved over the last second.
+- floating: the share of the box's volume under the water at the end
+  (each particle a slab one spacing high: right also for a box that
+  turned on an edge) against Archimedes' 50 % (density 500), below three
+  levels of the water: its particles' surface (the median over the
+  columns away from the box of the highest particle, plus half a
+  spacing), its pressure's (the median of y + p / (rho g) over the
+  particles 0.04-0.08 m high away from the box, above the lowest cells'
+  centres, where the pressure sampled at a particle is linear in its
+  height: the hydrostatic level the solver's pressure shows), and the level its mass fills at its
+  density (the water's volume plus the box's volume under that level,
+  over the tank's area); and how far the box's centre moved over the last
+  second.
 """
 import argparse
 import glob
@@ -200,36 +205,56 @@ def wall(args, top):
                   r["totals"]["energy"]["end"]), flush=True)
 
 
+def water_levels(water, body, h, lo, area, rho):
+    """The three levels of the docstring and the body's share under each:
+    a list of (name, level [m], share)."""
+    xs = [p[0] for p in body["position"]]
+    zs = [p[2] for p in body["position"]]
+    tops, heads = {}, []
+    for i, p in enumerate(water["position"]):
+        away = max(min(xs) - p[0], p[0] - max(xs), min(zs) - p[2],
+                   p[2] - max(zs))
+        if away < 2 * h:
+            continue
+        key = (math.floor((p[0] - lo) / h), math.floor((p[2] - lo) / h))
+        tops[key] = max(tops.get(key, -1.0), p[1])
+        if "pressure" in water and 0.04 <= p[1] < 0.08:
+            heads.append(p[1] + water["pressure"][i] / (rho * 9.81))
+    def share(level):
+        return sum(min(1.0, max(0.0, (level - (p[1] - h / 2)) / h))
+                   for p in body["position"]) / len(body["position"])
+    t = sorted(tops.values())
+    out = [("particles' surface", t[len(t) // 2] + h / 2)]
+    if heads:
+        heads.sort()
+        out.append(("pressure's level", heads[len(heads) // 2]))
+    vw = sum(water["mass"]) / rho
+    vb = len(body["position"]) * h ** 3
+    level = vw / area
+    for _ in range(60):
+        level = (vw + share(level) * vb) / area
+    out.append(("mass's level", level))
+    return [(n, v, share(v)) for n, v in out]
+
+
 def floating(args, top):
-    h, want = 0.02, 0.06
+    h = 0.02
     for cfg in ("box_in_sph.cfg", "box_in_flip.cfg"):
         with open(os.path.join(top, "configs", "rigid", cfg)) as f:
             r, out = run(args, f.read(), "float")
         fb = frames(out, "box")
         w, b = read_vtp(frames(out, "water")[-1]), read_vtp(fb[-1])
         a = read_vtp(fb[-1 - int(r["fps"])])
-        tops = {}
-        for p in w["position"]:
-            if abs(p[0]) < 0.1 and abs(p[2]) < 0.1:
-                continue
-            key = (math.floor((p[0] + 0.2) / h), math.floor((p[2] + 0.2) / h))
-            tops[key] = max(tops.get(key, -1.0), p[1])
-        surface = sum(tops.values()) / len(tops) + h / 2
-        bottom = min(p[1] for p in b["position"]) - h / 2
         moved = math.dist(centre(a["position"], a["mass"]),
                           centre(b["position"], b["mass"]))
         pen = max(fr["penetration"]["max"] for fr in r["frames"])
-        # the share of the box under the water, each particle a slab of
-        # height h (a box that turns on an edge has no one draft)
-        under = sum(min(1.0, max(0.0, (surface - (p[1] - h / 2)) / h))
-                    for p in b["position"]) / len(b["position"])
-        print("%s, 3 s: draft %.4f m (Archimedes %.3f m, %.1f %% off), "
-              "%.1f %% of the box under the water (Archimedes 50 %%), "
-              "surface %.4f m, bottom %.4f m, centre moved %.1e m over the "
-              "last second, penetrations at most %d" % (
-                  cfg, surface - bottom, want,
-                  100 * abs(surface - bottom - want) / want, 100 * under,
-                  surface, bottom, moved, pen), flush=True)
+        shares = "; ".join("%.1f %% under the %s (%.4f m)" % (100 * u, n, v)
+                           for n, v, u in water_levels(w, b, h, -0.2, 0.16,
+                                                       1000.0))
+        print("%s, %g s (Archimedes 50 %%): %s; centre moved %.1e m over "
+              "the last second, penetrations at most %d" % (
+                  cfg, r["frames"][-1]["time"], shares, moved, pen),
+              flush=True)
 
 
 def main():

@@ -76,21 +76,26 @@ START_TEST(still_water) {
 }
 END_TEST
 
-/* Water 0.12 m deep at rest (a lattice: its top particles at 0.11 m, the
- * surface half a spacing above), cells of 0.04 m: the bottom layer's
- * pressure (the cells' centres at 0.02 m) against rho g (H - 0.02), with
- * the free surface at the first air cell's centre (0.14 m: 0.02 m too
- * high) and with the ghost fluid's surface at the particles (0.12 m). */
-static double bottom_pressure(const char *surface) {
+/* Water 0.12 m deep at rest, cells of 0.04 m, 0.3 s after the start:
+ * with `level` 0, the bottom layer's mean pressure (the particles below
+ * the first cell centres, 0.02 m, where the sampled pressure is that of
+ * those centres); with `level` 1, the level the pressure shows, the mean
+ * of y + p / (rho g) over the particles between the first and the last
+ * cell centres (0.02 and 0.10 m), where the sampled pressure is linear in
+ * the height.  `jitter`: the shape's keys ("jitter = 0.0;" for a
+ * lattice, its top particles at 0.11 m; "" for the plugin's default
+ * jitter of a quarter spacing). */
+static double still_pool(const char *surface, const char *jitter,
+                         int level) {
   char text[1024];
   snprintf(text, sizeof text,
-           "scene = { duration = 0.3; fps = 10.0;\n"
+           "scene = { duration = 0.3; fps = 10.0; seed = 3;\n"
            "  domain = { min = [0.0, 0.0, 0.0]; max = [0.4, 0.32, 0.16]; }; };\n"
            "systems = ( { name = \"w\"; solver = \"flip\"; spacing = 0.02;\n"
            "  free_surface = \"%s\";\n"
            "  shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"
-           "            max = [0.4, 0.12, 0.16]; jitter = 0.0; }; } );\n",
-           surface);
+           "            max = [0.4, 0.12, 0.16]; %s }; } );\n",
+           surface, jitter);
   ms_sim *S = st_open_text(text, 1);
   struct ms__system *w = st_system(S, "w");
   while (S->frame < S->frames_total) ck_assert_int_eq(ms_sim_frame(S), 0);
@@ -98,11 +103,13 @@ static double bottom_pressure(const char *surface) {
   ck_assert_ptr_nonnull(P);
   double sum = 0.0;
   size_t cnt = 0;
-  for (size_t i = 0; i < w->view.count; i++)
-    if (ms__at(&w->x, i)[1] < 0.02) {
-      sum += *(const double *)((const char *)P->data + i * P->stride);
-      cnt++;
-    }
+  for (size_t i = 0; i < w->view.count; i++) {
+    double y = ms__at(&w->x, i)[1];
+    double p = *(const double *)((const char *)P->data + i * P->stride);
+    if (level ? y < 0.02 || y >= 0.10 : y >= 0.02) continue;
+    sum += level ? y + p / (1000.0 * 9.81) : p;
+    cnt++;
+  }
   ck_assert_uint_gt(cnt, 0);
   st_close(S);
   return sum / (double)cnt;
@@ -110,12 +117,25 @@ static double bottom_pressure(const char *surface) {
 
 START_TEST(ghost_fluid_puts_the_surface_at_the_water) {
   const double want = 1000.0 * 9.81 * (0.12 - 0.02);
-  double cell = bottom_pressure("cell"), ghost = bottom_pressure("ghost");
+  double cell = still_pool("cell", "jitter = 0.0;", 0),
+         ghost = still_pool("ghost", "jitter = 0.0;", 0);
   fprintf(stderr, "# bottom pressure %.2f Pa (cell surface), %.2f Pa (ghost "
           "fluid), rho g (H - 0.02) = %.2f Pa\n", cell, ghost, want);
   ck_assert_double_le(fabs(ghost - want), 0.01 * want);
   /* the cell surface adds rho g h / 2 = 196.2 Pa */
   ck_assert_double_le(fabs(cell - want - 196.2), 0.01 * want);
+}
+END_TEST
+
+/* The ghost fluid takes a jittered surface layer at its particles' mean:
+ * the outermost particle alone stood about the jitter above the layer,
+ * and the pressure showed the water 3.1 mm higher than it is (a floating
+ * box then sat high: doc/buoyancy.md, section 4). */
+START_TEST(ghost_fluid_surface_of_a_jittered_pool) {
+  double level = still_pool("ghost", "", 1);
+  fprintf(stderr, "# jittered pool 0.12 m deep: its pressure's level %.5f m\n",
+          level);
+  ck_assert_double_le(fabs(level - 0.12), 5e-4);
 }
 END_TEST
 
@@ -267,6 +287,54 @@ static double stat_of(const struct ms__system *y, const char *name) {
     if (!strcmp(y->ctx.stats[k].name, name)) return y->ctx.stats[k].value;
   return NAN;
 }
+
+/* The force the water's pressure puts on a box of 0.12 m held with
+ * `draft` of it under still water 0.16 m deep, the water built around it
+ * (so the surface stays at 0.16 m): pushed impulse over the first step
+ * divided by its length [N]. */
+static double held_box_force(double draft) {
+  char text[4096];
+  const double lo = 0.16 - draft;
+  snprintf(text, sizeof text,
+           "scene = { duration = 0.1; fps = 10.0;\n"
+           "  domain = { min = [0.0, 0.0, 0.0]; max = [0.4, 0.48, 0.4]; }; };\n"
+           "coupling = { alpha = 0.0; beta = 0.0; };\n"
+           "systems = ( { name = \"w\"; solver = \"flip\"; spacing = 0.02;\n"
+           "  buoyancy = true; free_surface = \"ghost\";\n"
+           "  shape = (\n"
+           "   { type = \"box\"; min = [0.0, 0.0, 0.0]; max = [0.4, %g, 0.4]; jitter = 0.0; },\n"
+           "   { type = \"box\"; min = [0.0, %g, 0.0]; max = [0.14, 0.16, 0.4]; jitter = 0.0; },\n"
+           "   { type = \"box\"; min = [0.26, %g, 0.0]; max = [0.4, 0.16, 0.4]; jitter = 0.0; },\n"
+           "   { type = \"box\"; min = [0.14, %g, 0.0]; max = [0.26, 0.16, 0.14]; jitter = 0.0; },\n"
+           "   { type = \"box\"; min = [0.14, %g, 0.26]; max = [0.26, 0.16, 0.4]; jitter = 0.0; } ); },\n"
+           "  { name = \"box\"; solver = \"rigid\"; spacing = 0.02; density = 500.0;\n"
+           "    motion = \"fixed\";\n"
+           "    shape = { type = \"box\"; min = [0.14, %g, 0.14];\n"
+           "              max = [0.26, %g, 0.26]; }; } );\n",
+           lo, lo, lo, lo, lo, lo, lo + 0.12);
+  ms_sim *S = st_open_text(text, 1);
+  struct ms__system *w = st_system(S, "w");
+  ck_assert_uint_eq(st_system(S, "box")->view.count, 216);
+  st_step(S);
+  double F = stat_of(w, "pushed_impulse_y") / ms_sim_time(S);
+  st_close(S);
+  return F;
+}
+
+/* Archimedes: a box held at any draft, its bottom on a cell face or inside
+ * a cell, takes rho g A draft from the water's pressure, to the pressure
+ * solve's tolerance (doc/buoyancy.md, section 3). */
+START_TEST(buoyancy_is_archimedes_at_any_draft) {
+  for (int k = 1; k <= 5; k++) {
+    double draft = 0.02 * k, want = 1000.0 * 9.81 * 0.0144 * draft;
+    double F = held_box_force(draft);
+    fprintf(stderr, "# held box, draft %.2f m: %.6f N from the pressure, "
+            "Archimedes %.6f N (relative difference %.1e)\n", draft, F, want,
+            fabs(F - want) / want);
+    ck_assert_double_le(fabs(F - want), 1e-6 * want);
+  }
+}
+END_TEST
 
 /* Cells holding another system's particles count as fluid (paper Sec. 6.2):
  * five grains in five empty cells add exactly five unknowns. */
@@ -588,7 +656,9 @@ Suite *suite_flip_scenes(void) {
   tcase_add_test(t, dam_break_keeps_volume);
   tcase_add_test(t, dam_break_makes_no_energy);
   tcase_add_test(t, ghost_fluid_puts_the_surface_at_the_water);
+  tcase_add_test(t, ghost_fluid_surface_of_a_jittered_pool);
   tcase_add_test(t, buoyancy_carries_a_submerged_body);
+  tcase_add_test(t, buoyancy_is_archimedes_at_any_draft);
   tcase_add_test(t, same_result_any_thread_count);
   tcase_add_test(t, other_systems_fill_cells);
   tcase_add_test(t, ball_slowed_by_water);

@@ -16,6 +16,7 @@ struct shape {
   int type;
   double c[3], axis[3], lo[3], hi[3];
   double radius, height, major, minor, thickness;
+  double shift[3];  /* centred shapes: the lattice's offset [spacings] */
   int hemisphere;
   const char *file; /* mesh: as written, relative to its scene file */
   double xf[12];    /* mesh: scale, then rotate, then translate */
@@ -122,6 +123,16 @@ static int parse(const config_setting_t *g, struct shape *s,
     return MS_OK;
   }
   if ((rc = need_vec3(err, g, "center", s->c))) return rc;
+  /* the lattice through the centre, or shifted from it: a sampled ball
+   * whose centre is a lattice point has one particle at its pole, on
+   * which it balances; shifted by half a spacing it has a face */
+  static const double zero[3] = {0.0, 0.0, 0.0};
+  if ((rc = ms__cfg_vec3(g, "lattice_shift", zero, s->shift, err))) return rc;
+  for (int a = 0; a < 3; a++)
+    if (!(s->shift[a] >= 0.0 && s->shift[a] < 1.0))
+      return ms__cfg_fail(err, g, "lattice_shift", "must be in [0, 1) on "
+                          "each axis, a fraction of the spacing (got %g)",
+                          s->shift[a]);
   if (!strcmp(type, "sphere")) {
     s->type = SPHERE;
     return positive(err, g, "radius", 0.0, &s->radius);
@@ -298,10 +309,12 @@ static int sample_lattice(const struct shape *s, double h, double **xyz,
   long K = (long)kmax;
   size_t cap = 0;
   double eps = 1e-9 * h * h;
-  for (long i = -K; i <= K; i++)
-    for (long j = -K; j <= K; j++)
-      for (long k = -K; k <= K; k++) {
-        double d[3] = {(double)i * h, (double)j * h, (double)k * h};
+  const double *f = s->shift;
+  for (long i = -K - 1; i <= K; i++)
+    for (long j = -K - 1; j <= K; j++)
+      for (long k = -K - 1; k <= K; k++) {
+        double d[3] = {((double)i + f[0]) * h, ((double)j + f[1]) * h,
+                       ((double)k + f[2]) * h};
         if (!inside(s, d, eps)) continue;
         if (*n == max) return too_many(err, g, 0.0, max);
         double p[3] = {s->c[0] + d[0], s->c[1] + d[1], s->c[2] + d[2]};

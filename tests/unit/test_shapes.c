@@ -3,6 +3,8 @@
 #include <libconfig.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "../../core/scene/scene.h"
 #include "testutil.h"
@@ -69,6 +71,53 @@ START_TEST(sphere_symmetric_and_inside) {
     ck_assert(d2 <= 0.25 + 1e-9);
   }
   for (int a = 0; a < 3; a++) ck_assert(fabs(c[a]) < 1e-9);
+  free(x);
+}
+END_TEST
+
+/* Points of the lowest layer of n points (to 1e-9) and the points' mean. */
+static size_t lowest_layer(const double *x, size_t n, double mean[3]) {
+  double lo = 1e9;
+  size_t cnt = 0;
+  mean[0] = mean[1] = mean[2] = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    lo = fmin(lo, x[3 * i + 1]);
+    for (int a = 0; a < 3; a++) mean[a] += x[3 * i + a] / (double)n;
+  }
+  for (size_t i = 0; i < n; i++) cnt += x[3 * i + 1] < lo + 1e-9;
+  return cnt;
+}
+
+/* A ball of radius 3 spacings: through its centre the lattice gives 123
+ * points and one at the pole (a ball on it balances on one particle);
+ * shifted by half a spacing on each axis, 136 points, a face of 12 at
+ * the bottom, and the same centre of mass.  A shift of a whole spacing or
+ * more is refused, naming the key. */
+START_TEST(lattice_shift_moves_the_lattice) {
+  const char *fmt = "shape = { type = \"sphere\"; center = [0.0, 0.92, 0.0]; "
+                    "radius = 0.12; %s };";
+  char text[256], msg[256];
+  double *x, mean[3];
+  int rc;
+  snprintf(text, sizeof text, fmt, "");
+  size_t n = sample(text, 0.04, &x, &rc);
+  ck_assert_int_eq(rc, 0);
+  ck_assert_uint_eq(n, 123);
+  ck_assert_uint_eq(lowest_layer(x, n, mean), 1);
+  free(x);
+  snprintf(text, sizeof text, fmt, "lattice_shift = [0.5, 0.5, 0.5];");
+  n = sample(text, 0.04, &x, &rc);
+  ck_assert_int_eq(rc, 0);
+  ck_assert_uint_eq(n, 136);
+  ck_assert_uint_eq(lowest_layer(x, n, mean), 12);
+  ck_assert_double_le(fabs(mean[0]) + fabs(mean[1] - 0.92) + fabs(mean[2]),
+                      1e-12);
+  free(x);
+  snprintf(text, sizeof text, fmt, "lattice_shift = [0.0, 1.0, 0.0];");
+  n = t_sample_shape(text, 0.04, SIZE_MAX, &x, &rc, msg, sizeof msg);
+  ck_assert_int_ne(rc, 0);
+  ck_assert_msg(strstr(msg, "lattice_shift") && strstr(msg, "[0, 1)"),
+                "message: %s", msg);
   free(x);
 }
 END_TEST
@@ -155,6 +204,7 @@ Suite *suite_shapes(void) {
   tcase_add_test(tc, box_count_and_centring);
   tcase_add_test(tc, sphere_symmetric_and_inside);
   tcase_add_test(tc, shell_is_a_bowl);
+  tcase_add_test(tc, lattice_shift_moves_the_lattice);
   tcase_add_test(tc, jitter_is_seeded);
   tcase_add_test(tc, empty_shape_refused);
   tcase_add_test(tc, particle_limit_exact);

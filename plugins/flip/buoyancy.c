@@ -7,15 +7,18 @@
  * particles alone occupy are walls in the projection (at rest), so the
  * water's pressure is that of water beside a body, hydrostatic where it
  * stands still.  After the solve the pressure is carried from the water's
- * cells into the cells around them along gravity (p_n + rho g.(x_c - x_n),
+ * cells into the cells around them with the hydrostatic step between two
+ * cells (p_n + rho g.(x_c - x_n), rho the water's reference density:
  * exact for still water, negative above its surface), and each of the
  * others' particles, a cube of side 2r, takes on each axis the pressure
  * at its two faces: f_a = (2r)^2 (p(x - r e_a) - p(x + r e_a)), p
  * trilinear over the cells and never below 0.  Summed over a body built
- * of such cubes the inner faces cancel and what is left is the integral
- * of p over its outer faces: Archimedes' force for still water, to
- * round-off, whatever the draft.  Gravity is the body's own.  Tried first
- * and measured worse (doc/buoyancy.md): the body's cells as water at rest
+ * of such cubes on a lattice of spacing 2r the inner faces cancel and
+ * what is left is the integral of p over its outer faces: Archimedes'
+ * force for still water, to the pressure solve's tolerance, whatever the
+ * draft (a body whose particles' radius is not half its spacing takes
+ * (2r / spacing)^3 of it).  Gravity is the body's own.  Tried first and
+ * measured worse (doc/buoyancy.md): the body's cells as water at rest
  * and the force -V grad p from the projection's change of the faces; the
  * others' particles as a phase of their own density (Carlson et al.
  * 2004). */
@@ -36,14 +39,15 @@
 void flip_foreign_free(struct flip_foreign *f) {
   free(f->x), free(f->r), free(f->force);
   free(f->sys), free(f->idx);
-  free(f->p), free(f->known);
+  free(f->p), free(f->known), free(f->queue);
   memset(f, 0, sizeof *f);
 }
 
 int flip_foreign_init(struct flip_foreign *f, const struct flip_grid *g) {
   f->p = malloc(g->ncell * sizeof *f->p);
   f->known = malloc(g->ncell);
-  return f->p && f->known ? 0 : -1;
+  f->queue = malloc(g->ncell * sizeof *f->queue);
+  return f->p && f->known && f->queue ? 0 : -1;
 }
 
 static int reserve(struct flip_foreign *f, size_t n) {
@@ -105,16 +109,52 @@ void flip_wall_others(struct flip_grid *g, const struct flip_foreign *f) {
   }
 }
 
-/* p [Pa] in the fluid cells, carried FLIP_PRESSURE_REACH cells out: each
- * new cell the mean over its neighbours known before this layer of
- * p_n + rho g.(x_c - x_n); cells beyond keep 0. */
-static void extend(const struct flip_grid *g, double *p, uint8_t *known,
-                   double rho, const double gr[3]) {
+/* The water's cells whose pressure the solve fixed: those joined to the
+ * free surface through water (known = 1).  A cell walled in on all sides
+ * is no unknown (its p is 0), and a pocket with no air (water trapped in
+ * a body) has its p only up to a constant: neither tells the pressure of
+ * the water around a body.  A tank with no air at all: every water cell. */
+static void surface_joined(const struct flip_grid *g, uint8_t *known,
+                           uint32_t *queue) {
   const size_t st[3] = {1, (size_t)g->n[0], (size_t)g->n[0] * g->n[1]};
-  for (size_t c = 0; c < g->ncell; c++) {
-    known[c] = g->cell[c] == FLIP_FLUID;
-    if (!known[c]) p[c] = 0.0;
+  size_t n = 0;
+  memset(known, 0, g->ncell);
+  for (int pass = 0; pass < 2 && !n; pass++)
+    for (size_t c = 0; c < g->ncell; c++) {
+      if (g->cell[c] != FLIP_FLUID) continue;
+      int ijk[3] = {(int)(c % st[1]), (int)(c / st[1] % g->n[1]),
+                    (int)(c / st[2])}, air = pass;
+      for (int a = 0; a < 3 && !air; a++)
+        air = (ijk[a] > 0 && g->cell[c - st[a]] == FLIP_AIR) ||
+              (ijk[a] + 1 < g->n[a] && g->cell[c + st[a]] == FLIP_AIR);
+      if (air) known[c] = 1, queue[n++] = (uint32_t)c;
+    }
+  for (size_t q = 0; q < n; q++) {
+    size_t c = queue[q];
+    int ijk[3] = {(int)(c % st[1]), (int)(c / st[1] % g->n[1]),
+                  (int)(c / st[2])};
+    for (int a = 0; a < 3; a++)
+      for (int side = -1; side <= 1; side += 2) {
+        if (ijk[a] + side < 0 || ijk[a] + side >= g->n[a]) continue;
+        size_t m = side < 0 ? c - st[a] : c + st[a];
+        if (g->cell[m] != FLIP_FLUID || known[m]) continue;
+        known[m] = 1, queue[n++] = (uint32_t)m;
+      }
   }
+}
+
+/* p [Pa] in the water's cells joined to its surface, carried
+ * FLIP_PRESSURE_REACH cells out into the cells around them: each new
+ * cell the mean over its neighbours known before this layer of
+ * p_n + rho g.(x_c - x_n), the hydrostatic step between the two (in
+ * every direction; only the step along gravity is not 0); cells beyond
+ * keep 0. */
+static void extend(const struct flip_grid *g, double *p, uint8_t *known,
+                   uint32_t *queue, double rho, const double gr[3]) {
+  const size_t st[3] = {1, (size_t)g->n[0], (size_t)g->n[0] * g->n[1]};
+  surface_joined(g, known, queue);
+  for (size_t c = 0; c < g->ncell; c++)
+    if (!known[c]) p[c] = 0.0;
   for (int layer = 2; layer <= FLIP_PRESSURE_REACH + 1; layer++)
     for (size_t c = 0; c < g->ncell; c++) {
       if (known[c]) continue;
@@ -150,7 +190,7 @@ void flip_foreign_forces(struct flip_foreign *f, const struct flip_grid *g,
                          double J[3]) {
   double *p = f->p;
   for (size_t c = 0; c < g->ncell; c++) p[c] = scale * phi[c];
-  extend(g, p, f->known, rho, gr);
+  extend(g, p, f->known, f->queue, rho, gr);
   const size_t n = f->n;
 #pragma omp parallel for schedule(static) num_threads(flip_team(threads, n))
   for (size_t k = 0; k < n; k++) {

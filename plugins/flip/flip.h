@@ -308,14 +308,15 @@ struct flip_sim {
 
 /* Other systems' particles inside the tank, taken at begin_step
  * (buoyancy.c): position, radius, and the pressure force on each after
- * the projection; sys and idx say whose.  p and known: per cell, the
- * pressure carried out of the water. */
+ * the projection; sys and idx say whose.  p, known and queue: per cell,
+ * the pressure carried out of the water and its work space. */
 struct flip_foreign {
   size_t n, cap;
   double *x, *r, *force;
   uint32_t *sys, *idx;
   double *p;
   uint8_t *known;
+  uint32_t *queue;
 };
 void flip_foreign_free(struct flip_foreign *f);
 /* The per-cell arrays; -1: out of memory. */

@@ -210,10 +210,10 @@ def water_levels(water, body, h, lo, area, rho):
     a list of (name, level [m], share)."""
     xs = [p[0] for p in body["position"]]
     zs = [p[2] for p in body["position"]]
+    x0, x1, z0, z1 = min(xs), max(xs), min(zs), max(zs)
     tops, heads = {}, []
     for i, p in enumerate(water["position"]):
-        away = max(min(xs) - p[0], p[0] - max(xs), min(zs) - p[2],
-                   p[2] - max(zs))
+        away = max(x0 - p[0], p[0] - x1, z0 - p[2], p[2] - z1)
         if away < 2 * h:
             continue
         key = (math.floor((p[0] - lo) / h), math.floor((p[2] - lo) / h))

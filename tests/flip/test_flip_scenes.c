@@ -171,7 +171,7 @@ static double submerged_cube(double density, const char *keys) {
   return y;
 }
 
-/* buoyancy = true: the water's pressure over the cube's volume carries a
+/* buoyancy = true: the water's pressure on the cube's surface carries a
  * cube of the water's density where it is (it starts at 0.14 m), lifts a
  * lighter one and lets a heavier one sink; without it the water answers
  * only at the contacts and the neutral cube sinks. */

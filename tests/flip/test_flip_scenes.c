@@ -288,13 +288,32 @@ static double stat_of(const struct ms__system *y, const char *name) {
   return NAN;
 }
 
-/* The force the water's pressure puts on a box of 0.12 m held with
- * `draft` of it under still water 0.16 m deep, the water built around it
- * (so the surface stays at 0.16 m): pushed impulse over the first step
- * divided by its length [N]. */
-static double held_box_force(double draft) {
-  char text[4096];
-  const double lo = 0.16 - draft;
+/* The force the water's pressure puts on a box of side n spacings (0.02
+ * m), its corner at [c, 0.16 - draft, c], held with `draft` of it under
+ * still water 0.16 m deep, the water built around it (so the surface stays
+ * at 0.16 m): pushed impulse over the first step divided by its length
+ * [N].  With `pocket`, the box (as points) lacks its central 2 x 2 x 2
+ * particles and the water fills that hole instead. */
+static double held_box_force(int n, double c, double draft, int pocket) {
+  char text[32768], body[24576], hole[1024], water_hole[1100] = "";
+  const double lo = 0.16 - draft, side = 0.02 * n, c1 = c + side;
+  size_t nb = 0, nh = 0;
+  int count = 0, m0 = n / 2 - 1;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      for (int k = 0; k < n; k++) {
+        int in = pocket && i >= m0 && i <= m0 + 1 && j >= m0 &&
+                 j <= m0 + 1 && k >= m0 && k <= m0 + 1;
+        char *b = in ? hole : body;
+        size_t *len = in ? &nh : &nb, cap = in ? sizeof hole : sizeof body;
+        *len += (size_t)snprintf(b + *len, cap - *len, "%s[%.4f, %.4f, %.4f]",
+                                 *len ? ", " : "", c + 0.01 + 0.02 * i,
+                                 lo + 0.01 + 0.02 * j, c + 0.01 + 0.02 * k);
+        count += !in;
+      }
+  if (pocket)
+    snprintf(water_hole, sizeof water_hole,
+             ",\n   { type = \"points\"; points = ( %s ); }", hole);
   snprintf(text, sizeof text,
            "scene = { duration = 0.1; fps = 10.0;\n"
            "  domain = { min = [0.0, 0.0, 0.0]; max = [0.4, 0.48, 0.4]; }; };\n"
@@ -303,18 +322,17 @@ static double held_box_force(double draft) {
            "  buoyancy = true; free_surface = \"ghost\";\n"
            "  shape = (\n"
            "   { type = \"box\"; min = [0.0, 0.0, 0.0]; max = [0.4, %g, 0.4]; jitter = 0.0; },\n"
-           "   { type = \"box\"; min = [0.0, %g, 0.0]; max = [0.14, 0.16, 0.4]; jitter = 0.0; },\n"
-           "   { type = \"box\"; min = [0.26, %g, 0.0]; max = [0.4, 0.16, 0.4]; jitter = 0.0; },\n"
-           "   { type = \"box\"; min = [0.14, %g, 0.0]; max = [0.26, 0.16, 0.14]; jitter = 0.0; },\n"
-           "   { type = \"box\"; min = [0.14, %g, 0.26]; max = [0.26, 0.16, 0.4]; jitter = 0.0; } ); },\n"
+           "   { type = \"box\"; min = [0.0, %g, 0.0]; max = [%g, 0.16, 0.4]; jitter = 0.0; },\n"
+           "   { type = \"box\"; min = [%g, %g, 0.0]; max = [0.4, 0.16, 0.4]; jitter = 0.0; },\n"
+           "   { type = \"box\"; min = [%g, %g, 0.0]; max = [%g, 0.16, %g]; jitter = 0.0; },\n"
+           "   { type = \"box\"; min = [%g, %g, %g]; max = [%g, 0.16, 0.4]; jitter = 0.0; }%s ); },\n"
            "  { name = \"box\"; solver = \"rigid\"; spacing = 0.02; density = 500.0;\n"
-           "    motion = \"fixed\";\n"
-           "    shape = { type = \"box\"; min = [0.14, %g, 0.14];\n"
-           "              max = [0.26, %g, 0.26]; }; } );\n",
-           lo, lo, lo, lo, lo, lo, lo + 0.12);
+           "    motion = \"fixed\"; radius = 0.01;\n"
+           "    shape = { type = \"points\"; points = ( %s ); }; } );\n",
+           lo, lo, c, c1, lo, c, lo, c1, c, c, lo, c1, c1, water_hole, body);
   ms_sim *S = st_open_text(text, 1);
   struct ms__system *w = st_system(S, "w");
-  ck_assert_uint_eq(st_system(S, "box")->view.count, 216);
+  ck_assert_uint_eq(st_system(S, "box")->view.count, (size_t)count);
   st_step(S);
   double F = stat_of(w, "pushed_impulse_y") / ms_sim_time(S);
   st_close(S);
@@ -327,12 +345,28 @@ static double held_box_force(double draft) {
 START_TEST(buoyancy_is_archimedes_at_any_draft) {
   for (int k = 1; k <= 5; k++) {
     double draft = 0.02 * k, want = 1000.0 * 9.81 * 0.0144 * draft;
-    double F = held_box_force(draft);
+    double F = held_box_force(6, 0.14, draft, 0);
     fprintf(stderr, "# held box, draft %.2f m: %.6f N from the pressure, "
             "Archimedes %.6f N (relative difference %.1e)\n", draft, F, want,
             fabs(F - want) / want);
     ck_assert_double_le(fabs(F - want), 1e-6 * want);
   }
+}
+END_TEST
+
+/* Water closed in by a body (a pocket with no air: its pressure is fixed
+ * only up to a constant) does not set the pressure the body's faces take.
+ * A box of 8 spacings on the cells' lattice (its outer cells hold no
+ * water, so the pocket is walled in), held with 0.12 m of it under the
+ * water, with a 2 x 2 x 2 hole full of water: Archimedes' force on what
+ * its particles fill, rho g (A draft - V_hole). */
+START_TEST(buoyancy_ignores_water_closed_in) {
+  const double want = 1000.0 * 9.81 * (0.0256 * 0.12 - 8 * 8e-6);
+  double F = held_box_force(8, 0.12, 0.12, 1);
+  fprintf(stderr, "# held box with a pocket of water: %.6f N from the "
+          "pressure, Archimedes %.6f N (relative difference %.1e)\n", F,
+          want, fabs(F - want) / want);
+  ck_assert_double_le(fabs(F - want), 1e-6 * want);
 }
 END_TEST
 
@@ -659,6 +693,7 @@ Suite *suite_flip_scenes(void) {
   tcase_add_test(t, ghost_fluid_surface_of_a_jittered_pool);
   tcase_add_test(t, buoyancy_carries_a_submerged_body);
   tcase_add_test(t, buoyancy_is_archimedes_at_any_draft);
+  tcase_add_test(t, buoyancy_ignores_water_closed_in);
   tcase_add_test(t, same_result_any_thread_count);
   tcase_add_test(t, other_systems_fill_cells);
   tcase_add_test(t, ball_slowed_by_water);

@@ -109,6 +109,13 @@ void flip_wall_others(struct flip_grid *g, const struct flip_foreign *f) {
   }
 }
 
+/* Grid coordinates of cell c. */
+static void cell_coords(const struct flip_grid *g, size_t c, int ijk[3]) {
+  const size_t nx = (size_t)g->n[0], nxy = nx * (size_t)g->n[1];
+  ijk[0] = (int)(c % nx), ijk[1] = (int)(c / nx % (size_t)g->n[1]);
+  ijk[2] = (int)(c / nxy);
+}
+
 /* The water's cells whose pressure the solve fixed: those joined to the
  * free surface through water (known = 1).  A cell walled in on all sides
  * is no unknown (its p is 0), and a pocket with no air (water trapped in
@@ -122,8 +129,8 @@ static void surface_joined(const struct flip_grid *g, uint8_t *known,
   for (int pass = 0; pass < 2 && !n; pass++)
     for (size_t c = 0; c < g->ncell; c++) {
       if (g->cell[c] != FLIP_FLUID) continue;
-      int ijk[3] = {(int)(c % st[1]), (int)(c / st[1] % g->n[1]),
-                    (int)(c / st[2])}, air = pass;
+      int ijk[3], air = pass;
+      cell_coords(g, c, ijk);
       for (int a = 0; a < 3 && !air; a++)
         air = (ijk[a] > 0 && g->cell[c - st[a]] == FLIP_AIR) ||
               (ijk[a] + 1 < g->n[a] && g->cell[c + st[a]] == FLIP_AIR);
@@ -131,8 +138,8 @@ static void surface_joined(const struct flip_grid *g, uint8_t *known,
     }
   for (size_t q = 0; q < n; q++) {
     size_t c = queue[q];
-    int ijk[3] = {(int)(c % st[1]), (int)(c / st[1] % g->n[1]),
-                  (int)(c / st[2])};
+    int ijk[3];
+    cell_coords(g, c, ijk);
     for (int a = 0; a < 3; a++)
       for (int side = -1; side <= 1; side += 2) {
         if (ijk[a] + side < 0 || ijk[a] + side >= g->n[a]) continue;
@@ -158,8 +165,8 @@ static void extend(const struct flip_grid *g, double *p, uint8_t *known,
   for (int layer = 2; layer <= FLIP_PRESSURE_REACH + 1; layer++)
     for (size_t c = 0; c < g->ncell; c++) {
       if (known[c]) continue;
-      int ijk[3] = {(int)(c % st[1]), (int)(c / st[1] % g->n[1]),
-                    (int)(c / st[2])};
+      int ijk[3];
+      cell_coords(g, c, ijk);
       double sum = 0.0;
       int cnt = 0;
       for (int a = 0; a < 3; a++)

@@ -58,7 +58,7 @@ def run(args, path, scale):
         return json.load(f), out, wall, ""
 
 
-def draft(r, out, scale):
+def in_water(r, out, scale):
     """System `body` in system `water` at the end: the water's levels and
     the body's share under each (rigid_scenes.water_levels), the body's
     bottom, and how far its centre moved over the last second."""
@@ -173,13 +173,13 @@ def main():
             e = r["totals"]["energy"]
             d = ""
             if "_into_" in name and name.startswith("rigid"):
-                levels, bottom, moved = draft(r, out, scale)
+                levels, bottom, moved = in_water(r, out, scale)
                 d = "; ".join("%.1f %% under the %s" % (100 * u, n)
                               for n, v, u in levels)
                 d += " (Archimedes 50 %%; bottom at %.4f m; moved %.1e m " \
                      "in the last second)" % (bottom, moved)
             elif "_into_" in name:
-                levels, bottom, moved = draft(r, out, scale)
+                levels, bottom, moved = in_water(r, out, scale)
                 d = "sinks: bottom at %.4f m" % bottom
             elif name.startswith("oil_"):
                 d = phases(r, out, scale)

@@ -102,6 +102,27 @@ static int read_strain_limit(struct mss_reader *R, struct mss_model *M) {
   return MS_OK;
 }
 
+/* stiffening: off by default (factor 1); the implicit integrators only,
+ * as an explicit scheme's stable step would shrink by sqrt(factor). */
+static int read_stiffening(struct mss_reader *R, struct mss_model *M) {
+  const struct ms_host *h = R->host;
+  struct mss_springs *S = &M->springs;
+  TRY(h->cfg_double(R->ctx, R->sec, "stiffening", 1.0, &S->stiff_factor));
+  TRY(h->cfg_double(R->ctx, R->sec, "stiffening_strain", 0.05,
+                    &S->stiff_onset));
+  if (!(S->stiff_factor >= 1.0 && S->stiff_factor <= 1e6))
+    return h->cfg_error(R->ctx, R->sec, "stiffening", "must be in [1, 1e6] "
+                        "(got %g; 1 turns it off)", S->stiff_factor);
+  if (!(S->stiff_onset >= 0.0 && S->stiff_onset <= 100.0))
+    return h->cfg_error(R->ctx, R->sec, "stiffening_strain", "must be in "
+                        "[0, 100] (got %g)", S->stiff_onset);
+  if (S->stiff_factor > 1.0 && !mss_is_implicit(M->integrator))
+    return h->cfg_error(R->ctx, R->sec, "stiffening", "needs an implicit "
+                        "integrator (backward_euler or trapezoidal), not %s",
+                        mss_integrator_names[M->integrator]);
+  return MS_OK;
+}
+
 static int read_keys(struct mss_reader *R, struct mss_model *M,
                      struct keys *k) {
   const struct ms_host *h = R->host;
@@ -159,7 +180,8 @@ static int read_keys(struct mss_reader *R, struct mss_model *M,
   if (!(M->friction >= 0.0 && M->friction <= 1.0))
     return h->cfg_error(c, s, "wall_friction", "must be in [0, 1] (got %g)",
                         M->friction);
-  return read_solver(R, M);
+  TRY(read_solver(R, M));
+  return read_stiffening(R, M);
 }
 
 /* resolution = [nu, nv], integers >= 2. */

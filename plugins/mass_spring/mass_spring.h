@@ -40,6 +40,9 @@ struct mss_springs {
   size_t count, cap;
   uint32_t *pair; /* 2 per spring, first < second */
   double *rest, *k, *c;
+  /* Stiffening (springs.c): beyond (1 + stiff_onset) rest a spring's
+   * stiffness is stiff_factor k; factor 1: off (the default). */
+  double stiff_onset, stiff_factor;
 };
 
 struct mss_model {
@@ -130,6 +133,10 @@ size_t mss_limit_strain_after_split(struct mss_model *M, struct mss_work *W);
 int mss_soft_springs(struct mss_model *M, const uint32_t *offset,
                      const uint32_t *index, double k, double damping);
 
+/* springs.c: spring t's elastic energy at positions x (stiffening
+ * included). */
+double mss_spring_energy(const struct mss_springs *S, size_t t,
+                         const double *x);
 /* springs.c: the spring force law (struct msi_law's eval). */
 void mss_spring_eval(void *springs, size_t t0, size_t t1, const double *x,
                      const double *v, double *f, double *K, double *D);

@@ -38,6 +38,9 @@
  *                      beyond (1 + limit) its nearest pin's rest distance
  *                      (default 0: off; 0.1 is Provot's); strain_limit_passes
  *                      (200) Gauss-Seidel passes at most per step
+ *   stiffening         beyond strain stiffening_strain (0.05) a spring's
+ *                      stiffness is this many times k, inside the
+ *                      implicit solve (default 1: off; implicit only)
  * Output fields besides the required ones: stretch (largest strain
  * (l - L) / L of the particle's springs) and pinned (1 for pinned). */
 #include <math.h>
@@ -246,9 +249,7 @@ static int energy(ms_instance *inst, struct ms_energy *out) {
   double e = 0.0;
   ms_energy_of_particles(M->n, M->x, M->v, M->m, M->gravity, out);
   for (size_t t = 0; t < sp->count; t++)
-    e += ms_spring_energy(M->x + 3 * (size_t)sp->pair[2 * t],
-                          M->x + 3 * (size_t)sp->pair[2 * t + 1], sp->k[t],
-                          sp->rest[t]);
+    e += mss_spring_energy(sp, t, M->x);
   out->internal = e;
   return MS_OK;
 }

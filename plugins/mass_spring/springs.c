@@ -2,17 +2,45 @@
  * (plugins/common/implicit.h): force on the first particle, and the
  * stiffness and damping blocks d f / d x_j, d f / d v_j.
  *
- *   f = (k (l - L) + c (dv . u)) u,          u = (x_j - x_i) / l
- *   K = k (u u^T + max(0, 1 - L / l) (I - u u^T))
+ *   f = (T(l) + c (dv . u)) u,               u = (x_j - x_i) / l
+ *   K = T'(l) u u^T + max(0, T(l) / l) (I - u u^T)
  *   D = c u u^T
- * The transverse part of K is the exact one while the spring is stretched;
- * under compression it is dropped (the exact term is negative there and
- * would make the system indefinite).  The dashpot's dependence on x
- * through u is neglected, as usual. */
+ * with the tension T(l) = k (l - L), and, with stiffening S > 1 beyond
+ * the onset length Lc = (1 + onset) L, T(l) += (S - 1) k (l - Lc): the
+ * sheet stiffens as cloth does once its yarns are straight, so the
+ * implicit solve itself holds a heavy load near the onset strain
+ * (README.md, "Stiffening").  The transverse part of K is the exact one
+ * while the spring is stretched; under compression it is dropped (the
+ * exact term is negative there and would make the system indefinite).
+ * The dashpot's dependence on x through u is neglected, as usual. */
 #include <math.h>
 #include <string.h>
 
 #include "mass_spring.h"
+
+/* Beyond the onset: the extra tension and its slope (0, 0 before it). */
+static double stiffened(const struct mss_springs *S, double k, double L,
+                        double l, double *slope) {
+  double Lc = (1.0 + S->stiff_onset) * L;
+  *slope = 0.0;
+  if (!(S->stiff_factor > 1.0) || !(l > Lc)) return 0.0;
+  *slope = (S->stiff_factor - 1.0) * k;
+  return *slope * (l - Lc);
+}
+
+double mss_spring_energy(const struct mss_springs *S, size_t t,
+                         const double *x) {
+  const double *a = x + 3 * (size_t)S->pair[2 * t];
+  const double *b = x + 3 * (size_t)S->pair[2 * t + 1];
+  double k = S->k[t], L = S->rest[t], slope;
+  double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+  double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  double extra = stiffened(S, k, L, l, &slope);
+  /* the extra tension is linear beyond the onset: its energy is
+   * extra^2 / (2 slope) */
+  return 0.5 * k * (l - L) * (l - L) +
+         (slope > 0.0 ? 0.5 * extra * extra / slope : 0.0);
+}
 
 void mss_spring_eval(void *ctx, size_t t0, size_t t1, const double *x,
                      const double *v, double *f, double *K, double *D) {
@@ -36,10 +64,14 @@ void mss_spring_eval(void *ctx, size_t t0, size_t t1, const double *x,
       continue;
     }
     double u[3] = {d[0] / l, d[1] / l, d[2] / l};
-    double s = k * (l - L) + c * (dv[0] * u[0] + dv[1] * u[1] + dv[2] * u[2]);
+    double slope, e = k * (l - L) + stiffened(S, k, L, l, &slope);
+    double ka = k + slope;
+    double s = e + c * (dv[0] * u[0] + dv[1] * u[1] + dv[2] * u[2]);
     f[3 * t] = s * u[0], f[3 * t + 1] = s * u[1], f[3 * t + 2] = s * u[2];
     if (!K) continue;
-    double tr = l > L ? k * (1.0 - L / l) : 0.0, ax = k - tr;
+    /* unstiffened: the expression of 1.0, so its runs are bitwise kept */
+    double tr = l > L ? (slope > 0.0 ? e / l : k * (1.0 - L / l)) : 0.0;
+    double ax = ka - tr;
     double *Kt = K + MSI_SYM * t, *Dt = D + MSI_SYM * t;
     Kt[0] = ax * u[0] * u[0] + tr, Kt[1] = ax * u[1] * u[1] + tr;
     Kt[2] = ax * u[2] * u[2] + tr, Kt[3] = ax * u[0] * u[1];

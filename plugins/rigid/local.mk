@@ -35,6 +35,7 @@ TESTS += tests/rigid/run-rigid
 # ---- scenes ----------------------------------------------------------------
 rigiddir = $(configsdir)/rigid
 dist_rigid_DATA = configs/rigid/box_on_cloth.cfg \
+	configs/rigid/heavy_box_on_cloth.cfg \
 	configs/rigid/sphere_on_cloth.cfg configs/rigid/stack_on_slab.cfg \
 	configs/rigid/ball_through_wall.cfg configs/rigid/dominoes.cfg \
 	configs/rigid/box_in_sph.cfg configs/rigid/box_in_flip.cfg

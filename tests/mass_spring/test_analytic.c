@@ -150,6 +150,45 @@ START_TEST(explicit_max_dt) {
 }
 END_TEST
 
+/* A particle of 1 kg hanging on a spring of rest length 1 (k = 100,
+ * dashpot 20) under g = 9.81 along the spring: at rest the tension T(x)
+ * equals m g.  Without stiffening x = g / k = 0.0981; with stiffening S =
+ * 10 beyond the onset strain 0.05, k x + (S - 1) k (x - 0.05) = m g gives
+ * x = (9.81 + 45) / 1000 = 0.05481; the internal energy is
+ * k x^2 / 2 + (S - 1) k (x - 0.05)^2 / 2 (a wrong tension or a wrong
+ * energy is off by far more than 1e-9 here). */
+static void hanging(double factor, double want_x) {
+  ms_sim *S = mt_open(
+      1,
+      "scene = { duration = 6.0; fps = 10.0; gravity = [9.81, 0.0, 0.0]; };\n"
+      "coupling = { max_dt = 1e-3; };\n"
+      "systems = ( { name = \"s\"; solver = \"mass_spring\";\n"
+      "  shape = { type = \"points\";\n"
+      "            points = ( [0.0, 0.0, 0.0], [1.0, 0.0, 0.0] ); };\n"
+      "  spacing = 1.0; spring_radius = 1.5; radius = 0.2; mass = 1.0;\n"
+      "  stiffness = 100.0; damping = 20.0; stiffening = %.17g;\n"
+      "  pins = ( { min = [-0.1, -0.1, -0.1]; max = [0.1, 0.1, 0.1]; } );\n"
+      "} );\n",
+      factor);
+  struct ms__system *y = st_system(S, "s");
+  mt_run_to(S, 6.0);
+  double x = stretch(y), xs = fmax(x - 0.05, 0.0);
+  ck_assert_msg(fabs(x - want_x) < 1e-9, "stiffening %g: stretch %.12f, "
+                "expected %.12f", factor, x, want_x);
+  struct ms_energy e = {.struct_size = sizeof e};
+  ck_assert_int_eq(y->plugin->desc.energy(y->inst, &e), 0);
+  double want_e = 0.5 * 100.0 * x * x + 0.5 * (factor - 1.0) * 100.0 * xs * xs;
+  ck_assert_msg(fabs(e.internal - want_e) < 1e-12, "internal energy %.15g, "
+                "expected %.15g", e.internal, want_e);
+  st_close(S);
+}
+
+START_TEST(stiffening_static_stretch) {
+  hanging(1.0, 0.0981);
+  hanging(10.0, 0.05481);
+}
+END_TEST
+
 Suite *suite_analytic(void) {
   Suite *s = suite_create("analytic");
   TCase *tc = tcase_create("oscillator");
@@ -161,6 +200,7 @@ Suite *suite_analytic(void) {
   tcase_add_test(tc, midpoint_and_rk4_amplification);
   tcase_add_test(tc, symplectic_euler_modified_energy);
   tcase_add_test(tc, explicit_max_dt);
+  tcase_add_test(tc, stiffening_static_stretch);
   suite_add_tcase(s, tc);
   return s;
 }

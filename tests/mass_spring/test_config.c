@@ -59,6 +59,11 @@ START_TEST(other_bad_values) {
           "strain_limit: must be in [0, 100] (got -0.1");
   refused("bad_strain_passes.cfg", "bad_strain_passes.cfg:8: systems.[0]."
           "strain_limit_passes: must be in [1, 100000] (got 0)");
+  refused("bad_stiffening.cfg", "bad_stiffening.cfg:8: systems.[0]."
+          "stiffening: must be in [1, 1e6] (got 0.5");
+  refused("bad_stiffening_explicit.cfg", "bad_stiffening_explicit.cfg:8: "
+          "systems.[0].stiffening: needs an implicit integrator "
+          "(backward_euler or trapezoidal), not symplectic_euler");
 }
 END_TEST
 

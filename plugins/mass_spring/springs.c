@@ -16,6 +16,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <mergesplit/plugin_util.h>
+
 #include "mass_spring.h"
 
 /* Beyond the onset: the extra tension and its slope (0, 0 before it). */
@@ -32,14 +34,14 @@ double mss_spring_energy(const struct mss_springs *S, size_t t,
                          const double *x) {
   const double *a = x + 3 * (size_t)S->pair[2 * t];
   const double *b = x + 3 * (size_t)S->pair[2 * t + 1];
-  double k = S->k[t], L = S->rest[t], slope;
-  double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-  double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-  double extra = stiffened(S, k, L, l, &slope);
+  double k = S->k[t], L = S->rest[t], e = ms_spring_energy(a, b, k, L);
+  if (!(S->stiff_factor > 1.0)) return e;
+  double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, slope;
+  double extra = stiffened(S, k, L, sqrt(d[0] * d[0] + d[1] * d[1] +
+                                         d[2] * d[2]), &slope);
   /* the extra tension is linear beyond the onset: its energy is
    * extra^2 / (2 slope) */
-  return 0.5 * k * (l - L) * (l - L) +
-         (slope > 0.0 ? 0.5 * extra * extra / slope : 0.0);
+  return slope > 0.0 ? e + 0.5 * extra * extra / slope : e;
 }
 
 void mss_spring_eval(void *ctx, size_t t0, size_t t1, const double *x,

@@ -303,6 +303,11 @@ static int seed(struct state *s, const ms_config *sec,
     s->r[i] = p->radius;
     s->c[i] = p->specific_heat;
   }
+  /* A jittered seed may lie closer than its radius to a wall or an
+   * obstacle; the first step would lift it out, potential energy the run
+   * did not have.  Place it as that step would, before the start. */
+  flip_push_out(&s->sim.g, s->sim.obst, s->sim.nobst, s->x, s->v, s->r, keep,
+                NULL, 1);
   return MS_OK;
 }
 

@@ -85,6 +85,8 @@ END_TEST
  * the height.  `jitter`: the shape's keys ("jitter = 0.0;" for a
  * lattice, its top particles at 0.11 m; "" for the plugin's default
  * jitter of a quarter spacing). */
+static double water_energy(const struct ms__system *w, double *kinetic);
+
 static double still_pool(const char *surface, const char *jitter,
                          int level) {
   char text[1024];
@@ -136,6 +138,43 @@ START_TEST(ghost_fluid_surface_of_a_jittered_pool) {
   fprintf(stderr, "# jittered pool 0.12 m deep: its pressure's level %.5f m\n",
           level);
   ck_assert_double_le(fabs(level - 0.12), 5e-4);
+}
+END_TEST
+
+/* The jitter (a quarter spacing) puts half a pool's bottom layer closer
+ * to the floor than a radius; the first step lifted those particles out,
+ * and the pool at rest gained 0.041 J of potential energy in its first
+ * frame.  Seeds start where that step would put them: every particle a
+ * radius or more inside every wall, some exactly at it, and the first
+ * frame's energy (kinetic + potential) no higher than the start's. */
+START_TEST(jittered_seeds_start_clear_of_the_walls) {
+  const char *text =
+      "scene = { duration = 0.1; fps = 10.0; seed = 3;\n"
+      "  domain = { min = [0.0, 0.0, 0.0]; max = [0.4, 0.32, 0.16]; }; };\n"
+      "systems = ( { name = \"w\"; solver = \"flip\"; spacing = 0.02;\n"
+      "  shape = { type = \"box\"; min = [0.0, 0.0, 0.0];\n"
+      "            max = [0.4, 0.12, 0.16]; }; } );\n";
+  static const double hi[3] = {0.4, 0.32, 0.16};
+  ms_sim *S = st_open_text(text, 1);
+  struct ms__system *w = st_system(S, "w");
+  size_t at_floor = 0;
+  for (size_t i = 0; i < w->view.count; i++) {
+    const double *x = ms__at(&w->x, i), r = *ms__at(&w->r, i);
+    for (int a = 0; a < 3; a++) {
+      ck_assert_double_ge(x[a], r);
+      ck_assert_double_le(x[a], hi[a] - r);
+    }
+    at_floor += x[1] == r;
+  }
+  double ke, e0 = water_energy(w, &ke);
+  ck_assert_int_eq(ms_sim_frame(S), 0);
+  double e1 = water_energy(w, &ke);
+  fprintf(stderr, "# jittered pool: %zu of %zu particles start a radius "
+          "above the floor; first frame's energy change %.3g J\n", at_floor,
+          w->view.count, e1 - e0);
+  ck_assert_uint_gt(at_floor, w->view.count / 20);
+  ck_assert_double_le(e1, e0);
+  st_close(S);
 }
 END_TEST
 
@@ -691,6 +730,7 @@ Suite *suite_flip_scenes(void) {
   tcase_add_test(t, dam_break_makes_no_energy);
   tcase_add_test(t, ghost_fluid_puts_the_surface_at_the_water);
   tcase_add_test(t, ghost_fluid_surface_of_a_jittered_pool);
+  tcase_add_test(t, jittered_seeds_start_clear_of_the_walls);
   tcase_add_test(t, buoyancy_carries_a_submerged_body);
   tcase_add_test(t, buoyancy_is_archimedes_at_any_draft);
   tcase_add_test(t, buoyancy_ignores_water_closed_in);

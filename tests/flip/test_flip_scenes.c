@@ -76,6 +76,9 @@ START_TEST(still_water) {
 }
 END_TEST
 
+/* Defined with the tests that use it most, below. */
+static double water_energy(const struct ms__system *w, double *kinetic);
+
 /* Water 0.12 m deep at rest, cells of 0.04 m, 0.3 s after the start:
  * with `level` 0, the bottom layer's mean pressure (the particles below
  * the first cell centres, 0.02 m, where the sampled pressure is that of
@@ -85,8 +88,6 @@ END_TEST
  * the height.  `jitter`: the shape's keys ("jitter = 0.0;" for a
  * lattice, its top particles at 0.11 m; "" for the plugin's default
  * jitter of a quarter spacing). */
-static double water_energy(const struct ms__system *w, double *kinetic);
-
 static double still_pool(const char *surface, const char *jitter,
                          int level) {
   char text[1024];

@@ -104,13 +104,15 @@ static int filter_pairs(ms_instance *inst, const uint32_t *pairs, size_t count,
   return MS_OK;
 }
 
-/* A body in free flight: the chosen integrator, then the walls. */
-static void fly(struct state *s, struct rigid_body *b, const double *F,
-                double dt) {
+/* A body in free flight: the chosen integrator (or, near a wall, the
+ * walls' impulses and then the move: walls.c), then the walls' guard. */
+static int fly(struct state *s, uint32_t k, const double *F, double dt) {
+  struct rigid_body *b = &s->body[k];
+  int leaned;
   if (b->motion != RIGID_DYNAMIC) {
     rigid_advance_kinematic(b, &b->s, dt);
     rigid_place(b, s->off, s->x, s->v);
-    return;
+    return MS_OK;
   }
   double Ft[3] = {0, 0, 0}, Tt[3] = {0, 0, 0};
   for (size_t i = b->first; F && i < b->first + b->count; i++) {
@@ -121,9 +123,11 @@ static void fly(struct state *s, struct rigid_body *b, const double *F,
     Tt[1] += r[2] * f[0] - r[0] * f[2];
     Tt[2] += r[0] * f[1] - r[1] * f[0];
   }
-  rigid_advance(b, &b->s, s->integrator, dt, s->gravity, Ft, Tt);
+  if (rigid_lean_step(s, k, Ft, Tt, dt, &leaned)) return MS_ENOMEM;
+  if (!leaned) rigid_advance(b, &b->s, s->integrator, dt, s->gravity, Ft, Tt);
   rigid_place(b, s->off, s->x, s->v);
   rigid_walls(s, b, dt);
+  return MS_OK;
 }
 
 static int integrate(ms_instance *inst, const struct ms_step *st,
@@ -132,8 +136,10 @@ static int integrate(ms_instance *inst, const struct ms_step *st,
   struct state *s = S(inst);
   if (rigid_assign(s, metas))
     return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory");
+  s->nwc = 0;
   for (uint32_t b = 0; b < s->nbody; b++)
-    if (!s->body[b].touched) fly(s, &s->body[b], st->external_force, st->dt);
+    if (!s->body[b].touched && fly(s, b, st->external_force, st->dt))
+      return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory");
   if (rigid_step(s, st, metas, res))
     return s->host->set_error(s->ctx, MS_ENOMEM, "out of memory");
   return MS_OK;

@@ -157,6 +157,7 @@ struct rigid_wall_contact {
   uint32_t body, wall; /* wall: axis 0, 1, 2 low then high (2 a + hi) */
   size_t particle;
   double gap;          /* how far from touching it at the step's start */
+  double rebound;      /* > 0: the normal speed it leaves at (a bounce) */
   double ln, lt[3];    /* normal and friction impulse so far this step */
 };
 
@@ -251,6 +252,8 @@ int rigid_find_walls(struct state *s, uint32_t b);
 /* Gauss-Seidel over the step's point contacts (s->con) and wall contacts
  * (s->wc), onto the glued objects' V and L. */
 void rigid_solve(struct state *s, const struct ms_metas *mt, double dt);
+/* Gauss-Seidel over the wall contacts s->wc[from .. nwc) alone. */
+void rigid_solve_walls(struct state *s, uint32_t from, double dt);
 
 /* Take the LEAD impulses into their hosts, solve the constraints again
  * and move the bodies again; keep FOLLOW impulses for end_step.
@@ -282,5 +285,12 @@ int rigid_absorb(struct state *s, uint32_t b);
  * body that takes part in meta-particles also rests on the walls within
  * the step, contact.c; this is its landing and the positions' guard.) */
 int rigid_walls(struct state *s, struct rigid_body *b, double dt);
+/* A free dynamic body b with particles within their radius of a wall at
+ * the step's start: its step over dt with force F and torque T (about its
+ * centre), the walls' impulses solved before it moves (*done = 1); *done
+ * = 0 (nothing changed) when no particle is that near.  MS_ENOMEM when the
+ * contact list cannot grow. */
+int rigid_lean_step(struct state *s, uint32_t b, const double *F,
+                    const double *T, double dt, int *done);
 
 #endif

@@ -148,14 +148,14 @@ int rigid_walls(struct state *s, struct rigid_body *b, double dt) {
 /* The walls' guard above lifts a body by its deepest particle's depth.  A
  * body pivoting on an edge would have turned about that edge instead, so
  * each lift is energy it never had: the first domino of dominoes.cfg
- * gained 3.7e-5 J a frame as it tipped, and bodies leaning on each other
- * crept upwards.  So a free body with particles within their radius of a
- * wall at the step's start takes the walls' impulses before it moves, as a
- * body in meta-particles does (solve.c, lean): its velocities after
- * gravity and the forces, then the contacts, then the move (the centre by
- * dt V, the orientation by the rotation of dt w, L kept: semi-implicit
- * Euler, whatever the integrator of free flight).  A particle meeting the
- * wall within the step faster than v_rest leaves it at the restitution's
+ * gained 3.7e-5 J a frame as it tipped.  So a free body with particles
+ * within their radius of a wall at the step's start takes the walls'
+ * impulses before it moves, as a body in meta-particles does (solve.c:
+ * lean, here swept by rigid_solve_walls): its velocities after gravity
+ * and the forces, then the contacts, then the move (the centre by dt V,
+ * the orientation by the rotation of dt w, L kept: semi-implicit Euler,
+ * whatever the integrator of free flight).  A particle meeting the wall
+ * within the step faster than v_rest leaves it at the restitution's
  * share of that speed; the guard then rarely has anything to do. */
 int rigid_lean_step(struct state *s, uint32_t b, const double *F,
                     const double *T, double dt, int *done) {

@@ -252,8 +252,10 @@ int rigid_find_walls(struct state *s, uint32_t b);
 /* Gauss-Seidel over the step's point contacts (s->con) and wall contacts
  * (s->wc), onto the glued objects' V and L. */
 void rigid_solve(struct state *s, const struct ms_metas *mt, double dt);
-/* Gauss-Seidel over the wall contacts s->wc[from .. nwc) alone. */
-void rigid_solve_walls(struct state *s, uint32_t from, double dt);
+/* The wall contacts s->wc[from .. nwc) of free bodies alone: a contact
+ * meeting its wall faster than v_rest within the step rebounds. */
+void rigid_solve_walls(struct state *s, uint32_t from, double dt,
+                       double v_rest);
 
 /* Take the LEAD impulses into their hosts, solve the constraints again
  * and move the bodies again; keep FOLLOW impulses for end_step.

@@ -259,10 +259,23 @@ static void settle(struct state *s, uint32_t from, uint32_t w) {
  * badly conditioned system (a domino's base: 10 contacts under a body 10
  * times as tall as it is thick), and 16 sweeps left a standing domino
  * turning at 0.06 rad/s and gaining 1e-6 J a step.  So each wall's
- * contacts first settle at once (above), and the sweeps go on until no
- * impulse changes by more than 1e-6 of the largest normal impulse, at
- * most RIGID_WALL_SWEEPS. */
-void rigid_solve_walls(struct state *s, uint32_t from, double dt) {
+ * contacts first settle at once (above; one that meets its wall faster
+ * than v_rest within the step leaves it at the restitution's share of
+ * that speed instead), and the sweeps go on until no impulse changes by
+ * more than 1e-6 of the largest normal impulse, at most
+ * RIGID_WALL_SWEEPS. */
+void rigid_solve_walls(struct state *s, uint32_t from, double dt,
+                       double v_rest) {
+  for (uint32_t c = from; c < s->nwc; c++) { /* a fast meeting bounces */
+    struct rigid_wall_contact *k = &s->wc[c];
+    const struct rigid_obj *o = rigid_object_of(s, k->body);
+    double r[3], v[3];
+    for (int a = 0; a < 3; a++) r[a] = s->x0[3 * k->particle + a] - o->c[a];
+    object_velocity(o, r, v);
+    double vn = (k->wall % 2 ? -1.0 : 1.0) * v[k->wall / 2];
+    if (vn < -v_rest && vn * dt + k->gap < 0.0)
+      k->rebound = -s->restitution * vn;
+  }
   for (uint32_t w = 0; w < 6; w++) settle(s, from, w);
   for (int sweep = 0; sweep < RIGID_WALL_SWEEPS; sweep++) {
     double moved = 0.0, most = 0.0;

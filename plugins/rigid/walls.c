@@ -172,20 +172,9 @@ int rigid_lean_step(struct state *s, uint32_t b, const double *F,
     o->V[a] = (B->s.P[a] + dt * F[a]) / B->mass + dt * g[a];
     o->L[a] = B->s.L[a] + dt * T[a];
   }
-  if (!ms_sym3_solve(w, o->I, o->L)) w[0] = w[1] = w[2] = 0.0;
   if (rigid_find_walls(s, b)) return MS_ENOMEM;
   if (s->nwc == from) return MS_OK;
-  const double v_rest = 2.0 * dt * sqrt(rigid_dot(g, g));
-  for (uint32_t k = from; k < s->nwc; k++) {
-    struct rigid_wall_contact *c = &s->wc[k];
-    double r[3], wr[3], n = c->wall % 2 ? -1.0 : 1.0;
-    for (int a = 0; a < 3; a++) r[a] = s->x0[3 * c->particle + a] - o->c[a];
-    rigid_cross(wr, w, r);
-    double vn = n * (o->V[c->wall / 2] + wr[c->wall / 2]);
-    if (vn < -v_rest && vn * dt + c->gap < 0.0)
-      c->rebound = -s->restitution * vn;
-  }
-  rigid_solve_walls(s, from, dt);
+  rigid_solve_walls(s, from, dt, 2.0 * dt * sqrt(rigid_dot(g, g)));
   if (!ms_sym3_solve(w, o->I, o->L)) w[0] = w[1] = w[2] = 0.0;
   for (int a = 0; a < 3; a++) {
     rot[a] = dt * w[a];

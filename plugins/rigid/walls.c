@@ -165,6 +165,8 @@ int rigid_lean_step(struct state *s, uint32_t b, const double *F,
   const uint32_t from = s->nwc;
   double w[3], rot[3];
   *done = 0;
+  if (rigid_find_walls(s, b)) return MS_ENOMEM;
+  if (s->nwc == from) return MS_OK; /* in flight: the integrator's step */
   o->m = B->mass;
   memcpy(o->c, B->s.x, sizeof o->c);
   rigid_world_inertia(B, &B->s, o->I);
@@ -172,8 +174,6 @@ int rigid_lean_step(struct state *s, uint32_t b, const double *F,
     o->V[a] = (B->s.P[a] + dt * F[a]) / B->mass + dt * g[a];
     o->L[a] = B->s.L[a] + dt * T[a];
   }
-  if (rigid_find_walls(s, b)) return MS_ENOMEM;
-  if (s->nwc == from) return MS_OK;
   rigid_solve_walls(s, from, dt, 2.0 * dt * sqrt(rigid_dot(g, g)));
   if (!ms_sym3_solve(w, o->I, o->L)) w[0] = w[1] = w[2] = 0.0;
   for (int a = 0; a < 3; a++) {

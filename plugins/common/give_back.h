@@ -12,6 +12,16 @@
 #include <stdint.h>
 #include <string.h>
 
+/* The factor lam that takes `surplus` [J] from motion of kinetic energy
+ * krel > 0 about its mean (v = vbar + lam (v - vbar)): all of it when it
+ * holds less.  *taken: what it takes. */
+static inline double msc_give_back_factor(double krel, double surplus,
+                                          double *taken) {
+  double lam = surplus < krel ? sqrt(1.0 - surplus / krel) : 0.0;
+  *taken = krel * (1.0 - lam * lam);
+  return lam;
+}
+
 /* Take `surplus` [J] of kinetic energy from n particles (v: 3 per
  * particle, changed; m: masses): v = vbar_b + lam (v - vbar_b), vbar_b the
  * mean velocity of body b = body[i] (< nbody; body NULL: all one body,
@@ -43,14 +53,14 @@ static inline double msc_give_back(size_t n, double *v, const double *m,
   }
   double krel = k - kmean;
   if (!(krel > 0.0)) return 0.0;
-  double lam = surplus < krel ? sqrt(1.0 - surplus / krel) : 0.0;
+  double taken, lam = msc_give_back_factor(krel, surplus, &taken);
   for (size_t i = 0; i < n; i++) {
     if (skip && skip[i]) continue;
     const double *A = acc + 4 * (size_t)(body ? body[i] : 0);
     for (int a = 0; a < 3; a++)
       v[3 * i + a] = A[1 + a] + lam * (v[3 * i + a] - A[1 + a]);
   }
-  return krel * (1.0 - lam * lam);
+  return taken;
 }
 
 #endif

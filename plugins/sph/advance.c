@@ -178,6 +178,26 @@ static int end_density(struct sph_solver *S) {
   return rc;
 }
 
+/* The energy limit of a step with meta-particles, on the densities at the
+ * step's end, taken with the start's lists and densities kept aside: a
+ * rewound stage starts from them again (and takes its forces from this
+ * one where nothing changed), and the core moves the members after the
+ * step (fresh = 0).  Skipped in a step whose end needs a new neighbour
+ * search, and without a skin (each density pass searches). */
+static int limit_with_metas(struct sph_solver *S, const struct ms_metas *M,
+                            struct ms_meta_result *res) {
+  if (S->P.skin == 0.0) return MS_OK;
+  int done, rc = sph_density_aside(S);
+  if (rc) return rc;
+  if ((rc = sph_prepare_same_search(S, &done)) == MS_OK && done)
+    S->limited_metas = sph_limit_energy_with_metas(S, M, res->velocity,
+                                                   res->displacement,
+                                                   S->e_start);
+  sph_density_back(S);
+  S->fresh = 0;
+  return rc;
+}
+
 int sph_integrate(struct sph_solver *S, double t, double dt,
                   const double *ext, const struct ms_metas *metas,
                   struct ms_meta_result *res) {
@@ -204,8 +224,13 @@ int sph_integrate(struct sph_solver *S, double t, double dt,
   S->fresh0 = rc == MS_OK;
   sph_gravity(&S->P, t, S->g_now);
   S->alone = S->P.energy_limit && !cnt && !ext;
+  S->limit_metas = S->P.energy_limit && S->P.energy_limit_metas && cnt &&
+                   !ext;
+  S->limited_metas = 0.0;
   if (rc == MS_OK) {
     if (S->alone) S->e_start = sph_energy_total(S);
+    if (S->limit_metas)
+      S->e_start = sph_energy_with_metas(S, metas, metas->velocity, NULL);
     sph_heat(S, dt); /* on the lists of the step's start */
     if (!(fresh && sph_forces_again(S, t, dt))) sph_forces(S);
     sph_keep_forces(S, t, dt);
@@ -213,6 +238,7 @@ int sph_integrate(struct sph_solver *S, double t, double dt,
     S->fresh = 0; /* the particles moved */
     S->plain = plain, S->plain_t = t, S->plain_dt = dt;
     if (S->alone) rc = end_density(S);
+    if (S->limit_metas) rc = limit_with_metas(S, metas, res);
   }
   for (uint32_t k = 0; k < cnt; k++)
     for (uint32_t q = metas->member_offset[k]; q < metas->member_offset[k + 1];

@@ -50,6 +50,8 @@ static int read_scalars(struct sph_plugin *pl, const ms_config *sec,
       (rc = H->cfg_bool(C, sec, "others_as_boundary", 0,
                         &P->others_as_boundary)) ||
       (rc = H->cfg_bool(C, sec, "energy_limit", 1, &P->energy_limit)) ||
+      (rc = H->cfg_bool(C, sec, "energy_limit_metas", 0,
+                        &P->energy_limit_metas)) ||
       (rc = H->cfg_int(C, sec, "sort_every", 0, &sort_every)) ||
       (rc = H->cfg_double(C, sec, "gravity_ramp", 0.0, &P->gravity_ramp)) ||
       (rc = H->cfg_double(C, sec, "specific_heat", 4186.0,

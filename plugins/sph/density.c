@@ -1,6 +1,7 @@
 /* Neighbour lists, density and pressure (the first pass of a step). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -213,4 +214,44 @@ int sph_prepare_same_search(struct sph_solver *S, int *done) {
     return MS_OK;
   }
   return prepare(S, search, t0);
+}
+
+static int grow(void **p, size_t *cap, size_t n, size_t size) {
+  if (n <= *cap) return MS_OK;
+  void *q = realloc(*p, n * size);
+  if (!q) return MS_ENOMEM;
+  *p = q, *cap = n;
+  return MS_OK;
+}
+
+int sph_density_aside(struct sph_solver *S) {
+  struct sph_aside *A = &S->aside;
+  const size_t n = S->n, cut = S->nbl.offset[n];
+  if (grow((void **)&A->dens, &A->cap_dens, 3 * n, sizeof *A->dens) ||
+      grow((void **)&A->walled, &A->cap_walled, n, 1) ||
+      grow((void **)&A->cut, &A->cap_cut, 2 * n + cut, sizeof *A->cut))
+    return MS_ENOMEM;
+  memcpy(A->dens, S->rho, n * sizeof *S->rho);
+  memcpy(A->dens + n, S->p, n * sizeof *S->p);
+  memcpy(A->dens + 2 * n, S->pr, n * sizeof *S->pr);
+  memcpy(A->walled, S->walled, n);
+  memcpy(A->cut, S->cstart, n * sizeof *S->cstart);
+  memcpy(A->cut + n, S->cend, n * sizeof *S->cend);
+  memcpy(A->cut + 2 * n, S->cidx, cut * sizeof *S->cidx);
+  A->lists = S->lists, A->fresh = S->fresh;
+  return MS_OK;
+}
+
+void sph_density_back(struct sph_solver *S) {
+  const struct sph_aside *A = &S->aside;
+  const size_t n = S->n, cut = S->nbl.offset[n];
+  memcpy(S->rho, A->dens, n * sizeof *S->rho);
+  memcpy(S->p, A->dens + n, n * sizeof *S->p);
+  memcpy(S->pr, A->dens + 2 * n, n * sizeof *S->pr);
+  memcpy(S->walled, A->walled, n);
+  memcpy(S->cstart, A->cut, n * sizeof *S->cstart);
+  memcpy(S->cend, A->cut + n, n * sizeof *S->cend);
+  memcpy(S->cidx, A->cut + 2 * n, cut * sizeof *S->cidx);
+  S->loff = S->cstart, S->lend = S->cend, S->lidx = S->cidx;
+  S->lists = A->lists, S->fresh = A->fresh;
 }

@@ -15,7 +15,8 @@
  *   its own), specific_heat (4186 J/(kg K)), conductivity (0.6 W/(m K)),
  *   neighbor_skin (0.2), sort_every (0), energy_limit (true: a step
  *   without meta-particles or external forces ends with at most the
- *   energy it began with; energy.c)
+ *   energy it began with; energy.c), energy_limit_metas (false: so does
+ *   a step with meta-particles, each one particle of its whole mass)
  *   obstacles          ( { min = [...]; max = [...]; }, ... ) static boxes
  *
  * Fluid-fluid interaction is SPH pressure, so the solver asks for no
@@ -267,6 +268,8 @@ static int end_step(ms_instance *inst, const struct ms_step *st) {
     double removed = sph_limit_energy(S, S->e_start);
     if (removed > 0.0) pl->host->report(pl->ctx, "energy_limited", removed);
   }
+  if (S->limit_metas && S->limited_metas > 0.0)
+    pl->host->report(pl->ctx, "energy_limited", S->limited_metas);
   report(pl);
   return rc;
 }

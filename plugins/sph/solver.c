@@ -61,6 +61,8 @@ void sph_free(struct sph_solver *S) {
   free(S->rho_others);
   sph_others_free(&S->others);
   free(S->walled), free(S->id), free(S->meta), free(S->box);
+  free(S->aside.dens), free(S->aside.walled), free(S->aside.cut);
+  memset(&S->aside, 0, sizeof S->aside);
   free(S->T), free(S->c), free(S->T0), free(S->dT);
   free(S->xref), free(S->cstart), free(S->cend), free(S->cidx);
   free(S->wtab);

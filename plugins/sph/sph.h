@@ -145,6 +145,8 @@ struct sph_params {
   int energy_limit;  /* a step without meta-particles or external forces
                         ends with at most the energy it began with
                         (energy.c) */
+  int energy_limit_metas; /* ... and so does one with meta-particles
+                             (with energy_limit; energy.c) */
   int sort_every;    /* spatial reordering period [steps], 0: never
                         (renumbers the particles: `id` keeps identity) */
   double skin;       /* neighbour lists reach R (1 + skin), rebuilt only
@@ -240,6 +242,15 @@ struct sph_solver {
                                          lidx[loff[i] .. lend[i]) */
   uint32_t *cstart, *cend, *cidx; /* storage of the above (skin > 0) */
   size_t ccap;
+  struct sph_aside {        /* the step start's lists and densities, kept
+                               while the end's are taken (energy limit) */
+    double *dens;           /* 3n: rho, p, pr */
+    uint8_t *walled;        /* n */
+    uint32_t *cut;          /* 2n + the cut lists' entries */
+    size_t cap_dens, cap_walled, cap_cut;
+    uint64_t lists;
+    int fresh;
+  } aside;
   double *xref;             /* 3n: positions when the lists were built */
   int lists_ok;             /* nbl holds lists for the current order */
   uint64_t searches;        /* neighbour searches run */
@@ -263,6 +274,10 @@ struct sph_solver {
   struct sph_replay replay;
   struct sph_kept_forces kept;
   double e_start;           /* ... and the energy it began with [J] */
+  int limit_metas;          /* this step: meta-particles, no external
+                               force, energy_limit on */
+  double limited_metas;     /* what the last integrate with meta-particles
+                               took [J] (the step's, after a rewind) */
   uint64_t lists;           /* neighbour list builds so far */
   double time[SPH_T_COUNT]; /* seconds per pass, cumulative */
   /* sph_sort's workspace, allocated for the sort only */
@@ -317,6 +332,11 @@ void sph_density(struct sph_solver *S);
  * earlier positions are then the ones cut there before, bitwise.  *done:
  * whether it prepared (or found it fresh). */
 int sph_prepare_same_search(struct sph_solver *S, int *done);
+/* Keep the current cut lists, densities and pressures aside (skin > 0),
+ * and put them back: a stage's start stays as it was while its end's
+ * densities are taken.  Aside: MS_ENOMEM. */
+int sph_density_aside(struct sph_solver *S);
+void sph_density_back(struct sph_solver *S);
 /* Equation of state, and the internal energy per unit mass it stores. */
 double sph_pressure(const struct sph_params *P, double rho);
 double sph_internal_energy(const struct sph_params *P, double rho);
@@ -337,6 +357,17 @@ double sph_energy_total(const struct sph_solver *S);
  * fluid holds more, scale its velocities about their mass-weighted mean
  * so that it holds e0.  Returns the energy removed [J]. */
 double sph_limit_energy(struct sph_solver *S, double e0);
+/* The same for a step with meta-particles (metas; V, d: their end
+ * velocities and displacements, V changed, members' velocities with it),
+ * the energy counting each meta-particle as one particle of its whole
+ * mass (energy.c), d NULL at the step's start.  S->meta marks the
+ * members; densities fresh at the current positions. */
+double sph_energy_with_metas(const struct sph_solver *S,
+                             const struct ms_metas *M, const double *V,
+                             const double *d);
+double sph_limit_energy_with_metas(struct sph_solver *S,
+                                   const struct ms_metas *M, double *V,
+                                   const double *d, double e0);
 
 /* others.c: rho_others (n, allocated) from the m other particles at ox
  * (3m) of volumes ovol (m).  MS_ENUMERIC for a position that is not

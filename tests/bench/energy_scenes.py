@@ -11,11 +11,14 @@ to the next, relative to the energy's scale, and the frame it happened
 at.  A rise means the run created energy between those frames.
 
     energy_scenes.py [--mergesplit PATH] [--threads N] [--variant A,B]...
-                     [SCENE ...]
+                     [--set KEY=VALUE]... [--after FRAME] [SCENE ...]
 
 SCENE: paths of scene files (default: every unpinned scene of configs/
 and of each folder under it).  --variant A,B (repeatable): an (alpha,
 beta) pair to run instead of the three above, e.g. --variant 1,1.
+--set KEY=VALUE (repeatable): passed to `mergesplit run --set`, e.g.
+systems.water.energy_limit_metas=true.  --after FRAME: only the rises
+into frames after FRAME count (a scene's later frames, past its start).
 The coupling's own share is in the split ledger; what a solver's
 integration does on its own shows in a scene with one system
 (sph_dam_break, flip_dam_break)."""
@@ -72,9 +75,11 @@ def run(args, scene, a, b):
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)
+        sets = [a for kv in args.set or [] for a in ("--set", kv)]
         p = subprocess.run([args.mergesplit, "run", tmp, "--no-output",
                             "--quiet", "--report", rep, "--threads",
-                            str(args.threads)], stdout=subprocess.DEVNULL,
+                            str(args.threads)] + sets,
+                           stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, text=True)
         if p.returncode != 0 or not os.path.exists(rep):
             return None, p.stderr.strip()
@@ -88,7 +93,8 @@ def run(args, scene, a, b):
     worst, at, prev = 0.0, 0, None
     for fr in r["frames"]:
         tot = fr["energy"]["total"]
-        if prev is not None and tot - prev > worst:
+        if (prev is not None and tot - prev > worst and
+                fr["frame"] > args.after):
             worst, at = tot - prev, fr["frame"]
         prev = tot
     return {"rise": worst / e["scale"] if e["scale"] else 0.0, "frame": at,
@@ -103,6 +109,8 @@ def main():
     ap.add_argument("--mergesplit", default="mergesplit")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--variant", action="append", metavar="A,B")
+    ap.add_argument("--set", action="append", metavar="KEY=VALUE")
+    ap.add_argument("--after", type=int, default=0, metavar="FRAME")
     ap.add_argument("scenes", nargs="*")
     args = ap.parse_args()
     variants = ([tuple(float(x) for x in v.split(",")) for v in args.variant]

@@ -216,20 +216,12 @@ int sph_prepare_same_search(struct sph_solver *S, int *done) {
   return prepare(S, search, t0);
 }
 
-static int grow(void **p, size_t *cap, size_t n, size_t size) {
-  if (n <= *cap) return MS_OK;
-  void *q = realloc(*p, n * size);
-  if (!q) return MS_ENOMEM;
-  *p = q, *cap = n;
-  return MS_OK;
-}
-
 int sph_density_aside(struct sph_solver *S) {
   struct sph_aside *A = &S->aside;
   const size_t n = S->n, cut = S->nbl.offset[n];
-  if (grow((void **)&A->dens, &A->cap_dens, 3 * n, sizeof *A->dens) ||
-      grow((void **)&A->walled, &A->cap_walled, n, 1) ||
-      grow((void **)&A->cut, &A->cap_cut, 2 * n + cut, sizeof *A->cut))
+  if (sph_grow((void **)&A->dens, &A->cap_dens, 3 * n, sizeof *A->dens) ||
+      sph_grow((void **)&A->walled, &A->cap_walled, n, 1) ||
+      sph_grow((void **)&A->cut, &A->cap_cut, 2 * n + cut, sizeof *A->cut))
     return MS_ENOMEM;
   memcpy(A->dens, S->rho, n * sizeof *S->rho);
   memcpy(A->dens + n, S->p, n * sizeof *S->p);

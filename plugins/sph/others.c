@@ -20,14 +20,6 @@
  * over the domain gets coarser cells, not a grid larger than the set. */
 #define CELLS_PER_POINT 8
 
-static int grow(void **p, size_t *cap, size_t n, size_t size) {
-  if (n <= *cap) return MS_OK;
-  void *q = realloc(*p, n * size);
-  if (!q) return MS_ENOMEM;
-  *p = q, *cap = n;
-  return MS_OK;
-}
-
 /* An other particle's cell index along one axis (finite, in the box). */
 static inline long cell_of(double x, double lo, double inv) {
   return (long)floor((x - lo) * inv);
@@ -56,9 +48,10 @@ static int build(struct sph_others *G, const double *ox, size_t m, double R) {
     if (cells <= CELLS_PER_POINT * m + 64) break;
     c *= 2.0;
   }
-  if (grow((void **)&G->start, &G->cap_cells, cells + 1, sizeof *G->start) ||
-      grow((void **)&G->order, &G->cap_m, m, sizeof *G->order) ||
-      grow((void **)&G->cell, &G->cap_cell, m, sizeof *G->cell))
+  if (sph_grow((void **)&G->start, &G->cap_cells, cells + 1,
+               sizeof *G->start) ||
+      sph_grow((void **)&G->order, &G->cap_m, m, sizeof *G->order) ||
+      sph_grow((void **)&G->cell, &G->cap_cell, m, sizeof *G->cell))
     return MS_ENOMEM;
   for (int a = 0; a < 3; a++) G->lo[a] = lo[a], G->d[a] = d[a];
   G->inv = 1.0 / c;

@@ -23,6 +23,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <mergesplit/plugin.h>
 
@@ -294,6 +295,16 @@ struct sph_solver {
 static inline int sph_team(const struct sph_solver *S, size_t work,
                            size_t min) {
   return work >= min ? S->threads : 1;
+}
+
+/* Grow *p to hold n elements of `size` bytes (*cap: what it holds);
+ * contents kept.  MS_ENOMEM. */
+static inline int sph_grow(void **p, size_t *cap, size_t n, size_t size) {
+  if (n <= *cap) return MS_OK;
+  void *q = realloc(*p, n * size);
+  if (!q) return MS_ENOMEM;
+  *p = q, *cap = n;
+  return MS_OK;
 }
 
 /* Radius of the neighbour search (kernel support plus skin). */

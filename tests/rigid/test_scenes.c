@@ -304,6 +304,10 @@ START_TEST(stacked_boxes_stay_stacked) {
           _i ? "slab" : "floor", drift, speed, worst,
           c1[1][1] - c1[0][1], nb > 2 ? c1[2][1] - c1[1][1] : 0.0);
   ck_assert_double_lt(drift, 1e-3);
+  /* on the floor the contacts are solved to convergence (solve.c): with
+   * a fixed 16 sweeps the stack crept 1.35e-4 m in the second, now
+   * 2.2e-8 m */
+  if (!_i) ck_assert_double_lt(drift, 1e-6);
   ck_assert_double_lt(speed, 1e-3);
   ck_assert_double_gt(worst, 0.98); /* no box into another, nor the slab */
   /* each on the one below: 0.1 m apart at contact; on the slab the upper

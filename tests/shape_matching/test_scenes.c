@@ -669,6 +669,21 @@ static double total_energy(ms_sim *S) {
   return e.kinetic + e.potential + e.internal;
 }
 
+/* The largest rise of the total energy from one of `steps` steps to the
+ * next; the energies before and after them into *e0, *end. */
+static double largest_rise(ms_sim *S, int steps, double *e0, double *end) {
+  double prev = total_energy(S), rise = 0.0;
+  *e0 = prev;
+  for (int k = 0; k < steps; k++) {
+    st_step(S);
+    double e = total_energy(S);
+    rise = fmax(rise, e - prev);
+    prev = e;
+  }
+  *end = prev;
+  return rise;
+}
+
 /* A rigid-mode box dropped spinning, bouncing (restitution 0.6) and
  * coming to rest on the floor: its energy never rises from one step to
  * the next (walls.c: it meets the floor as a body). */
@@ -680,13 +695,7 @@ START_TEST(landing_makes_no_energy) {
       "  spacing = 0.025; mode = \"rigid\"; wall_restitution = 0.6;\n"
       "  " BOX("-0.05, 0.2, -0.05", "0.05, 0.3, 0.05") "\n"
       "  angular_velocity = [3.0, 0.0, 5.0]; } );\n", 1);
-  double e0 = total_energy(S), prev = e0, rise = 0.0;
-  for (int k = 0; k < 1500; k++) {
-    st_step(S);
-    double e = total_energy(S);
-    rise = fmax(rise, e - prev);
-    prev = e;
-  }
+  double e0, prev, rise = largest_rise(S, 1500, &e0, &prev);
   fprintf(stderr, "# landing: energy %.4f -> %.4f J, largest rise %.3g J\n",
           e0, prev, rise);
   ck_assert_msg(prev < 0.5 * e0, "it did not come to rest");
@@ -710,13 +719,7 @@ START_TEST(soft_ball_rests_without_rising) {
       "  bodies = ( { shape = { type = \"sphere\"; center = [0.0, 0.2, 0.0];\n"
       "    radius = 0.09; }; mode = \"linear\"; alpha = 0.2; beta = 0.5;\n"
       "    regions = [2, 2, 2]; } ); } );\n", 1);
-  double e0 = total_energy(S), prev = e0, rise = 0.0;
-  for (int k = 0; k < 120; k++) {
-    st_step(S);
-    double e = total_energy(S);
-    rise = fmax(rise, e - prev);
-    prev = e;
-  }
+  double e0, prev, rise = largest_rise(S, 120, &e0, &prev);
   fprintf(stderr, "# soft ball at rest: energy %.4f -> %.4f J, largest rise "
           "%.3g J\n", e0, prev, rise);
   ck_assert_msg(prev < 0.9 * e0, "it did not land");

@@ -137,9 +137,8 @@ void sm_wall_contacts(struct state *s, double h, void *scratch, uint32_t cap) {
     double m = sm_free_frame(s, b, c, I);
     if (!(m > 0.0)) continue;
     rigid_part(s, b, c, m, I, V, w);
-    int sweep = 0;
-    for (double big = 0.0, change = INFINITY;
-         sweep < MAX_SWEEPS && change > TOL * big; sweep++) {
+    double big = 0.0, change = INFINITY;
+    for (int sweep = 0; sweep < MAX_SWEEPS && change > TOL * big; sweep++) {
       big = change = 0.0;
       for (uint32_t k = 0; k < n; k++) {
         struct contact *q = &ct[k];
